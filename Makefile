@@ -1,0 +1,35 @@
+# Two entry points for a fresh machine: `make demo` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+NODE_DIR := src/assay/sandbox/node
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test bench node-deps clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+node-deps:
+	@if [ -f $(NODE_DIR)/package.json ]; then \
+	  if ! command -v node >/dev/null; then echo "node not found: Node.js code evaluators will be unavailable"; \
+	  elif [ ! -d $(NODE_DIR)/node_modules ] || [ $(NODE_DIR)/package.json -nt $(NODE_DIR)/node_modules ]; then \
+	    (cd $(NODE_DIR) && npm install --omit=dev --no-audit --no-fund --no-package-lock --loglevel=error) && touch $(NODE_DIR)/node_modules; \
+	  fi; \
+	fi
+
+setup: $(STAMP) node-deps
+
+demo: setup
+	$(BIN)/assay run examples/presets/eval.yaml
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) $(NODE_DIR)/node_modules

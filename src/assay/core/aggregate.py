@@ -1,0 +1,167 @@
+"""Aggregation: a sample's weighted score and verdict, and a suite's per-grader summary.
+
+Errors and pending results are counted apart and left out of score averages unless
+``errors_as_zero`` asks for them to count as 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from assay.core.result import GraderResult, Status
+
+
+@dataclass(slots=True)
+class SampleVerdict:
+    id: str
+    status: Status
+    passed: bool
+    score: float | None
+    results: list[GraderResult]
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "status": self.status.value,
+            "passed": self.passed,
+            "score": self.score,
+            "results": [r.model_dump(mode="json") for r in self.results],
+        }
+
+
+def weighted_score(results: Iterable[GraderResult], *, errors_as_zero: bool = False) -> float | None:
+    """Weighted mean of scores; None when nothing was scored or all weights are zero."""
+    total = 0.0
+    weights = 0.0
+    for r in results:
+        if r.score is not None and r.status in (Status.PASSED, Status.FAILED):
+            total += r.score * r.weight
+            weights += r.weight
+        elif errors_as_zero and r.status is Status.ERROR:
+            weights += r.weight
+    return total / weights if weights > 0 else None
+
+
+def judge_sample(sample_id: str, results: list[GraderResult], *, threshold: float | None = None,
+                 errors_as_zero: bool = False) -> SampleVerdict:
+    """Decide a sample's verdict.
+
+    Without a threshold every scored grader must pass; with one, the weighted score must
+    reach it. A definite failure wins over errors; errors win over pending results.
+    """
+    score = weighted_score(results, errors_as_zero=errors_as_zero)
+    statuses = {r.status for r in results}
+    if threshold is None:
+        failed = Status.FAILED in statuses
+    else:
+        failed = score is not None and score < threshold
+    if failed:
+        status = Status.FAILED
+    elif Status.ERROR in statuses:
+        status = Status.ERROR
+    elif Status.PENDING in statuses:
+        status = Status.PENDING
+    elif threshold is not None and score is None:
+        status = Status.FAILED if results else Status.PASSED
+    else:
+        status = Status.PASSED
+    return SampleVerdict(sample_id, status, status is Status.PASSED, score, results)
+
+
+@dataclass(slots=True)
+class GraderSummary:
+    name: str
+    type: str
+    weight: float
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    pending: int = 0
+    skipped: int = 0
+    score_sum: float = 0.0
+    error_codes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def pass_rate(self) -> float | None:
+        scored = self.passed + self.failed
+        return self.passed / scored if scored else None
+
+    @property
+    def mean_score(self) -> float | None:
+        scored = self.passed + self.failed
+        return self.score_sum / scored if scored else None
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name, "type": self.type, "weight": self.weight, "total": self.total,
+            "passed": self.passed, "failed": self.failed, "errors": self.errors,
+            "pending": self.pending, "skipped": self.skipped, "pass_rate": self.pass_rate,
+            "mean_score": self.mean_score, "error_codes": self.error_codes,
+        }
+
+
+@dataclass(slots=True)
+class SuiteSummary:
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    pending: int = 0
+    mean_score: float | None = None
+    graders: list[GraderSummary] = field(default_factory=list)
+
+    @property
+    def all_passed(self) -> bool:
+        return self.passed == self.total
+
+    def to_dict(self) -> dict:
+        return {
+            "total": self.total, "passed": self.passed, "failed": self.failed,
+            "errors": self.errors, "pending": self.pending, "mean_score": self.mean_score,
+            "graders": [g.to_dict() for g in self.graders],
+        }
+
+
+def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
+    """Per-suite counts and a per-grader table, in the order graders first appear."""
+    suite = SuiteSummary(total=len(verdicts))
+    by_name: dict[str, GraderSummary] = {}
+    score_sum = 0.0
+    scored = 0
+    for v in verdicts:
+        if v.status is Status.PASSED:
+            suite.passed += 1
+        elif v.status is Status.FAILED:
+            suite.failed += 1
+        elif v.status is Status.ERROR:
+            suite.errors += 1
+        else:
+            suite.pending += 1
+        if v.score is not None:
+            score_sum += v.score
+            scored += 1
+        for r in v.results:
+            g = by_name.get(r.name)
+            if g is None:
+                g = by_name[r.name] = GraderSummary(r.name, r.type, r.weight)
+            g.total += 1
+            if r.status is Status.PASSED:
+                g.passed += 1
+                g.score_sum += r.score or 0.0
+            elif r.status is Status.FAILED:
+                g.failed += 1
+                g.score_sum += r.score or 0.0
+            elif r.status is Status.ERROR:
+                if r.details.get("skipped"):
+                    g.skipped += 1
+                else:
+                    g.errors += 1
+                    code = r.error.value if r.error else "unknown"
+                    g.error_codes[code] = g.error_codes.get(code, 0) + 1
+            else:
+                g.pending += 1
+    suite.mean_score = score_sum / scored if scored else None
+    suite.graders = list(by_name.values())
+    return suite

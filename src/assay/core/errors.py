@@ -1,0 +1,65 @@
+"""Errors a person sees: each says what was wrong and where."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+
+def format_loc(loc: Sequence[str | int]) -> str:
+    """Render a pydantic location as a field path: ``graders[2].config.threshold``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+class AssayError(Exception):
+    """Base of every error assay raises on purpose."""
+
+
+class SpecError(AssayError):
+    """A grader spec, suite or dataset is invalid.
+
+    ``where`` names the place (file and line, or sample id) and ``path`` the field path.
+    """
+
+    def __init__(self, message: str, *, path: str = "", where: str = "") -> None:
+        self.message = message
+        self.path = path
+        self.where = where
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        prefix = ""
+        if self.where:
+            prefix += f"{self.where}: "
+        if self.path:
+            prefix += f"{self.path}: "
+        return prefix + self.message
+
+    def within(self, *, path: str = "", where: str = "") -> SpecError:
+        """The same error, placed inside an outer field path or file."""
+        joined = path
+        if path and self.path:
+            joined = path + ("" if self.path.startswith("[") else ".") + self.path
+        elif self.path:
+            joined = self.path
+        return SpecError(self.message, path=joined, where=where or self.where)
+
+    @classmethod
+    def from_validation(cls, exc: ValidationError, *, path: str = "", where: str = "") -> SpecError:
+        """Turn pydantic's errors into one message naming every bad field."""
+        parts = []
+        for err in exc.errors(include_url=False):
+            loc = format_loc(err["loc"])
+            full = ".".join(p for p in (path, loc) if p)
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                msg = "unknown field (not allowed here)"
+            parts.append(f"{full or '<root>'}: {msg}")
+        return cls("; ".join(parts), where=where)

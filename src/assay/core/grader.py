@@ -1,0 +1,100 @@
+"""The grader contract: a typed config model plus ``grade``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from assay.core.errors import SpecError
+from assay.core.interfaces import Resources
+from assay.core.result import ErrorCode, GraderResult, Kind, Status
+from assay.core.sample import Sample
+
+
+class GraderConfig(BaseModel):
+    """Base of every grader's config: unknown keys are rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Taxonomy(BaseModel):
+    """Vally's grader taxonomy, used for cost-ordered grading and the UI."""
+
+    model_config = ConfigDict(frozen=True)
+
+    determinism: Literal["static", "dynamic", "stochastic"] = "static"
+    cost: Literal["free", "low", "medium", "high"] = "free"
+    reference: Literal["reference-free", "reference-based"] = "reference-based"
+    temporal_scope: Literal["output-level", "trajectory-level"] = "output-level"
+
+
+class Grader(ABC):
+    """A grader type. Subclasses set the class attributes and implement ``grade``.
+
+    ``grade`` may raise; the runner turns an exception into a ``runtime_error`` result.
+    ``grade_batch`` grades many samples under one config; override it where a vectorised
+    path exists.
+    """
+
+    type: ClassVar[str]
+    description: ClassVar[str]
+    Config: ClassVar[type[GraderConfig]]
+    kind: ClassVar[Kind] = "code"
+    taxonomy: ClassVar[Taxonomy] = Taxonomy()
+    io_bound: ClassVar[bool] = False
+    """True when grading waits on I/O (sandbox, program, LLM): the runner grades concurrently."""
+
+    def __init__(self, config: GraderConfig, *, name: str | None = None, weight: float = 1.0,
+                 resources: Resources | None = None) -> None:
+        self.config = config
+        self.name = name or self.type
+        self.weight = weight
+        self.resources = resources or Resources()
+
+    @classmethod
+    def parse_config(cls, raw: Any, *, path: str = "config") -> GraderConfig:
+        """Validate a raw config; raises SpecError naming the bad field."""
+        if raw is None:
+            raw = {}
+        try:
+            return cls.Config.model_validate(raw)
+        except ValidationError as exc:
+            raise SpecError.from_validation(exc, path=path) from None
+        except (ValueError, TypeError) as exc:
+            raise SpecError(str(exc), path=path) from None
+
+    @abstractmethod
+    def grade(self, sample: Sample) -> GraderResult: ...
+
+    def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
+        return [self.grade(s) for s in samples]
+
+    # Result builders: every grader reports through these, so name/type/kind/weight agree.
+
+    def verdict(self, passed: bool, score: float | None = None, reason: str | None = None,
+                details: dict[str, Any] | None = None) -> GraderResult:
+        if score is None:
+            score = 1.0 if passed else 0.0
+        return GraderResult.trusted(
+            name=self.name, type=self.type, kind=self.kind,
+            status=Status.PASSED if passed else Status.FAILED, passed=passed, score=float(score),
+            reason=reason, details=details if details is not None else {}, error=None,
+            latency_ms=0.0, weight=self.weight,
+        )
+
+    def error(self, code: ErrorCode, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
+        return GraderResult.trusted(
+            name=self.name, type=self.type, kind=self.kind, status=Status.ERROR, passed=False,
+            score=None, reason=reason, details=details if details is not None else {},
+            error=ErrorCode(code), latency_ms=0.0, weight=self.weight,
+        )
+
+    def pending(self, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
+        return GraderResult.trusted(
+            name=self.name, type=self.type, kind=self.kind, status=Status.PENDING, passed=False,
+            score=None, reason=reason, details=details if details is not None else {},
+            error=None, latency_ms=0.0, weight=self.weight,
+        )

@@ -1,0 +1,69 @@
+"""GraderResult: the one result model every grader produces."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Kind = Literal["code", "llm", "human"]
+
+
+class Status(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    PENDING = "pending"
+
+
+class ErrorCode(StrEnum):
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    SANDBOX_VIOLATION = "sandbox_violation"
+    INVALID_CONFIG = "invalid_config"
+    INVALID_OUTPUT = "invalid_output"
+    PARSE_FAILURE = "parse_failure"
+    RUNTIME_ERROR = "runtime_error"
+    UNAVAILABLE = "unavailable"
+
+
+class GraderResult(BaseModel):
+    """The outcome of one grader on one sample.
+
+    ``score`` is in [0, 1], or ``None`` when ``status`` is ``error`` or ``pending``.
+    An error is never a failure: aggregates count errors and pending results apart.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The grader's name in its spec.")
+    type: str = Field(description="The grader's registry key.")
+    kind: Kind = Field(default="code", description="code, llm or human.")
+    status: Status
+    passed: bool
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+    reason: str | None = Field(default=None, description="Human-readable explanation.")
+    details: dict[str, Any] = Field(default_factory=dict)
+    error: ErrorCode | None = None
+    latency_ms: float = 0.0
+    weight: float = Field(default=1.0, ge=0.0)
+
+    @classmethod
+    def trusted(cls, **fields: Any) -> GraderResult:
+        """Build a result from values a built-in grader already guarantees correct.
+
+        Skips validation: the hot path of batch grading builds hundreds of thousands of these.
+        Every field must be given with its final type.
+        """
+        obj = cls.__new__(cls)
+        object.__setattr__(obj, "__dict__", fields)
+        object.__setattr__(obj, "__pydantic_fields_set__", set(fields))
+        object.__setattr__(obj, "__pydantic_extra__", None)
+        object.__setattr__(obj, "__pydantic_private__", None)
+        return obj
+
+    @property
+    def scored(self) -> bool:
+        """True when the result counts towards score averages."""
+        return self.status in (Status.PASSED, Status.FAILED)

@@ -1,0 +1,60 @@
+"""``exact_match``: the output equals the expected value, exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from assay.core.grader import Grader, GraderConfig
+from assay.core.registry import register
+from assay.core.result import GraderResult
+from assay.core.sample import Sample
+from assay.graders._text import as_text, preview
+
+
+class ExactMatchConfig(GraderConfig):
+    trim: bool = Field(default=False, description="Strip leading and trailing whitespace first.")
+    ignore_case: bool = Field(default=False, description="Compare case-insensitively.")
+
+
+@register
+class ExactMatch(Grader):
+    type = "exact_match"
+    description = "Output equals the expected value exactly (options: trim, ignore_case)."
+    Config = ExactMatchConfig
+
+    def _normalise(self, value: object) -> object:
+        if not (self.config.trim or self.config.ignore_case):
+            return value
+        text = as_text(value)
+        if self.config.trim:
+            text = text.strip()
+        if self.config.ignore_case:
+            text = text.casefold()
+        return text
+
+    def grade(self, sample: Sample) -> GraderResult:
+        return self.grade_batch([sample])[0]
+
+    def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
+        plain = not (self.config.trim or self.config.ignore_case)
+        norm = self._normalise
+        verdict = self.verdict
+        out = []
+        for s in samples:
+            ok = s.output == s.expected if plain else norm(s.output) == norm(s.expected)
+            if ok:
+                out.append(verdict(True, 1.0))
+            else:
+                out.append(verdict(False, 0.0, _differ(s.output, s.expected)))
+        return out
+
+
+def _differ(output: object, expected: object) -> str:
+    if expected is None:
+        return "no expected value to compare with"
+    a, b = as_text(output), as_text(expected)
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return (f"output differs from expected at character {i}: "
+            f"got {preview(a[i:i + 40])!r}, expected {preview(b[i:i + 40])!r}")

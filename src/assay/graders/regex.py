@@ -1,0 +1,115 @@
+"""``regex``: the output matches a pattern (JavaScript flag letters), or waza's
+``must_match`` / ``must_not_match`` lists (score = checks passed / checks)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+
+from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.registry import register
+from assay.core.result import ErrorCode, GraderResult
+from assay.core.sample import Sample
+from assay.graders._patterns import CompiledPattern, PatternError, check_flags
+from assay.graders._text import as_text, preview
+
+
+class RegexConfig(GraderConfig):
+    flags: str = Field(default="", description="JavaScript flag letters: i m s u g y (g, y: no effect).")
+    timeout_ms: int = Field(default=100, ge=1, le=10_000,
+                            description="Time bound per search for patterns RE2 cannot run (backreferences, lookaround).")
+    pattern: str | None = Field(default=None, description="Pattern the output must match.")
+    must_match: list[str] = Field(default_factory=list, description="waza: patterns that must match.")
+    must_not_match: list[str] = Field(default_factory=list, description="waza: patterns that must not match.")
+
+    _compiled: list[tuple[CompiledPattern, bool]] = PrivateAttr(default_factory=list)
+
+    @field_validator("flags")
+    @classmethod
+    def _flags(cls, value: str) -> str:
+        try:
+            return check_flags(value)
+        except PatternError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("pattern", "must_match", "must_not_match")
+    @classmethod
+    def _compiles(cls, value: str | list[str] | None, info: ValidationInfo) -> str | list[str] | None:
+        flags = info.data.get("flags", "")
+        for i, source in enumerate([value] if isinstance(value, str) else value or []):
+            try:
+                CompiledPattern(source, flags)
+            except PatternError as exc:
+                where = "" if isinstance(value, str) else f"item {i}: "
+                raise ValueError(f"{where}{exc}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _compile(self) -> RegexConfig:
+        checks = ([(self.pattern, True)] if self.pattern is not None else []) + \
+            [(p, True) for p in self.must_match] + [(p, False) for p in self.must_not_match]
+        if not checks:
+            raise ValueError("give a pattern, or must_match / must_not_match lists")
+        timeout = self.timeout_ms / 1000
+        self._compiled = [(CompiledPattern(p, self.flags, timeout_s=timeout), expect) for p, expect in checks]
+        return self
+
+
+@register
+class Regex(Grader):
+    type = "regex"
+    description = "Output matches a regular expression (JavaScript flags; RE2, linear time)."
+    Config = RegexConfig
+    taxonomy = Taxonomy(reference="reference-free")
+
+    def grade(self, sample: Sample) -> GraderResult:
+        return self.grade_batch([sample])[0]
+
+    def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
+        checks = self.config._compiled
+        if len(checks) == 1 and checks[0][1]:
+            return self._single(samples, checks[0][0])
+        return [self._many(s, checks) for s in samples]
+
+    def _single(self, samples: Sequence[Sample], pat: CompiledPattern) -> list[GraderResult]:
+        verdict = self.verdict
+        search = pat.search
+        out = []
+        for s in samples:
+            text = s.output if s.output.__class__ is str else as_text(s.output)
+            try:
+                m = search(text)
+            except TimeoutError:
+                out.append(self._timeout(pat))
+                continue
+            if m is not None:
+                out.append(verdict(True, 1.0, None, {"match": preview(m.text, 200), "span": [m.start, m.end]}))
+            else:
+                out.append(verdict(False, 0.0, f"output does not match /{pat.source}/{pat.flags}"))
+        return out
+
+    def _many(self, sample: Sample, checks: list[tuple[CompiledPattern, bool]]) -> GraderResult:
+        text = as_text(sample.output)
+        rows: list[dict[str, Any]] = []
+        failures = []
+        for pat, expect in checks:
+            try:
+                found = pat.test(text)
+            except TimeoutError:
+                return self._timeout(pat)
+            ok = found == expect
+            rows.append({"pattern": pat.source, "must_match": expect, "matched": found, "passed": ok})
+            if not ok:
+                failures.append(f"{'missing' if expect else 'forbidden'} /{pat.source}/")
+        passed = sum(r["passed"] for r in rows)
+        return self.verdict(not failures, passed / len(rows),
+                            "; ".join(failures) if failures else f"{passed}/{len(rows)} checks passed",
+                            {"checks": rows})
+
+    def _timeout(self, pat: CompiledPattern) -> GraderResult:
+        return self.error(ErrorCode.TIMEOUT,
+                          f"pattern /{pat.source}/ needs backtracking and exceeded "
+                          f"{self.config.timeout_ms} ms (catastrophic backtracking?)",
+                          {"engine": pat.engine})

@@ -1,0 +1,1 @@
+"""Suites, datasets and concurrency."""
