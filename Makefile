@@ -22,8 +22,9 @@ node-deps:
 
 setup: $(STAMP) node-deps
 
+# The example suite has failing samples on purpose: exit 1 (some failed) is a good demo.
 demo: setup
-	$(BIN)/assay run examples/presets/eval.yaml
+	$(BIN)/assay run examples/presets/eval.yaml; status=$$?; [ $$status -le 1 ]
 
 test: setup
 	$(BIN)/python -m pytest

@@ -19,15 +19,20 @@ class SampleVerdict:
     passed: bool
     score: float | None
     results: list[GraderResult]
+    skipped: list[str] = field(default_factory=list)
+    """Graders not run because a cheaper one had already failed (cost-ordered grading)."""
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "id": self.id,
             "status": self.status.value,
             "passed": self.passed,
             "score": self.score,
-            "results": [r.model_dump(mode="json") for r in self.results],
+            "results": [dict(r.__dict__) for r in self.results],
         }
+        if self.skipped:
+            out["skipped"] = self.skipped
+        return out
 
 
 def weighted_score(results: Iterable[GraderResult], *, errors_as_zero: bool = False) -> float | None:
@@ -154,14 +159,15 @@ def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
                 g.failed += 1
                 g.score_sum += r.score or 0.0
             elif r.status is Status.ERROR:
-                if r.details.get("skipped"):
-                    g.skipped += 1
-                else:
-                    g.errors += 1
-                    code = r.error.value if r.error else "unknown"
-                    g.error_codes[code] = g.error_codes.get(code, 0) + 1
+                g.errors += 1
+                code = r.error.value if r.error else "unknown"
+                g.error_codes[code] = g.error_codes.get(code, 0) + 1
             else:
                 g.pending += 1
+        for name in v.skipped:
+            g = by_name.get(name)
+            if g is not None:
+                g.skipped += 1
     suite.mean_score = score_sum / scored if scored else None
     suite.graders = list(by_name.values())
     return suite

@@ -1,0 +1,81 @@
+"""`assay`: grade suites, list graders, check the sandbox. Commands translate and delegate."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from assay.core.errors import AssayError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Grade the outputs of LLMs and agents.")
+
+EXIT_PASS, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
+
+
+def _fail_invalid(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(EXIT_INVALID)
+
+
+@app.command()
+def run(
+    suite: Annotated[Path, typer.Argument(help="eval.yaml (assay, waza or Vally format) or a directory holding one.")],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write results JSONL: one line per sample.")] = None,
+    junit: Annotated[Optional[Path], typer.Option("--junit", help="Write a JUnit XML report for CI.")] = None,
+    results: Annotated[Optional[Path], typer.Option("--results", help="Outputs to grade (JSONL/CSV), overriding the suite's dataset.")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="Minimum weighted score per sample.")] = None,
+    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Concurrent evaluations for sandbox, program and LLM graders.")] = 8,
+    resume: Annotated[bool, typer.Option("--resume", help="Skip samples already in --out and append the rest.")] = False,
+    cost_ordered: Annotated[Optional[bool], typer.Option("--cost-ordered/--no-cost-ordered", help="Skip expensive graders once a cheap one failed.")] = None,
+    summary_json: Annotated[Optional[Path], typer.Option("--summary-json", help="Write the summary (per grader counts) as JSON.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line total.")] = False,
+) -> None:
+    """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
+    from assay.cli.run_cmd import execute
+
+    if resume and out is None:
+        _fail_invalid(AssayError("--resume needs --out (the results file to continue)"))
+    try:
+        code = execute(suite, out=out, junit=junit, results=results, threshold=threshold,
+                       concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
+                       summary_json=summary_json, quiet=quiet)
+    except AssayError as exc:
+        _fail_invalid(exc)
+    raise typer.Exit(code)
+
+
+@app.command()
+def graders(
+    type_: Annotated[Optional[str], typer.Argument(metavar="TYPE", help="Show one grader's config schema.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every grader with its config JSON Schema as JSON.")] = False,
+) -> None:
+    """List the registered graders: one-line description and the JSON Schema of each config."""
+    from assay.cli.info import show_graders
+
+    raise typer.Exit(show_graders(type_, as_json))
+
+
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Report which isolation layers this machine offers and whether untrusted code can run."""
+    from assay.cli.info import show_doctor
+
+    raise typer.Exit(show_doctor(as_json))
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

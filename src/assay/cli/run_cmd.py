@@ -1,0 +1,83 @@
+"""`assay run`: load, grade, report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+
+from assay.core.result import Status
+from assay.runner.report import JsonlSink, completed_ids, summary_table, write_junit
+from assay.runner.run import run_suite
+from assay.runner.suite import load_suite
+
+PROGRESS_MIN_SAMPLES = 200
+MAX_LISTED = 20
+
+
+def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
+            threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
+            summary_json: Path | None, quiet: bool) -> int:
+    from rich.console import Console
+
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    suite = load_suite(suite_path, results=results)
+    if threshold is not None:
+        suite.threshold = threshold
+    if cost_ordered is not None:
+        suite.cost_ordered = cost_ordered
+    done = completed_ids(out) if (resume and out is not None) else set()
+    sink = JsonlSink(out, append=resume) if out is not None else None
+    show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
+    try:
+        if show_progress:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                          console=Console(stderr=True), transient=True) as bar:
+                task = bar.add_task("grading", total=len(suite.samples) - len(done))
+                result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink,
+                                   on_progress=lambda n: bar.advance(task, n),
+                                   chunk_size=_chunk(suite))
+        else:
+            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink, chunk_size=_chunk(suite))
+    finally:
+        if sink is not None:
+            sink.close()
+    if junit is not None:
+        write_junit(junit, suite.name, result.verdicts, result.duration_s)
+    s = result.summary
+    if summary_json is not None:
+        summary_json.write_bytes(orjson.dumps({"suite": suite.name, **s.to_dict(),
+                                               "duration_s": result.duration_s}, option=orjson.OPT_INDENT_2))
+    if not quiet:
+        console.print(summary_table(s, f"{suite.name} ({suite.format}, {len(suite.samples)} samples)"))
+        problems = [v for v in result.verdicts if v.status is not Status.PASSED]
+        for v in problems[:MAX_LISTED]:
+            _print_problem(console, v)
+        if len(problems) > MAX_LISTED:
+            console.print(f"... and {len(problems) - MAX_LISTED} more (see --out for every result)")
+    mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
+    resumed = f", {result.resumed} resumed" if result.resumed else ""
+    line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
+            f"{resumed}; mean score {mean}; {result.duration_s:.2f}s")
+    if suite.threshold is not None:
+        line += f"; threshold {suite.threshold}"
+    console.print(line)
+    return 0 if s.passed == s.total else 1
+
+
+def _chunk(suite) -> int:
+    return 1000 if len(suite.samples) > 1000 else max(1, len(suite.samples))
+
+
+def _print_problem(console, v) -> None:
+    score = "-" if v.score is None else f"{v.score:.3f}"
+    console.print(f"[bold]{v.status.value.upper()}[/] {v.id} (score {score})")
+    for r in v.results:
+        if r.status is not Status.PASSED:
+            code = f" [{r.error.value}]" if r.error else ""
+            console.print(f"    {r.name}{code}: {r.reason or r.status.value}", markup=False)
+    if v.skipped:
+        console.print(f"    skipped: {', '.join(v.skipped)}", markup=False)

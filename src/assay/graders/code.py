@@ -1,0 +1,190 @@
+"""``code``: user code run in the OS sandbox.
+
+Two shapes share the type, as the product spec and waza use the same key:
+- ``{language: python | nodejs, code, timeout?}``: the code defines
+  ``evaluate(input, output, expected, metadata)`` (sync or async) returning
+  ``{passed, score?, reason?, details?}``.
+- ``{assertions: [...]}`` (waza): Python expressions over the run's context; score is the
+  share that hold. They are evaluated inside the sandbox, so generator expressions work and
+  nothing escapes.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import os
+from typing import Any, Literal
+
+import orjson
+from pydantic import Field, field_validator, model_validator
+
+from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.registry import register
+from assay.core.result import ErrorCode, GraderResult
+from assay.core.sample import Sample
+
+DEFAULT_TIMEOUT_MS = 5000
+MAX_TIMEOUT_MS = int(os.environ.get("ASSAY_CODE_TIMEOUT_MAX_MS", "60000"))
+MAX_DETAILS_BYTES = 64 * 1024
+
+ASSERTIONS_SOURCE = '''
+import re
+
+_SAFE = ("len", "any", "all", "str", "int", "float", "bool", "list", "dict", "set", "tuple",
+         "min", "max", "sum", "sorted", "abs", "round", "isinstance", "enumerate", "zip",
+         "range", "map", "filter", "reversed", "True", "False", "None")
+
+
+def check(context, assertions):
+    source = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
+    env = {"__builtins__": {k: source[k] for k in _SAFE if k in source}, "re": re}
+    env.update(context)
+    rows = []
+    for text in assertions:
+        try:
+            rows.append({"assertion": text, "passed": bool(eval(text, dict(env)))})
+        except Exception as exc:
+            rows.append({"assertion": text, "passed": False, "error": type(exc).__name__ + ": " + str(exc)})
+    return rows
+'''
+
+
+class CodeConfig(GraderConfig):
+    language: Literal["python", "nodejs"] = Field(default="python", description="Language of `code`.")
+    code: str | None = Field(default=None, description="Source defining evaluate(input, output, expected, metadata).")
+    timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, le=MAX_TIMEOUT_MS,
+                         description=f"Time limit in ms (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}).")
+    assertions: list[str] | None = Field(default=None, description="waza: Python expressions that must hold.")
+
+    @field_validator("assertions")
+    @classmethod
+    def _assertions_compile(cls, value: list[str] | None) -> list[str] | None:
+        for i, text in enumerate(value or []):
+            try:
+                compile(text, f"<assertion {i}>", "eval")
+            except SyntaxError as exc:
+                raise ValueError(f"assertions[{i}] is not a valid Python expression: {exc.msg} "
+                                 f"(column {exc.offset})") from None
+        return value
+
+    @model_validator(mode="after")
+    def _one_shape(self) -> CodeConfig:
+        if (self.code is None) == (self.assertions is None):
+            raise ValueError("give either `code` (with `language`) or `assertions`, not both or neither")
+        if self.code is not None and self.language == "python":
+            problem = check_python(self.code)
+            if problem:
+                raise ValueError(f"code: {problem}")
+        return self
+
+
+def check_python(source: str, function: str = "evaluate") -> str | None:
+    """Syntax-check without running anything; return the problem with its line, or None."""
+    try:
+        tree = ast.parse(source, filename="<evaluator>")
+    except SyntaxError as exc:
+        return f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}"
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            return None
+    return f"no top-level function `{function}` is defined (def {function}(input, output, expected, metadata))"
+
+
+@register
+class Code(Grader):
+    type = "code"
+    description = "User code (Python or Node.js) or waza assertions, run in the OS sandbox."
+    Config = CodeConfig
+    taxonomy = Taxonomy(cost="low", reference="reference-free")
+    io_bound = True
+
+    def grade(self, sample: Sample) -> GraderResult:
+        runner = self.resources.code_runner
+        if runner is None:
+            return self.error(ErrorCode.UNAVAILABLE, "no code sandbox is configured")
+        cfg = self.config
+        if cfg.assertions is not None:
+            call = CodeCall("python", ASSERTIONS_SOURCE, [assertion_context(sample), cfg.assertions],
+                            function="check", timeout_ms=cfg.timeout)
+        else:
+            call = CodeCall(cfg.language, cfg.code or "",
+                            [sample.input, sample.output, sample.expected, sample.metadata],
+                            timeout_ms=cfg.timeout)
+        outcome = runner.call(call)
+        if not outcome.ok:
+            details = {"limits": outcome.limits}
+            if outcome.traceback:
+                details["traceback"] = outcome.traceback
+            return self.error(outcome.error or ErrorCode.RUNTIME_ERROR, outcome.message or "evaluation failed", details)
+        if cfg.assertions is not None:
+            return self._assertions(outcome)
+        return self._evaluated(outcome)
+
+    def _assertions(self, outcome: CodeOutcome) -> GraderResult:
+        rows = outcome.value
+        if not isinstance(rows, list) or not rows:
+            return self.error(ErrorCode.INVALID_OUTPUT, "assertion runner returned no results")
+        held = sum(1 for r in rows if r.get("passed"))
+        failed = [r["assertion"] for r in rows if not r.get("passed")]
+        reason = f"{held}/{len(rows)} assertions passed"
+        if failed:
+            reason += "; failed: " + "; ".join(failed[:3])
+        return self.verdict(not failed, held / len(rows), reason, {"assertions": rows, "limits": outcome.limits})
+
+    def _evaluated(self, outcome: CodeOutcome) -> GraderResult:
+        value = outcome.value
+        problem = _check_returned(value)
+        if problem:
+            return self.error(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}",
+                              {"limits": outcome.limits})
+        score = value.get("score")
+        passed = value["passed"]
+        details = dict(value.get("details") or {})
+        details["limits"] = outcome.limits
+        return self.verdict(passed, float(score) if score is not None else (1.0 if passed else 0.0),
+                            value.get("reason"), details)
+
+
+def _check_returned(value: Any) -> str | None:
+    """Why a returned value is not ``{passed, score?, reason?, details?}``, or None."""
+    if not isinstance(value, dict):
+        return f"{type(value).__name__}, expected an object {{passed, score?, reason?, details?}}"
+    unknown = sorted(set(value) - {"passed", "score", "reason", "details"})
+    if unknown:
+        return f"unknown field(s) {', '.join(unknown)}; allowed: passed, score, reason, details"
+    if not isinstance(value.get("passed"), bool):
+        return f"`passed` as {type(value.get('passed')).__name__}, expected a boolean"
+    score = value.get("score")
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            return f"`score` {score!r}, expected a finite number in [0, 1]"
+        if not 0.0 <= score <= 1.0:
+            return f"`score` {score}, outside [0, 1]"
+    reason = value.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        return f"`reason` as {type(reason).__name__}, expected a string"
+    details = value.get("details")
+    if details is not None:
+        if not isinstance(details, dict):
+            return f"`details` as {type(details).__name__}, expected an object"
+        if len(orjson.dumps(details)) > MAX_DETAILS_BYTES:
+            return f"`details` larger than {MAX_DETAILS_BYTES // 1024} KB"
+    return None
+
+
+def assertion_context(sample: Sample) -> dict[str, Any]:
+    """The names waza assertions see."""
+    dump = [e.model_dump(exclude_none=True) for e in sample.transcript]
+    return {
+        "output": sample.output if isinstance(sample.output, str) else ("" if sample.output is None else sample.output),
+        "outcome": sample.outcome or {},
+        "transcript": dump,
+        "tool_calls": [e for e in dump if e["type"] == "tool_call"],
+        "errors": [e for e in dump if e["type"] == "error"],
+        "duration_ms": sample.duration_ms,
+        "input": sample.input,
+        "expected": sample.expected,
+        "metadata": sample.metadata,
+    }

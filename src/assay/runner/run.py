@@ -1,0 +1,105 @@
+"""Grade a loaded suite: every sample with every grader that applies to it.
+
+Samples are graded in chunks; each finished chunk is handed to ``sink`` at once, so a run
+that dies keeps every verdict written so far, and ``done_ids`` lets a resumed run skip them
+without grading anything twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from time import perf_counter
+
+from assay.core.aggregate import SampleVerdict, SuiteSummary, judge_sample, summarize
+from assay.core.grader import Grader
+from assay.core.interfaces import Resources
+from assay.core.result import GraderResult, Status
+from assay.core.sample import Sample
+from assay.core.spec import CompiledSpec
+from assay.runner.execute import grade_many
+from assay.runner.model import LoadedSuite
+from assay.runner.resources import default_resources
+
+COST_RANK = {"free": 0, "low": 1, "medium": 2, "high": 3}
+
+
+@dataclass(slots=True)
+class RunResult:
+    suite: LoadedSuite
+    verdicts: list[SampleVerdict]
+    summary: SuiteSummary
+    duration_s: float
+    resumed: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def run_suite(suite: LoadedSuite, *, resources: Resources | None = None, concurrency: int = 8,
+              chunk_size: int = 1000, done_ids: Collection[str] = (),
+              sink: Callable[[list[SampleVerdict]], None] | None = None,
+              on_progress: Callable[[int], None] | None = None) -> RunResult:
+    """Grade ``suite``; verdicts come back in dataset order (resumed samples excluded)."""
+    start = perf_counter()
+    resources = resources or default_resources()
+    todo = [s for s in suite.samples if s.id not in done_ids] if done_ids else suite.samples
+    built: dict[int, Grader] = {}
+
+    def grader_for(spec: CompiledSpec) -> Grader:
+        g = built.get(id(spec))
+        if g is None:
+            g = built[id(spec)] = spec.build(resources)
+        return g
+
+    verdicts: list[SampleVerdict] = []
+    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="assay-grade") as pool:
+        for i in range(0, len(todo), chunk_size):
+            chunk = todo[i:i + chunk_size]
+            graded = _grade_chunk(suite, chunk, grader_for, pool)
+            if sink is not None:
+                sink(graded)
+            verdicts.extend(graded)
+            if on_progress is not None:
+                on_progress(len(chunk))
+    skipped: dict[str, int] = {}
+    for v in verdicts:
+        for name in v.skipped:
+            skipped[name] = skipped.get(name, 0) + 1
+    return RunResult(suite, verdicts, summarize(verdicts), perf_counter() - start,
+                     resumed=len(suite.samples) - len(todo), skipped=skipped)
+
+
+def _grade_chunk(suite: LoadedSuite, chunk: list[Sample], grader_for: Callable[[CompiledSpec], Grader],
+                 pool: ThreadPoolExecutor) -> list[SampleVerdict]:
+    plans = {s.id: suite.graders_for(s.id) for s in chunk}
+    results: dict[str, dict[int, GraderResult]] = {s.id: {} for s in chunk}
+    failed_at: dict[str, int] = {}
+    if suite.cost_ordered:
+        ranks = sorted({_rank(spec) for specs in plans.values() for spec in specs})
+    else:
+        ranks = [None]
+    for rank in ranks:
+        work: dict[int, tuple[CompiledSpec, list[Sample]]] = {}
+        for s in chunk:
+            if s.id in failed_at:
+                continue
+            for spec in plans[s.id]:
+                if rank is None or _rank(spec) == rank:
+                    work.setdefault(id(spec), (spec, []))[1].append(s)
+        for key, (spec, samples) in work.items():
+            for s, r in zip(samples, grade_many(grader_for(spec), samples, pool=pool)):
+                results[s.id][key] = r
+                if rank is not None and r.status is Status.FAILED:
+                    failed_at.setdefault(s.id, rank)
+    out = []
+    for s in chunk:
+        got = results[s.id]
+        ordered = [got[id(spec)] for spec in plans[s.id] if id(spec) in got]
+        verdict = judge_sample(s.id, ordered, threshold=suite.threshold)
+        verdict.skipped = [spec.name for spec in plans[s.id] if id(spec) not in got]
+        out.append(verdict)
+    return out
+
+
+def _rank(spec: CompiledSpec) -> int:
+    return COST_RANK.get(spec.grader_cls.taxonomy.cost, 1)

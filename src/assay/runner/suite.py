@@ -1,0 +1,109 @@
+"""Suite files. assay's own format::
+
+    name: presets
+    dataset: data.jsonl        # JSONL, CSV or JSON, relative to this file (or `samples:` inline)
+    threshold: 0.8             # optional: minimum weighted score per sample
+    cost_ordered: false        # optional: skip expensive graders once a cheap one failed
+    graders:
+      - {type: exact_match, name: exact, weight: 2}
+
+waza (`tasks:`) and Vally (`stimuli:`) files are recognised and loaded by runner/formats.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.core.errors import SpecError, format_loc
+from assay.core.spec import CompiledSpec, compile_spec
+from assay.runner.dataset import load_dataset, samples_from_rows
+from assay.runner.model import LoadedSuite
+from assay.runner.yamlsrc import YamlDoc
+
+
+class SuiteFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Suite name, used in reports.")
+    description: str | None = None
+    dataset: str | None = Field(default=None, description="Path to a JSONL, CSV or JSON dataset.")
+    samples: list[dict[str, Any]] | None = Field(default=None, description="Inline samples.")
+    graders: list[dict[str, Any]] = Field(min_length=1, description="Grader specs applied to every sample.")
+    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    cost_ordered: bool = False
+
+
+def load_suite(path: Path, *, results: Path | None = None) -> LoadedSuite:
+    """Load any supported suite file; raises SpecError naming file, line and field."""
+    path = Path(path)
+    if path.is_dir():
+        for name in ("eval.yaml", "eval.yml"):
+            if (path / name).is_file():
+                path = path / name
+                break
+        else:
+            raise SpecError(f"no eval.yaml in directory {path}")
+    doc = YamlDoc(path)
+    if not isinstance(doc.data, dict):
+        raise SpecError("a suite file must be a mapping with name, graders and dataset", where=str(path))
+    for fmt in _formats():
+        if fmt.detect(path, doc.data):
+            data = {**doc.data, "results": str(results)} if results else doc.data
+            try:
+                return fmt.load(path, data)
+            except SpecError as exc:
+                raise doc.locate(exc) from None
+    return _load_assay(doc, results)
+
+
+def _formats() -> list[Any]:
+    """The waza and Vally loaders (each a module with ``detect`` and ``load``)."""
+    found = []
+    for name in ("waza", "vally"):
+        try:
+            found.append(importlib.import_module(f"assay.runner.formats.{name}"))
+        except ModuleNotFoundError:
+            continue
+    return found
+
+
+def _load_assay(doc: YamlDoc, results: Path | None) -> LoadedSuite:
+    try:
+        suite = SuiteFile.model_validate(doc.data)
+    except ValidationError as exc:
+        first = format_loc(exc.errors(include_url=False)[0]["loc"])
+        raise SpecError(SpecError.from_validation(exc).message, where=doc.where(first)) from None
+    graders = compile_graders(suite.graders, doc, "graders")
+    base = doc.path.parent
+    source = results or (base / suite.dataset if suite.dataset else None)
+    if source is not None:
+        samples = load_dataset(source)
+    elif suite.samples is not None:
+        samples = samples_from_rows(((doc.line_of(f"samples[{i}]") or 0, row)
+                                     for i, row in enumerate(suite.samples)), source=str(doc.path))
+    else:
+        raise SpecError("give a `dataset` file or inline `samples`", where=str(doc.path))
+    return LoadedSuite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
+                       cost_ordered=suite.cost_ordered, source=doc.path, format="assay")
+
+
+def compile_graders(specs: list[Any], doc: YamlDoc, path: str) -> list[CompiledSpec]:
+    """Compile a list of grader specs; errors carry the file, line and field path."""
+    out = []
+    names: dict[str, int] = {}
+    for i, raw in enumerate(specs):
+        here = f"{path}[{i}]"
+        try:
+            compiled = compile_spec(raw, path=here)
+        except SpecError as exc:
+            raise SpecError(exc.message, path=exc.path, where=doc.where(exc.path or here)) from None
+        if compiled.name in names:
+            raise SpecError(f"duplicate grader name {compiled.name!r} (also {path}[{names[compiled.name]}]); "
+                            "give each grader a distinct `name`", path=f"{here}.name", where=doc.where(here))
+        names[compiled.name] = i
+        out.append(compiled)
+    return out
