@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
-from assay.core.result import ErrorCode, GraderResult, Kind, Status
+from assay.core.result import ErrorCode, GraderResult, Kind, Status, make_result
 from assay.core.sample import Sample
 
 
@@ -25,10 +25,11 @@ class Taxonomy(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    determinism: Literal["static", "dynamic", "stochastic"] = "static"
+    determinism: Literal["static", "dynamic", "stochastic", "complex-static", "slm", "llm"] = "static"
     cost: Literal["free", "low", "medium", "high"] = "free"
     reference: Literal["reference-free", "reference-based"] = "reference-based"
-    temporal_scope: Literal["output-level", "trajectory-level"] = "output-level"
+    temporal_scope: Literal["output-level", "trajectory-level", "point-in-time", "cross-trajectory"] = "output-level"
+    portability: Literal["t1-universal", "t2-domain", "t3a-scenario", "t3b-system"] | None = None
 
 
 class Grader(ABC):
@@ -76,25 +77,21 @@ class Grader(ABC):
 
     def verdict(self, passed: bool, score: float | None = None, reason: str | None = None,
                 details: dict[str, Any] | None = None) -> GraderResult:
+        """A passed or failed result; ``score`` defaults to 1 or 0 and must be in [0, 1]."""
         if score is None:
             score = 1.0 if passed else 0.0
-        return GraderResult.trusted(
-            name=self.name, type=self.type, kind=self.kind,
-            status=Status.PASSED if passed else Status.FAILED, passed=passed, score=float(score),
-            reason=reason, details=details if details is not None else {}, error=None,
-            latency_ms=0.0, weight=self.weight,
-        )
+        return make_result(self.name, self.type, self.kind, _PASSED if passed else _FAILED, passed,
+                           float(score), reason, {} if details is None else details, None, self.weight)
 
     def error(self, code: ErrorCode, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
-        return GraderResult.trusted(
-            name=self.name, type=self.type, kind=self.kind, status=Status.ERROR, passed=False,
-            score=None, reason=reason, details=details if details is not None else {},
-            error=ErrorCode(code), latency_ms=0.0, weight=self.weight,
-        )
+        """The grader could not grade: never counted as a failure."""
+        return make_result(self.name, self.type, self.kind, Status.ERROR, False, None, reason,
+                           {} if details is None else details, ErrorCode(code), self.weight)
 
     def pending(self, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
-        return GraderResult.trusted(
-            name=self.name, type=self.type, kind=self.kind, status=Status.PENDING, passed=False,
-            score=None, reason=reason, details=details if details is not None else {},
-            error=None, latency_ms=0.0, weight=self.weight,
-        )
+        """Awaiting a decision (human review)."""
+        return make_result(self.name, self.type, self.kind, Status.PENDING, False, None, reason,
+                           {} if details is None else details, None, self.weight)
+
+
+_PASSED, _FAILED = Status.PASSED, Status.FAILED

@@ -19,3 +19,15 @@ def as_text(value: Any) -> str:
 def preview(text: str, limit: int = 120) -> str:
     """Shorten text for a reason line."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def common_prefix_length(a: str, b: str) -> int:
+    """Index of the first differing character, by bisection over C-level slice comparisons."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -10,7 +10,7 @@ from assay.core.grader import Grader, GraderConfig
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
-from assay.graders._text import as_text, preview
+from assay.graders._text import as_text, common_prefix_length, preview
 
 
 class ExactMatchConfig(GraderConfig):
@@ -55,6 +55,6 @@ def _differ(output: object, expected: object) -> str:
     if expected is None:
         return "no expected value to compare with"
     a, b = as_text(output), as_text(expected)
-    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    i = common_prefix_length(a, b)
     return (f"output differs from expected at character {i}: "
             f"got {preview(a[i:i + 40])!r}, expected {preview(b[i:i + 40])!r}")

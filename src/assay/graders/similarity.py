@@ -2,13 +2,14 @@
 
 levenshtein: edit distance normalised by the longer string (rapidfuzz).
 cosine: cosine of term-frequency vectors. jaccard: |A ∩ B| / |A ∪ B| of token sets.
-Tokens are case-folded words for spaced scripts and overlapping character bigrams for
+Tokens are lower-cased words for spaced scripts and overlapping character bigrams for
 unspaced ones (Chinese, Japanese kana, Thai, ...), so 北京是中国的首都 is not one token.
 """
 
 from __future__ import annotations
 
 import math
+from operator import add
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from typing import Literal
 from pydantic import Field
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
+from rapidfuzz.utils import default_process
 
 from assay.core.grader import Grader, GraderConfig
 from assay.core.registry import register
@@ -33,19 +35,31 @@ _UNSPACED = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
     "\U00020000-\U0002fa1f"
 )
-_WORDS = re.compile(rf"[^\W{_UNSPACED}]+")
-_BIGRAMS = re.compile(rf"(?=([{_UNSPACED}]{{2}}))")
-_SINGLES = re.compile(rf"(?<![{_UNSPACED}])[{_UNSPACED}](?![{_UNSPACED}])")
+_HAS_UNSPACED = re.compile(f"[{_UNSPACED}]").search
+_ALL_UNSPACED = re.compile(f"[{_UNSPACED}]+").fullmatch
+_RUNS = re.compile(f"[{_UNSPACED}]+|[^{_UNSPACED}]+")
 
 
 def tokenize(text: str) -> list[str]:
-    """Case-folded words, plus character bigrams (or lone characters) of unspaced scripts."""
-    text = text.casefold()
-    tokens = _WORDS.findall(text)
-    if not text.isascii():
-        tokens += _BIGRAMS.findall(text)
-        tokens += _SINGLES.findall(text)
-    return tokens
+    """Lower-cased words, with runs of unspaced scripts cut into overlapping character bigrams.
+
+    rapidfuzz's ``default_process`` (C++) lower-cases and turns punctuation into spaces, so
+    the Python loop only sees words; a lone unspaced character stays a token of its own.
+    """
+    out: list[str] = []
+    keep, spread = out.append, out.extend
+    for word in default_process(text).split():
+        if word.isascii() or len(word) == 1 or not _HAS_UNSPACED(word):
+            keep(word)
+        elif _ALL_UNSPACED(word):
+            spread(map(add, word[:-1], word[1:]))
+        else:
+            for part in _RUNS.findall(word):
+                if len(part) > 1 and _HAS_UNSPACED(part):
+                    spread(map(add, part[:-1], part[1:]))
+                else:
+                    keep(part)
+    return out
 
 
 def jaccard(a: str, b: str) -> float:

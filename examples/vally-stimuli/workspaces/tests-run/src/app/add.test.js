@@ -1,0 +1,1 @@
+test('adds', () => expect(add(1, 2)).toBe(3));

@@ -1,0 +1,1 @@
+def main():\n    return "hello"

@@ -1,0 +1,137 @@
+"""``script``: waza's script grader. Runs a script with the grading context as JSON on stdin;
+the script prints ``{score, passed, message, details}`` on stdout.
+
+The script path is relative to ``base_dir`` (the suite directory, set by the suite loaders),
+else to the current directory. ``.py`` files run with this Python, ``.js``/``.mjs``/``.cjs``
+with ``node``, ``.sh`` with ``sh``; ``interpreter`` overrides the choice.
+
+A script that crashes, times out or prints something other than that object is an ``error``
+(``runtime_error``, ``timeout``, ``invalid_output``), never a silent failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.registry import register
+from assay.core.result import ErrorCode, GraderResult
+from assay.core.sample import Sample
+from assay.core.transcript import to_waza_transcript
+from assay.graders._process import ProcessCall, build_env, format_duration, parse_duration, runner_from
+from assay.graders._text import preview
+
+_INTERPRETERS = {".py": sys.executable, ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "sh"}
+
+
+class ScriptConfig(GraderConfig):
+    script: str = Field(min_length=1, description="Path of the script, relative to the suite directory.")
+    args: list[str] = Field(default_factory=list, description="Extra command-line arguments for the script.")
+    timeout: float = Field(default=30.0, description="Wall-clock limit, e.g. 30s, 2m (or seconds).")
+    interpreter: str | None = Field(default=None, description="Program that runs the script; "
+                                                              "chosen by file extension when omitted.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env`.")
+    base_dir: str | None = Field(default=None, description="The suite's directory (set by suite loaders).")
+    threshold: float = Field(default=0.5, ge=0.0, le=1.0,
+                             description="When the script reports a score but no `passed`, it passes at this score.")
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _duration(cls, value: Any) -> float:
+        return parse_duration(value)
+
+
+class ScriptReport(BaseModel):
+    """What a script prints. ``passed`` or ``score`` must be present."""
+
+    model_config = ConfigDict(extra="allow")
+
+    score: float | None = Field(default=None, ge=0.0, le=1.0)
+    passed: bool | None = None
+    message: str | None = None
+    details: dict[str, Any] | None = None
+
+
+@register
+class Script(Grader):
+    type = "script"
+    description = "Run a script (waza): context JSON on stdin, {score, passed, message, details} on stdout."
+    Config = ScriptConfig
+    taxonomy = Taxonomy(determinism="static", cost="low", portability="t3a-scenario",
+                        reference="reference-free", temporal_scope="trajectory-level")
+    io_bound = True
+
+    def script_path(self) -> str:
+        cfg: ScriptConfig = self.config
+        base = cfg.base_dir or os.getcwd()
+        return os.path.normpath(os.path.join(base, cfg.script))
+
+    def grade(self, sample: Sample) -> GraderResult:
+        cfg: ScriptConfig = self.config
+        path = self.script_path()
+        if not os.path.isfile(path):
+            return self.error(ErrorCode.INVALID_CONFIG, f"script {cfg.script!r} not found (looked for {path})")
+        interpreter = cfg.interpreter or _INTERPRETERS.get(os.path.splitext(path)[1].lower())
+        argv = ([interpreter] if interpreter else []) + [path, *cfg.args]
+        call = ProcessCall(argv=argv, cwd=os.path.dirname(path), env=build_env(cfg.env, scrub=cfg.scrub_env),
+                           timeout_s=cfg.timeout, stdin=json.dumps(context(sample), default=str).encode())
+        out = runner_from(self.resources.extra).run(call)
+        details: dict[str, Any] = {"script": path, "exit_code": out.returncode,
+                                   "duration_ms": round(out.duration_ms, 1), "limits": {"timeout_s": cfg.timeout}}
+        if out.stderr:
+            details["stderr"] = out.stderr_text()
+        if out.spawn_error:
+            return self.error(ErrorCode.UNAVAILABLE, f"could not start {argv[0]!r}: {out.spawn_error} "
+                              f"({out.spawn_message})", details)
+        if out.timed_out:
+            return self.error(ErrorCode.TIMEOUT, f"script timed out after {format_duration(cfg.timeout)}", details)
+        if out.returncode != 0:
+            tail = out.stderr_text(300).strip()
+            return self.error(ErrorCode.RUNTIME_ERROR, f"script exited with code {out.returncode}"
+                              + (f": {tail}" if tail else ""), details)
+        stdout = out.stdout.decode("utf-8", errors="replace").strip()
+        try:
+            report = ScriptReport.model_validate(json.loads(stdout))
+        except ValueError as exc:
+            reason = _validation_text(exc) if isinstance(exc, ValidationError) else f"not JSON: {exc}"
+            details["stdout"] = preview(stdout, 2000)
+            return self.error(ErrorCode.INVALID_OUTPUT, f"script output is invalid ({reason}); print "
+                              "{\"score\", \"passed\", \"message\", \"details\"} as JSON", details)
+        if report.passed is None and report.score is None:
+            return self.error(ErrorCode.INVALID_OUTPUT, "script output has neither 'passed' nor 'score'", details)
+        passed = report.passed if report.passed is not None else report.score >= cfg.threshold
+        score = report.score if report.score is not None else (1.0 if passed else 0.0)
+        if report.details:
+            details["script_details"] = report.details
+        return self.verdict(passed, score, report.message, details)
+
+
+def context(sample: Sample) -> dict[str, Any]:
+    """The waza grading context: ``task``, ``transcript``, ``output``, ``outcome``,
+    ``duration_ms``, ``metadata``, plus ``tool_calls``, ``errors``, ``input``, ``expected``."""
+    transcript = to_waza_transcript(sample.transcript)
+    return {
+        "task": {"id": sample.id, "inputs": {"prompt": sample.input}, "expected": sample.expected,
+                 "metadata": sample.metadata},
+        "transcript": transcript,
+        "tool_calls": [t for t in transcript if t["type"] == "tool_call"],
+        "errors": [t for t in transcript if t["type"] == "error"],
+        "output": sample.output if sample.output is not None else "",
+        "outcome": sample.outcome or {},
+        "duration_ms": sample.duration_ms or 0,
+        "metadata": sample.metadata,
+        "input": sample.input,
+        "expected": sample.expected,
+        "workspace": sample.workspace,
+    }
+
+
+def _validation_text(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
+                     for e in exc.errors(include_url=False))

@@ -1,0 +1,215 @@
+"""Helpers shared by the suite-format loaders: YAML with line numbers, grader specs compiled
+with their file and line, and run records read from results files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assay.core import registry
+from assay.core.errors import SpecError
+from assay.core.sample import Sample
+from assay.core.spec import CompiledSpec, compile_spec
+from assay.core.transcript import TranscriptError, parse_transcript
+
+SPEC_KEYS = ("type", "name", "config", "weight")
+
+
+class YamlDoc:
+    """A YAML file's data and node tree, to name the line of any field."""
+
+    def __init__(self, path: Path, data: Any = None) -> None:
+        self.path = path
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise SpecError(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            self.node = yaml.compose(text)
+            self.data = yaml.safe_load(text) if data is None else data
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}" if mark else str(path)
+            raise SpecError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", where=where) from None
+
+    def line(self, *keys: str | int) -> int | None:
+        """1-based line of the node at ``keys`` (or of its nearest existing parent)."""
+        node = self.node
+        if node is None:
+            return None
+        best = node.start_mark.line + 1
+        for key in keys:
+            nxt = None
+            if isinstance(node, yaml.MappingNode):
+                for k, v in node.value:
+                    if getattr(k, "value", None) == str(key):
+                        nxt = v
+                        break
+            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+                nxt = node.value[key]
+            if nxt is None:
+                break
+            node = nxt
+            best = node.start_mark.line + 1
+        return best
+
+    def where(self, *keys: str | int) -> str:
+        line = self.line(*keys)
+        return f"{self.path}:{line}" if line else str(self.path)
+
+    def error(self, message: str, *keys: str | int) -> SpecError:
+        return SpecError(message, path=field_path(keys), where=self.where(*keys))
+
+
+def field_path(keys: Sequence[str | int]) -> str:
+    out = ""
+    for k in keys:
+        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
+    return out
+
+
+def fold_grader(entry: Any, doc: YamlDoc, keys: tuple[str | int, ...], *,
+                default_type: str | None = None) -> dict[str, Any]:
+    """A grader entry as a spec ``{type, name, config, weight}``: options written beside
+    ``type`` (waza writes ``assertions``, ``script``, ``model``, ``rubric`` there) move into
+    ``config``."""
+    if not isinstance(entry, Mapping):
+        raise doc.error(f"a grader must be a mapping, got {type(entry).__name__}", *keys)
+    spec = {k: entry[k] for k in SPEC_KEYS if k in entry}
+    if "type" not in spec and default_type:
+        spec["type"] = default_type
+    config = spec.get("config")
+    if config is None:
+        config = {}
+    elif not isinstance(config, Mapping):
+        raise doc.error("config must be a mapping", *keys, "config")
+    config = dict(config)
+    for key, value in entry.items():
+        if key in SPEC_KEYS:
+            continue
+        if key in config:
+            raise doc.error(f"{key!r} is given both beside type and inside config; keep one", *keys, key)
+        config[key] = value
+    spec["config"] = config
+    return spec
+
+
+def compile_grader(spec: dict[str, Any], doc: YamlDoc, keys: tuple[str | int, ...],
+                   base_dir: Path) -> CompiledSpec:
+    """Compile a spec, naming file, line and field path on error. Graders with a ``base_dir``
+    config field (program, script) get the suite directory unless they set one."""
+    cls = registry.get(spec.get("type")) if isinstance(spec.get("type"), str) else None
+    if cls is not None and "base_dir" in cls.Config.model_fields and "base_dir" not in spec["config"]:
+        spec = {**spec, "config": {**spec["config"], "base_dir": str(base_dir)}}
+    try:
+        return compile_spec(spec, path=field_path(keys))
+    except SpecError as exc:
+        sub = _relative_keys(exc.path, keys)
+        raise SpecError(exc.message, path=exc.path, where=doc.where(*keys, *sub)) from None
+
+
+def _relative_keys(path: str, keys: tuple[str | int, ...]) -> list[str | int]:
+    """The keys of ``path`` below ``keys``, so the line points at the bad field itself."""
+    prefix = field_path(keys)
+    rest = path[len(prefix):] if path.startswith(prefix) else ""
+    out: list[str | int] = []
+    for part in rest.replace("[", ".[").split("."):
+        if not part:
+            continue
+        if part.startswith("[") and part.endswith("]") and part[1:-1].isdigit():
+            out.append(int(part[1:-1]))
+        else:
+            out.append(part)
+    return out
+
+
+def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Run records from a results file: JSON lines, a JSON list, a JSON object holding a list
+    (``results``, ``runs``, ``trajectories``, ``samples``, ``tasks``) or a directory of ``*.json`` files.
+    Returns ``(where, record)`` pairs."""
+    if path.is_dir():
+        out = []
+        for f in sorted(path.glob("*.json")):
+            out.extend(read_records(f))
+        return out
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"cannot read results file {path}: {exc.strerror}") from None
+    if path.suffix == ".jsonl":
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append((f"{path}:{n}", json.loads(line)))
+                except ValueError as exc:
+                    raise SpecError(f"not JSON: {exc}", where=f"{path}:{n}") from None
+    else:
+        try:
+            doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        except (ValueError, yaml.YAMLError) as exc:
+            raise SpecError(f"cannot parse results: {exc}", where=str(path)) from None
+        if isinstance(doc, Mapping):
+            key = next((k for k in ("results", "runs", "trajectories", "samples", "tasks") if isinstance(doc.get(k), list)), None)
+            doc = doc[key] if key else [doc]
+        if not isinstance(doc, list):
+            raise SpecError("results must be a list of run records", where=str(path))
+        rows = [(f"{path}[{i}]", r) for i, r in enumerate(doc)]
+    for where, row in rows:
+        if not isinstance(row, Mapping):
+            raise SpecError(f"a run record must be an object, got {type(row).__name__}", where=where)
+    return rows
+
+
+def resolve_results(raw: Any, suite_dir: Path, siblings: Sequence[str]) -> Path | None:
+    """The results file: the given path (relative to the current directory, else to the
+    suite directory), else the first sibling of the suite file that exists."""
+    if raw:
+        p = Path(str(raw))
+        if p.is_absolute() or p.exists():
+            return p
+        alt = suite_dir / p
+        if alt.exists():
+            return alt
+        raise SpecError(f"results file {raw} not found (looked in the current directory and {suite_dir})")
+    for name in siblings:
+        candidate = suite_dir / name
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def make_sample(sample_id: str, run: Mapping[str, Any], *, input: Any, expected: Any,
+                metadata: dict[str, Any], base_dir: Path, where: str) -> Sample:
+    """A Sample from one run record ``{output, transcript | events | trajectory, outcome,
+    duration_ms, workspace | workDir, metadata}``."""
+    try:
+        transcript = parse_transcript(_first(run, "transcript", "events", "trajectory") or [])
+    except TranscriptError as exc:
+        raise SpecError(str(exc), where=where) from None
+    workspace = _first(run, "workspace", "workDir", "work_dir")
+    if workspace is not None:
+        workspace = str((base_dir / str(workspace)).resolve())
+    extra = run.get("metadata") if isinstance(run.get("metadata"), Mapping) else {}
+    duration = _first(run, "duration_ms", "durationMs")
+    if duration is None and isinstance(run.get("metrics"), Mapping):
+        duration = _first(run["metrics"], "duration_ms", "durationMs", "wallTimeMs")
+    outcome = run.get("outcome")
+    try:
+        return Sample(id=sample_id, input=input, output=run.get("output"), expected=expected,
+                      metadata={**metadata, **extra}, transcript=transcript,
+                      outcome=outcome if isinstance(outcome, Mapping) else None,
+                      duration_ms=duration, workspace=workspace)
+    except ValueError as exc:
+        raise SpecError(f"invalid run record: {exc}", where=where) from None
+
+
+def _first(d: Mapping[str, Any], *keys: str) -> Any:
+    for k in keys:
+        if d.get(k) is not None:
+            return d[k]
+    return None

@@ -1,0 +1,215 @@
+"""Human reviews of ``human`` and ``human_calibration`` results.
+
+Reviews live in an append-only sidecar beside a results file (``results.jsonl`` →
+``results.reviews.jsonl``); the results file is never rewritten. Reports apply the reviews
+on load: ``apply_reviews`` turns pending human results into passed/failed ones carrying the
+reviewer's score and re-judges each reviewed sample, so suite summaries recompute. When a
+sample is reviewed twice for the same grader, the later review wins.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay.core.aggregate import SampleVerdict, judge_sample
+from assay.core.errors import SpecError
+from assay.core.result import GraderResult, Status
+
+HUMAN_TYPES = frozenset({"human", "human_calibration"})
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    sample_id: str
+    grader: str
+    passed: bool
+    score: float
+    comment: str | None = None
+    reviewer: str | None = None
+    created_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def reviews_path(results_path: str | Path) -> Path:
+    """The sidecar that holds reviews of ``results_path``."""
+    p = Path(results_path)
+    return p.with_name(p.stem + ".reviews.jsonl")
+
+
+def load_verdicts(results_path: str | Path) -> list[SampleVerdict]:
+    """Sample verdicts from a results file: JSON lines of ``SampleVerdict.to_dict()`` (lines
+    without ``id`` and ``results``, such as a summary line, are skipped), or one JSON document
+    holding them under ``samples`` or ``verdicts``."""
+    path = Path(results_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SpecError(f"results file {path} not found") from None
+    rows: list[tuple[int, Any]] = []
+    stripped = text.lstrip()
+    if stripped.startswith("{") and "\n{" not in stripped.rstrip():
+        doc = json.loads(text)
+        rows = list(enumerate(doc.get("samples") or doc.get("verdicts") or [doc], 1))
+    else:
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append((n, json.loads(line)))
+                except ValueError as exc:
+                    raise SpecError(f"not JSON: {exc}", where=f"{path}:{n}") from None
+    verdicts = []
+    for n, row in rows:
+        if not (isinstance(row, dict) and "id" in row and isinstance(row.get("results"), list)):
+            continue
+        try:
+            results = [GraderResult.model_validate(r) for r in row["results"]]
+        except ValidationError as exc:
+            raise SpecError.from_validation(exc, path="results", where=f"{path}:{n}") from None
+        verdicts.append(SampleVerdict(str(row["id"]), Status(row.get("status", "pending")),
+                                      bool(row.get("passed")), row.get("score"), results))
+    return verdicts
+
+
+def submit_review(results_path: str | Path, sample_id: str, grader_name: str, passed: bool,
+                  score: float | None = None, comment: str | None = None,
+                  reviewer: str | None = None) -> Review:
+    """Record a review of ``grader_name`` on ``sample_id`` and return it.
+
+    The sample must exist in the results file and the grader must be a ``human`` or
+    ``human_calibration`` grader there; otherwise SpecError says what exists. ``score``
+    defaults to 1.0 when passed, else 0.0.
+    """
+    if score is None:
+        score = 1.0 if passed else 0.0
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
+        raise SpecError(f"score must be a number between 0 and 1, got {score!r}")
+    verdicts = {v.id: v for v in load_verdicts(results_path)}
+    verdict = verdicts.get(str(sample_id))
+    if verdict is None:
+        known = ", ".join(list(verdicts)[:10])
+        raise SpecError(f"no sample {sample_id!r} in {results_path} (samples: {known or 'none'})")
+    human = [r.name for r in verdict.results if r.type in HUMAN_TYPES]
+    if grader_name not in human:
+        hint = f"human graders on this sample: {', '.join(human)}" if human else "it has no human graders"
+        raise SpecError(f"sample {sample_id!r} has no human grader {grader_name!r} ({hint})")
+    review = Review(str(sample_id), grader_name, bool(passed), float(score), comment, reviewer,
+                    datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    line = json.dumps(review.to_dict(), ensure_ascii=False) + "\n"
+    with open(reviews_path(results_path), "a", encoding="utf-8") as fh:
+        fh.write(line)  # one write per line: concurrent reviewers do not interleave
+    return review
+
+
+def load_reviews(results_path: str | Path) -> list[Review]:
+    """Reviews recorded for ``results_path``, oldest first; [] when there are none."""
+    path = reviews_path(results_path)
+    if not path.exists():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(Review(**json.loads(line)))
+        except (ValueError, TypeError) as exc:
+            raise SpecError(f"unreadable review: {exc}", where=f"{path}:{n}") from None
+    return out
+
+
+def apply_reviews(verdicts: Sequence[SampleVerdict], reviews: Iterable[Review], *,
+                  threshold: float | None = None, errors_as_zero: bool = False) -> list[SampleVerdict]:
+    """Verdicts with reviews applied; reviewed samples are re-judged under ``threshold``."""
+    latest: dict[tuple[str, str], Review] = {}
+    for r in reviews:
+        latest[(r.sample_id, r.grader)] = r
+    out = []
+    for v in verdicts:
+        changed = False
+        results = []
+        for r in v.results:
+            review = latest.get((v.id, r.name)) if r.type in HUMAN_TYPES else None
+            if review is not None:
+                r = _reviewed(r, review, v.results)
+                changed = True
+            results.append(r)
+        out.append(judge_sample(v.id, results, threshold=threshold, errors_as_zero=errors_as_zero)
+                   if changed else v)
+    return out
+
+
+def _reviewed(result: GraderResult, review: Review, siblings: list[GraderResult]) -> GraderResult:
+    details = dict(result.details)
+    details["review"] = {"reviewer": review.reviewer, "comment": review.comment, "at": review.created_at}
+    if result.type == "human_calibration":
+        details["calibration"] = _compare(details.get("calibrate_grader"), review, siblings)
+    reason = review.comment or (f"reviewed by {review.reviewer}" if review.reviewer else "human review")
+    data = result.model_dump()
+    data.update(status=Status.PASSED if review.passed else Status.FAILED, passed=review.passed,
+                score=review.score, reason=reason, details=details, error=None)
+    return GraderResult.model_validate(data)
+
+
+def _compare(target: str | None, review: Review, siblings: list[GraderResult]) -> dict[str, Any]:
+    other = next((s for s in siblings if s.name == target), None)
+    row: dict[str, Any] = {"grader": target, "human_passed": review.passed, "human_score": review.score}
+    if other is None or not other.scored:
+        row.update(compared=False, grader_status=other.status.value if other else "missing")
+        return row
+    row.update(compared=True, grader_passed=other.passed, grader_score=other.score,
+               agree=other.passed == review.passed, abs_diff=abs((other.score or 0.0) - review.score))
+    return row
+
+
+def calibration_summary(verdicts: Sequence[SampleVerdict]) -> dict[str, dict[str, Any]]:
+    """Per ``human_calibration`` grader: how well the calibrated grader agrees with people.
+
+    ``agreement_rate`` is the share of compared samples where both said pass or both said
+    fail; ``cohen_kappa`` corrects it for chance (None when undefined); ``mean_abs_diff``
+    is the mean of |grader score - human score|; ``confusion`` counts pass/fail pairs
+    (``tp``: both pass, ``fp``: grader pass / human fail, ...).
+    """
+    rows: dict[str, list[dict[str, Any]]] = {}
+    labelled: dict[str, int] = {}
+    for v in verdicts:
+        for r in v.results:
+            if r.type != "human_calibration":
+                continue
+            cal = r.details.get("calibration")
+            rows.setdefault(r.name, [])
+            if cal is not None:
+                labelled[r.name] = labelled.get(r.name, 0) + 1
+                if cal.get("compared"):
+                    rows[r.name].append(cal)
+    out = {}
+    for name, cmp in rows.items():
+        n = len(cmp)
+        conf = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
+        for c in cmp:
+            key = ("t" if c["grader_passed"] == c["human_passed"] else "f") + ("p" if c["grader_passed"] else "n")
+            conf[key] += 1
+        target = cmp[0]["grader"] if cmp else None
+        out[name] = {"grader": target, "labelled": labelled.get(name, 0), "compared": n,
+                     "agreement_rate": (conf["tp"] + conf["tn"]) / n if n else None,
+                     "cohen_kappa": _kappa(conf, n),
+                     "mean_abs_diff": sum(c["abs_diff"] for c in cmp) / n if n else None,
+                     "confusion": conf}
+    return out
+
+
+def _kappa(conf: dict[str, int], n: int) -> float | None:
+    if not n:
+        return None
+    po = (conf["tp"] + conf["tn"]) / n
+    grader_yes = (conf["tp"] + conf["fp"]) / n
+    human_yes = (conf["tp"] + conf["fn"]) / n
+    pe = grader_yes * human_yes + (1 - grader_yes) * (1 - human_yes)
+    return None if pe >= 1.0 else (po - pe) / (1 - pe)

@@ -1,0 +1,164 @@
+'use strict';
+/**
+ * The harness that runs inside every fresh isolate context, before the user's evaluator.js.
+ *
+ * It is plain text for the isolate, never executed in the worker's own realm (worker.js
+ * compiles it once per isolate). It gives the user's script CommonJS-like globals
+ * (`module`, `exports`, `require`), a `setTimeout` whose timers live and die with the context,
+ * and three entry points the worker calls by reference with string arguments only:
+ *   __assayStart(functionName, argsJson) -> state
+ *   __assayPoll() -> state
+ *   __assayFire() -> state
+ * A state is a string: 'D'+json (done), 'E'+json {name,message,stack} (thrown),
+ * 'I'+message (invalid output), 'W'+ms (pending, a timer is due in ms), 'P' (pending,
+ * microtasks may still settle it), 'S' (stuck: pending with no timer that could settle it).
+ * Builtins are captured before user code runs, so that a user who poisons JSON or Array in
+ * the context spoils only their own result; the worker treats every state as hostile text.
+ */
+module.exports = String.raw`
+(function (g) {
+  'use strict';
+  const stringify = JSON.stringify, isFinite_ = Number.isFinite, apply = Reflect.apply;
+  const PromiseResolve = Promise.resolve.bind(Promise), then = Promise.prototype.then;
+  const now = Date.now, freeze = Object.freeze, MAX_RESULT = 1 << 20;
+
+  // Libraries: tables of [factory, {spec: index}] registered by the packed library scripts.
+  const tables = Object.create(null), loaded = Object.create(null);
+  g.__assayDefine = function (name, table) { tables[name] = table; };
+  function notAvailable(name) { return new Error("module '" + name + "' is not available"); }
+  function instantiate(table) {
+    const mods = [];
+    function load(i, spec) {
+      if (i === undefined || i < 0) throw notAvailable(spec);
+      if (mods[i]) return mods[i].exports;
+      const m = { exports: {} };
+      mods[i] = m;
+      const deps = table[i][1];
+      apply(table[i][0], m.exports, [m, m.exports, function (s) { return load(deps[s], s); }]);
+      return m.exports;
+    }
+    return load(0, '');
+  }
+  function require(name) {
+    name = '' + name;
+    if (name in loaded) return loaded[name];
+    if (!(name in tables)) throw notAvailable(name);
+    return (loaded[name] = instantiate(tables[name]));
+  }
+  g.require = require;
+  g.module = { exports: {} };
+  g.exports = g.module.exports;
+
+  // Nothing here may reach outside the isolate; drop what evaluators never need and what
+  // escapes the heap accounting (WebAssembly memories) or only serves to block a thread.
+  delete g.WebAssembly;
+  delete g.SharedArrayBuffer;
+  if (typeof Atomics === 'object') { delete Atomics.wait; delete Atomics.waitAsync; }
+  const noop = function () {};
+  g.console = freeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop, trace: noop });
+
+  // Timers are queued here and fired by the worker while the evaluation runs; when the
+  // context is released at the end of the evaluation, whatever is left is gone with it.
+  let timers = [], seq = 0;
+  g.setTimeout = function (fn, ms) {
+    if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function');
+    const args = Array.prototype.slice.call(arguments, 2);
+    const delay = isFinite_(+ms) && +ms > 0 ? +ms : 0;
+    timers.push({ id: ++seq, at: now() + delay, fn: fn, args: args });
+    return seq;
+  };
+  g.clearTimeout = function (id) { timers = timers.filter(function (t) { return t.id !== id; }); };
+  g.setImmediate = function (fn) { return g.setTimeout.apply(null, [fn, 0].concat(Array.prototype.slice.call(arguments, 1))); };
+  g.clearImmediate = g.clearTimeout;
+
+  let outcome = null; // {value} or {error}
+
+  function describe(e) {
+    const out = { name: 'Error', message: '', stack: '' };
+    try {
+      if (e !== null && (typeof e === 'object' || typeof e === 'function')) {
+        if (typeof e.name === 'string') out.name = e.name;
+        if (typeof e.message === 'string') out.message = e.message;
+        else out.message = stringify(e) || '' + e;
+        if (typeof e.stack === 'string') out.stack = e.stack;
+      } else {
+        out.name = 'thrown value';
+        out.message = '' + e;
+      }
+    } catch (_) {
+      out.message = out.message || 'an exception that could not be described';
+    }
+    return 'E' + stringify(out);
+  }
+
+  function replacer(key, v) {
+    const t = typeof v;
+    if (t === 'function' || t === 'symbol' || t === 'bigint')
+      throw new TypeError('a ' + t + ' is not JSON' + (key ? " (at key '" + key + "')" : ''));
+    if (t === 'number' && !isFinite_(v))
+      throw new TypeError(v + ' is not a JSON number' + (key ? " (at key '" + key + "')" : ''));
+    return v;
+  }
+
+  function encode(v) {
+    if (v === undefined) return 'I' + 'evaluate() returned undefined; return {passed, score?, reason?}';
+    let text;
+    try { text = stringify(v, replacer); } catch (e) {
+      return 'I' + 'the result is not JSON-serializable: ' + (e && typeof e.message === 'string' ? e.message : 'error');
+    }
+    if (typeof text !== 'string') return 'I' + 'the result is not JSON-serializable';
+    if (text.length > MAX_RESULT) return 'I' + 'the result is too large (' + text.length + ' characters, limit ' + MAX_RESULT + ')';
+    return 'D' + text;
+  }
+
+  function state() {
+    if (outcome !== null) return 'error' in outcome ? describe(outcome.error) : encode(outcome.value);
+    if (timers.length === 0) return 'S';
+    let next = timers[0];
+    for (const t of timers) if (t.at < next.at) next = t;
+    return 'W' + Math.max(0, next.at - now());
+  }
+
+  function pick(name) {
+    const ex = g.module.exports;
+    if (ex !== null && (typeof ex === 'object' || typeof ex === 'function') && typeof ex[name] === 'function') return ex[name];
+    if (typeof ex === 'function') return ex;
+    if (typeof g.exports === 'object' && g.exports !== null && typeof g.exports[name] === 'function') return g.exports[name];
+    if (typeof g[name] === 'function') return g[name];
+    return null;
+  }
+
+  g.__assayFind = function (name) { return pick(name) === null ? 'missing' : 'ok'; };
+
+  g.__assayStart = function (name, argsJson) {
+    const fn = pick(name);
+    if (fn === null) {
+      return describe(new TypeError("evaluator.js does not export a function '" + name +
+        "' (write module.exports = async function " + name + '(input, output, expected, metadata) {...})'));
+    }
+    let result;
+    try { result = apply(fn, undefined, JSON.parse(argsJson)); } catch (e) { return describe(e); }
+    if (result !== null && (typeof result === 'object' || typeof result === 'function') && 'then' in result) {
+      try {
+        apply(then, PromiseResolve(result), [function (v) { outcome = { value: v }; }, function (e) { outcome = { error: e }; }]);
+      } catch (e) { return describe(e); }
+      return 'P';
+    }
+    return encode(result);
+  };
+
+  g.__assayPoll = state;
+
+  g.__assayFire = function () {
+    const due = now();
+    let i = -1;
+    for (let k = 0; k < timers.length; k++) if (timers[k].at <= due && (i < 0 || timers[k].at < timers[i].at)) i = k;
+    if (i >= 0) {
+      const t = timers.splice(i, 1)[0];
+      // An exception in a timer callback would crash a Node process; here it fails the evaluation.
+      try { apply(t.fn, undefined, t.args); } catch (e) { if (outcome === null) outcome = { error: e }; }
+    }
+    return 'P';
+  };
+})(globalThis);
+`;

@@ -1,0 +1,191 @@
+"""``PythonPool``: a thread-safe pool of zygotes that runs Python evaluations in confined children."""
+
+from __future__ import annotations
+
+import ast
+import logging
+import math
+import os
+import queue
+import threading
+import weakref
+from typing import Any
+
+import orjson
+
+from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.result import ErrorCode
+from assay.sandbox.python.handle import Zygote, ZygoteGone
+from assay.sandbox.python.outcome import classify
+from assay.sandbox.python.session import exchange
+
+log = logging.getLogger("assay.sandbox")
+WEAK_ENV = "ASSAY_SANDBOX_ALLOW_WEAK"
+MAX_MEMORY_MB = 4096
+
+
+def allow_weak_from_env() -> bool:
+    return os.environ.get(WEAK_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+class PythonPool:
+    """Runs ``CodeCall``s for ``language="python"``; many threads may call ``call`` at once.
+
+    ``workers`` zygotes (default: one per CPU core) start on first use; each serves one
+    evaluation at a time and forks the next child while the current one runs. If a required
+    confinement layer is missing every call answers ``unavailable``, unless ``allow_weak``
+    (default: the ``ASSAY_SANDBOX_ALLOW_WEAK`` environment variable) is set.
+    """
+
+    def __init__(self, workers: int | None = None, allow_weak: bool | None = None, uid: int = 65534) -> None:
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self._options = {"allow_weak": allow_weak_from_env() if allow_weak is None else allow_weak, "uid": uid}
+        self._idle: queue.Queue[Zygote] = queue.Queue()
+        self._all = [Zygote(self._options) for _ in range(self.workers)]
+        for zygote in self._all:
+            self._idle.put(zygote)
+        self._closed = False
+        self._refused: str | None = None
+        self.hello: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        weakref.finalize(self, _stop_all, self._all)  # at garbage collection and at exit
+
+    def call(self, request: CodeCall) -> CodeOutcome:
+        """Run ``request.function`` of ``request.source`` with ``request.args`` in a fresh child."""
+        memory_mb = max(1, min(int(request.memory_mb), MAX_MEMORY_MB))
+        timeout_ms = max(1, int(request.timeout_ms))
+        limits = {"timeout_ms": timeout_ms, "memory_mb": memory_mb,
+                  "cpu_seconds": math.ceil(timeout_ms / 1000) + 1}
+        try:
+            payload = _encode(request, memory_mb, timeout_ms)
+        except (TypeError, ValueError) as exc:
+            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=f"the arguments are not JSON data: {exc}",
+                               limits=limits)
+        if self._refused or self._closed:
+            return self._unavailable(limits)
+        zygote = self._idle.get()
+        try:
+            outcome = self._run(zygote, payload, timeout_ms, memory_mb, limits)
+        finally:
+            self._idle.put(zygote)
+        outcome.limits = limits
+        return outcome
+
+    def _run(self, zygote: Zygote, payload: bytes, timeout_ms: int, memory_mb: int,
+             limits: dict[str, Any]) -> CodeOutcome:
+        sent = False
+        for attempt in (1, 2):  # one restart if the zygote was found dead before the request left
+            try:
+                if self._closed:
+                    return self._unavailable(limits)
+                if not zygote.alive:
+                    self._start(zygote)
+                limits["layers"] = self.hello.get("active_layers", [])
+                child = zygote.take_child()
+                try:
+                    sent = True
+                    ex = exchange(child, payload, timeout_ms / 1000)
+                    status = zygote.reap(child.pid) if ex.exited else None
+                finally:
+                    child.close()
+                return classify(ex, status, timeout_ms, memory_mb)
+            except ZygoteGone as exc:
+                zygote.stop()
+                if exc.refused:
+                    self._refused = str(exc)
+                    return self._unavailable(limits)
+                if sent or attempt == 2 or self._closed:
+                    return CodeOutcome(error=ErrorCode.UNAVAILABLE, limits=limits,
+                                       message=f"the Python sandbox failed: {exc}")
+        raise AssertionError("unreachable")
+
+    def _start(self, zygote: Zygote) -> None:
+        hello = zygote.start()
+        with self._lock:
+            if not self.hello:
+                self.hello = hello
+                if hello.get("missing_layers"):
+                    log.warning("%s is set: Python code evaluators run WITHOUT these sandbox layers: %s",
+                                WEAK_ENV, ", ".join(hello["missing_layers"]))
+                if hello.get("missing_modules"):
+                    log.warning("allow-listed modules not installed: %s", ", ".join(hello["missing_modules"]))
+
+    def _unavailable(self, limits: dict[str, Any]) -> CodeOutcome:
+        message = self._refused or "the Python sandbox is closed"
+        return CodeOutcome(error=ErrorCode.UNAVAILABLE, message=message, limits=limits)
+
+    def start(self) -> dict[str, Any]:
+        """Start every zygote now instead of on first use; return the first one's hello."""
+        taken = [self._idle.get() for _ in self._all]
+        try:
+            for zygote in taken:
+                if not zygote.alive and not self._refused:
+                    try:
+                        self._start(zygote)
+                    except ZygoteGone as exc:
+                        if not exc.refused:
+                            raise
+                        self._refused = str(exc)
+        finally:
+            for zygote in taken:
+                self._idle.put(zygote)
+        return self.hello
+
+    @property
+    def refused(self) -> str | None:
+        """Why the pool refuses untrusted code (a missing layer), or None."""
+        return self._refused
+
+    def close(self, wait_s: float = 10.0) -> None:
+        """Stop every zygote and its children. Waits up to ``wait_s`` for calls in flight."""
+        self._closed = True
+        taken = []
+        for _ in self._all:
+            try:
+                taken.append(self._idle.get(timeout=wait_s))
+            except queue.Empty:
+                break
+        _stop_all(self._all)
+        for zygote in taken:  # a caller still queued for a slot gets one and answers `unavailable`
+            self._idle.put(zygote)
+
+    def check(self, source: str, function: str = "evaluate") -> str | None:
+        """Compile ``source`` (nothing runs) and look for a top-level ``function``; None when fine."""
+        return check_source(source, function)
+
+    def __enter__(self) -> PythonPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def check_source(source: str, function: str = "evaluate") -> str | None:
+    """The problem with ``source`` as an evaluator (syntax error with its line, missing function)."""
+    try:
+        tree = ast.parse(source, filename="<evaluator>")
+        compile(tree, "<evaluator>", "exec")
+    except SyntaxError as exc:
+        return f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}"
+    except ValueError as exc:  # e.g. a NUL byte in the source
+        return f"the source cannot be compiled: {exc}"
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            return None
+    return f"no top-level function `{function}` is defined (def {function}(input, output, expected, metadata))"
+
+
+def _stop_all(zygotes: list[Zygote]) -> None:
+    for zygote in zygotes:
+        zygote.stop()
+
+
+def _encode(request: CodeCall, memory_mb: int, timeout_ms: int) -> bytes:
+    body = {"source": request.source, "function": request.function, "args": list(request.args),
+            "memory_mb": memory_mb, "timeout_ms": timeout_ms}
+    try:
+        return orjson.dumps(body)
+    except TypeError:  # integers beyond 64 bits: the standard encoder handles them
+        import json
+
+        return json.dumps(body, allow_nan=False).encode()

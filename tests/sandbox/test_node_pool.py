@@ -1,0 +1,182 @@
+"""NodePool: the product spec's examples, the four libraries, outcomes and the pool's mechanics."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from assay.core.interfaces import CodeCall
+from assay.core.result import ErrorCode
+from assay.sandbox import node as node_sandbox
+from assay.sandbox.node import NodePool, probe
+
+pytestmark = pytest.mark.skipif(node_sandbox.node_binary() is None, reason="node is not installed")
+
+LENGTH_CHECK = """
+module.exports = async function evaluate(input, output, expected, metadata) {
+  const minLength = metadata.minLength || 100;
+
+  if (output.length < minLength) {
+    return {
+      passed: false,
+      score: output.length / minLength,
+      reason: `输出长度 ${output.length} 小于要求的 ${minLength}`
+    };
+  }
+
+  return { passed: true, score: 1.0, reason: '长度符合要求' };
+};
+"""
+
+KEYWORDS = """
+const _ = require('lodash');
+
+module.exports = async function evaluate(input, output, expected, metadata) {
+  const keywords = metadata.keywords || [];
+  const foundKeywords = keywords.filter(kw => output.includes(kw));
+  const coverage = foundKeywords.length / keywords.length;
+
+  return {
+    passed: coverage >= 0.8,
+    score: coverage,
+    reason: `包含关键词 ${foundKeywords.length}/${keywords.length}`,
+    details: { foundKeywords, missingKeywords: _.difference(keywords, foundKeywords) }
+  };
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with NodePool(size=2) as p:
+        yield p
+
+
+def run(pool, source, *args, **kw):
+    return pool.call(CodeCall("nodejs", source, list(args) or ["in", "out", None, {}], **kw))
+
+
+def test_spec_length_check(pool):
+    short = pool.call(CodeCall("nodejs", LENGTH_CHECK, ["q", "abc", None, {"minLength": 6}]))
+    assert short.ok, short
+    assert short.value == {"passed": False, "score": 0.5, "reason": "输出长度 3 小于要求的 6"}
+    long = pool.call(CodeCall("nodejs", LENGTH_CHECK, ["q", "x" * 120, None, {}]))
+    assert long.value == {"passed": True, "score": 1.0, "reason": "长度符合要求"}
+    assert long.limits["timeout_ms"] == 5000 and long.limits["memory_mb"] == 128
+    assert "isolate" in long.limits["layers"] and long.duration_ms > 0
+
+
+def test_spec_keyword_coverage_with_lodash(pool):
+    meta = {"keywords": ["北京", "上海", "广州", "深圳", "杭州"]}
+    out = pool.call(CodeCall("nodejs", KEYWORDS, ["q", "北京 上海 广州 深圳", None, meta]))
+    assert out.ok, out
+    assert out.value["passed"] is True and out.value["score"] == 0.8
+    assert out.value["details"] == {"foundKeywords": ["北京", "上海", "广州", "深圳"], "missingKeywords": ["杭州"]}
+
+
+def test_dayjs_validator_ajv(pool):
+    src = """
+    const dayjs = require('dayjs'), validator = require('validator'), Ajv = require('ajv');
+    module.exports = async (input, output, expected, metadata) => {
+      const ajv = new Ajv({ allErrors: true });
+      const validate = ajv.compile({ type: 'object', required: ['age'], properties: { age: { type: 'integer', minimum: 0 } } });
+      const ok = validate(JSON.parse(output));
+      return { passed: ok && validator.isEmail(metadata.email), reason: dayjs(metadata.day).add(1, 'day').format('YYYY-MM-DD'),
+               details: { errors: (validate.errors || []).map(e => e.instancePath + ' ' + e.message) } };
+    };"""
+    good = run(pool, src, "", '{"age": 3}', None, {"email": "a@b.org", "day": "2024-02-28"})
+    assert good.value == {"passed": True, "reason": "2024-02-29", "details": {"errors": []}}, good
+    bad = run(pool, src, "", '{"age": -1}', None, {"email": "nope", "day": "2024-12-31"})
+    assert bad.value == {"passed": False, "reason": "2025-01-01", "details": {"errors": ["/age must be >= 0"]}}
+
+
+@pytest.mark.parametrize("source", [
+    "module.exports = function (i, o) { return { passed: o === 'out' }; }",
+    "module.exports.evaluate = (i, o) => ({ passed: o === 'out' })",
+    "exports.evaluate = async (i, o) => ({ passed: o === 'out' })",
+    "async function evaluate(i, o) { return { passed: o === 'out' }; }",
+    "module.exports = async (i, o) => { await new Promise(r => setTimeout(r, 20)); return { passed: o === 'out' }; }",
+])
+def test_export_styles_sync_async_and_timers(pool, source):
+    out = run(pool, source)
+    assert out.ok and out.value == {"passed": True}, out
+
+
+def test_thrown_error_keeps_user_frames(pool):
+    out = run(pool, "\nfunction helper() {\n  throw new TypeError('bad input');\n}\nmodule.exports = async () => helper();\n")
+    assert out.error is ErrorCode.RUNTIME_ERROR
+    assert out.message == "TypeError: bad input"
+    assert "evaluator.js:3:" in out.traceback and "helper" in out.traceback
+    assert "bootstrap" not in out.traceback and "worker.js" not in out.traceback
+
+
+@pytest.mark.parametrize(("source", "fragment"), [
+    ("module.exports = () => NaN", "NaN"),
+    ("module.exports = () => ({ passed: true, f() {} })", "function"),
+    ("module.exports = () => { const a = { passed: true }; a.self = a; return a; }", "circular"),
+    ("module.exports = () => ({ passed: true, big: 10n })", "bigint"),
+    ("module.exports = () => 'x'.repeat(3 << 20)", "too large"),
+    ("module.exports = () => undefined", "undefined"),
+])
+def test_invalid_outputs(pool, source, fragment):
+    out = run(pool, source)
+    assert out.error is ErrorCode.INVALID_OUTPUT, out
+    assert fragment in out.message
+
+
+def test_check_reports_syntax_line_and_missing_export(pool):
+    assert pool.check("nodejs", "module.exports = async () => ({ passed: true })") is None
+    msg = pool.check("nodejs", "const a = 1;\nconst b = ;\n")
+    assert msg.startswith("SyntaxError at line 2")
+    assert "does not export a function 'evaluate'" in pool.check("nodejs", "const x = 1;")
+    assert "grade" in pool.check("nodejs", "module.exports.evaluate = () => 1", function="grade")
+    assert pool.check("nodejs", "exports.grade = () => 1", function="grade") is None
+    assert "python" in pool.check("python", "def evaluate(): pass")
+
+
+def test_function_name_and_language(pool):
+    out = pool.call(CodeCall("nodejs", "exports.grade = (i) => ({ passed: i === 1 })", [1], function="grade"))
+    assert out.value == {"passed": True}
+    wrong = pool.call(CodeCall("python", "def evaluate(*a): pass", []))
+    assert wrong.error is ErrorCode.INVALID_CONFIG
+
+
+def test_concurrent_threads_share_the_pool(pool):
+    results: list = []
+
+    def work(n: int) -> None:
+        for k in range(10):
+            results.append(run(pool, "module.exports = (i) => ({ passed: true, score: i / 100 })", n * 10 + k).value)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(r["score"] for r in results) == [i / 100 for i in range(60)]
+
+
+def test_workers_recycled_after_max_calls_and_closed():
+    with NodePool(size=1, max_calls=3) as p:
+        pids = set()
+        for _ in range(7):
+            assert run(p, "module.exports = () => ({ passed: true })").ok
+            pids.update(w.proc.pid for w in p._idle)
+        assert len(pids) == 3
+    for pid in pids:
+        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+
+
+def test_unavailable_without_node_modules(monkeypatch, tmp_path):
+    monkeypatch.setattr(node_sandbox, "NODE_MODULES", tmp_path / "node_modules")
+    out = run(NodePool(size=1), "module.exports = () => 1")
+    assert out.error is ErrorCode.UNAVAILABLE and "make node-deps" in out.message
+
+
+def test_probe():
+    info = probe()
+    assert info["node"].startswith("v") and info["isolated_vm"] is True
+    assert set(info["modules"]) == {"lodash", "dayjs", "validator", "ajv"}
+    assert all(info["modules"].values())
