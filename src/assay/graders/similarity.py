@@ -82,7 +82,7 @@ def cosine(a: str, b: str) -> float:
     if not dot:
         return 0.0
     norm = math.sqrt(sum(n * n for n in ca.values())) * math.sqrt(sum(n * n for n in cb.values()))
-    return min(1.0, dot / norm)
+    return min(1.0, round(dot / norm, 12))  # identical texts give exactly 1, not 0.9999999999999999
 
 
 def levenshtein(a: str, b: str) -> float:

@@ -1,0 +1,77 @@
+import pytest
+
+from assay.core.errors import SpecError
+from assay.core.spec import compile_spec
+from assay.graders.similarity import cosine, jaccard, levenshtein, tokenize
+
+
+def test_levenshtein_normalised_by_longer_string():
+    assert levenshtein("kitten", "sitting") == pytest.approx(1 - 3 / 7)
+    assert levenshtein("", "") == 1.0
+    assert levenshtein("abc", "") == 0.0
+    assert levenshtein("北京是中国的首都", "北京是中国首都") == pytest.approx(1 - 1 / 8)
+
+
+def test_cjk_is_tokenised_into_bigrams():
+    assert tokenize("北京是中国的首都") == ["北京", "京是", "是中", "中国", "国的", "的首", "首都"]
+    assert tokenize("東京 です") == ["東京", "です"]
+    assert tokenize("Hello, World!") == ["hello", "world"]
+    assert tokenize("abc中国def") == ["abc", "中国", "def"]
+    assert tokenize("中") == ["中"]
+
+
+def test_jaccard():
+    assert jaccard("the cat sat", "the cat sat") == 1.0
+    assert jaccard("the cat", "a dog") == 0.0
+    assert jaccard("a b c", "b c d") == pytest.approx(2 / 4)
+    assert jaccard("北京是中国的首都", "北京是中国首都") == pytest.approx(5 / 8)
+    assert jaccard("", "") == 1.0
+    assert jaccard("", "x") == 0.0
+
+
+def test_cosine():
+    assert cosine("a a b", "a a b") == pytest.approx(1.0)
+    assert cosine("a b", "c d") == 0.0
+    assert cosine("a a b", "a b b") == pytest.approx(4 / 5)
+    assert cosine("", "") == 1.0
+    assert cosine("x", "") == 0.0
+    # Chinese without spaces is still compared term by term, not as one token
+    assert 0.5 < cosine("北京是中国的首都", "中国的首都是北京") < 1.0
+
+
+@pytest.mark.parametrize("algorithm", ["levenshtein", "cosine", "jaccard"])
+def test_threshold_and_score(grade, algorithm):
+    spec = {"type": "similarity", "config": {"algorithm": algorithm, "threshold": 0.5}}
+    same = grade(spec, output="北京是中国的首都", expected="北京是中国的首都")
+    assert same.passed and same.score == 1.0
+    far = grade(spec, output="completely different", expected="北京是中国的首都")
+    assert not far.passed and far.score < 0.5 and algorithm in far.reason
+
+
+def test_default_threshold_is_point_eight(grade):
+    r = grade({"type": "similarity"}, output="abcdefghij", expected="abcdefghiX")
+    assert r.score == pytest.approx(0.9) and r.passed
+    r = grade({"type": "similarity"}, output="abcdefgh", expected="abcdeXYZ")
+    assert r.score == pytest.approx(5 / 8) and not r.passed
+
+
+def test_batch_matches_single(grade):
+    from assay.core.sample import Sample
+
+    pairs = [("北京", "北京"), ("abc", "abd"), ("", "x"), ("hello world", "world hello")]
+    for algorithm in ("levenshtein", "cosine", "jaccard"):
+        g = compile_spec({"type": "similarity", "config": {"algorithm": algorithm}}).build()
+        batch = g.grade_batch([Sample(id=str(i), output=o, expected=e) for i, (o, e) in enumerate(pairs)])
+        single = [g.grade(Sample(id="x", output=o, expected=e)) for o, e in pairs]
+        assert [r.score for r in batch] == [r.score for r in single]
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"threshold": 1.5}, r"config\.threshold: Input should be less than or equal to 1"),
+    ({"threshold": -0.1}, r"config\.threshold"),
+    ({"algorithm": "hamming"}, r"config\.algorithm: Input should be 'levenshtein', 'cosine' or 'jaccard'"),
+    ({"algo": "cosine"}, r"config\.algo: unknown field"),
+])
+def test_invalid_config(config, message):
+    with pytest.raises(SpecError, match=message):
+        compile_spec({"type": "similarity", "config": config})
