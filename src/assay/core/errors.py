@@ -28,10 +28,12 @@ class SpecError(AssayError):
     ``where`` names the place (file and line, or sample id) and ``path`` the field path.
     """
 
-    def __init__(self, message: str, *, path: str = "", where: str = "") -> None:
+    def __init__(self, message: str, *, path: str = "", where: str = "", focus: str = "") -> None:
         self.message = message
         self.path = path
         self.where = where
+        self.focus = focus or path
+        """The field path of the first problem, for finding its line in a source file."""
         super().__init__(self.__str__())
 
     def __str__(self) -> str:
@@ -55,11 +57,13 @@ class SpecError(AssayError):
     def from_validation(cls, exc: ValidationError, *, path: str = "", where: str = "") -> SpecError:
         """Turn pydantic's errors into one message naming every bad field."""
         parts = []
+        focus = ""
         for err in exc.errors(include_url=False):
             loc = format_loc(err["loc"])
             full = ".".join(p for p in (path, loc) if p)
+            focus = focus or full
             msg = err["msg"].removeprefix("Value error, ")
             if err["type"] == "extra_forbidden":
                 msg = "unknown field (not allowed here)"
             parts.append(f"{full or '<root>'}: {msg}")
-        return cls("; ".join(parts), where=where)
+        return cls("; ".join(parts), where=where, focus=focus)

@@ -100,7 +100,7 @@ def compile_graders(specs: list[Any], doc: YamlDoc, path: str) -> list[CompiledS
         try:
             compiled = compile_spec(raw, path=here)
         except SpecError as exc:
-            raise SpecError(exc.message, path=exc.path, where=doc.where(exc.path or here)) from None
+            raise SpecError(exc.message, path=exc.path, where=doc.where(exc.focus or here)) from None
         if compiled.name in names:
             raise SpecError(f"duplicate grader name {compiled.name!r} (also {path}[{names[compiled.name]}]); "
                             "give each grader a distinct `name`", path=f"{here}.name", where=doc.where(here))

@@ -61,5 +61,4 @@ class YamlDoc:
 
     def locate(self, exc: SpecError) -> SpecError:
         """The error with this file and the line of its field path."""
-        first = exc.path or (exc.message.split(":", 1)[0] if ":" in exc.message else "")
-        return SpecError(exc.message, path=exc.path, where=exc.where or self.where(first))
+        return SpecError(exc.message, path=exc.path, where=exc.where or self.where(exc.focus))

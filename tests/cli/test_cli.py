@@ -1,0 +1,91 @@
+"""The command line as a user runs it: a real process, real files, exit codes."""
+
+import json
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def assay(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "assay.cli.main", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=120)
+
+
+def write_suite(tmp_path, graders, rows):
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                         encoding="utf-8")
+    (tmp_path / "eval.yaml").write_text(textwrap.dedent(f"""\
+        name: cli-test
+        dataset: data.jsonl
+        graders: {json.dumps(graders)}
+        """), encoding="utf-8")
+    return tmp_path / "eval.yaml"
+
+
+def test_exit_0_when_all_pass(tmp_path):
+    p = write_suite(tmp_path, [{"type": "contains"}], [{"id": "a", "output": "北京是首都", "expected": "首都"}])
+    r = assay("run", str(p))
+    assert r.returncode == 0, r.stderr
+    assert "1/1 passed" in r.stdout
+
+
+def test_exit_1_when_some_fail_with_outputs(tmp_path):
+    p = write_suite(tmp_path, [{"type": "exact_match", "name": "em"}, {"type": "contains"}],
+                    [{"id": "a", "output": "x", "expected": "x"}, {"id": "b", "output": "y", "expected": "x"}])
+    out, junit, summary = tmp_path / "r.jsonl", tmp_path / "r.xml", tmp_path / "s.json"
+    r = assay("run", str(p), "--out", str(out), "--junit", str(junit), "--summary-json", str(summary))
+    assert r.returncode == 1, r.stderr
+    assert "FAILED b" in r.stdout and "em" in r.stdout
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(x["id"], x["passed"], x["score"]) for x in lines] == [("a", True, 1.0), ("b", False, 0.0)]
+    assert {res["name"] for res in lines[1]["results"]} == {"em", "contains"}
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    assert suite.findall("testcase")[1].find("failure") is not None
+    data = json.loads(summary.read_text())
+    assert data["passed"] == 1 and data["graders"][0]["pass_rate"] == 0.5
+
+
+@pytest.mark.parametrize("suite, message", [
+    ("name: x\ngraders: [{type: nope}]\nsamples: []\n", "eval.yaml:2: graders[0].type: unknown grader type 'nope'"),
+    ("name: x\ngraders:\n  - type: regex\n    config: {pattern: '(a'}\nsamples: []\n",
+     "eval.yaml:4: graders[0].config.pattern: invalid regular expression"),
+    ("name: x\ndataset: missing.jsonl\ngraders: [{type: contains}]\n", "dataset file not found"),
+])
+def test_exit_2_on_invalid_suite(tmp_path, suite, message):
+    (tmp_path / "eval.yaml").write_text(suite)
+    r = assay("run", str(tmp_path / "eval.yaml"))
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_exit_2_on_invalid_dataset_row(tmp_path):
+    p = write_suite(tmp_path, [{"type": "contains"}], [{"id": "a", "output": "x"}])
+    with (tmp_path / "data.jsonl").open("a") as fh:
+        fh.write('{"id": "b", "metadata": [1]}\n')
+    r = assay("run", str(p))
+    assert r.returncode == 2 and "data.jsonl:2: metadata" in r.stderr
+
+
+def test_bundled_example_runs():
+    r = assay("run", str(ROOT / "examples" / "presets" / "eval.yaml"))
+    assert r.returncode == 1, r.stderr          # the example fails two samples on purpose
+    assert "4/6 passed" in r.stdout
+
+
+def test_graders_lists_every_preset_with_schema():
+    r = assay("graders", "--json")
+    assert r.returncode == 0
+    rows = {g["type"]: g for g in json.loads(r.stdout)}
+    assert {"exact_match", "contains", "regex", "json_schema", "similarity", "code"} <= set(rows)
+    assert rows["similarity"]["config_schema"]["properties"]["threshold"]["default"] == 0.8
+    assert "schema" in rows["json_schema"]["config_schema"]["properties"]
+    table = assay("graders")
+    assert table.returncode == 0 and "similarity" in table.stdout

@@ -1,0 +1,99 @@
+import textwrap
+
+import pytest
+
+from assay.core.errors import SpecError
+from assay.runner.report import JsonlSink, completed_ids
+from assay.runner.run import run_suite
+from assay.runner.suite import load_suite
+
+
+def suite_file(tmp_path, body, data=None):
+    (tmp_path / "eval.yaml").write_text(textwrap.dedent(body), encoding="utf-8")
+    if data is not None:
+        (tmp_path / "data.jsonl").write_text(data, encoding="utf-8")
+    return tmp_path / "eval.yaml"
+
+
+def test_invalid_grader_config_names_file_line_and_field(tmp_path):
+    p = suite_file(tmp_path, """\
+        name: s
+        dataset: data.jsonl
+        graders:
+          - type: contains
+          - type: similarity
+            config:
+              threshold: 2
+        """, '{"id": 1}\n')
+    with pytest.raises(SpecError) as info:
+        load_suite(p)
+    msg = str(info.value)
+    assert f"{p}:7" in msg and "graders[1].config.threshold" in msg
+
+
+def test_unknown_top_level_key(tmp_path):
+    p = suite_file(tmp_path, "name: s\ngraders: [{type: contains}]\nsamples: []\nthreshhold: 1\n")
+    with pytest.raises(SpecError, match=r"eval\.yaml:4.*threshhold: unknown field"):
+        load_suite(p)
+
+
+def test_yaml_syntax_error_has_line(tmp_path):
+    p = suite_file(tmp_path, "name: s\ngraders: [\n  {type: contains\n")
+    with pytest.raises(SpecError, match=r"eval\.yaml:\d+: invalid YAML"):
+        load_suite(p)
+
+
+def test_duplicate_grader_names(tmp_path):
+    p = suite_file(tmp_path, "name: s\nsamples: []\ngraders: [{type: contains}, {type: contains}]\n")
+    with pytest.raises(SpecError, match="duplicate grader name 'contains'"):
+        load_suite(p)
+
+
+def test_run_and_resume_without_duplicates(tmp_path):
+    rows = "".join(f'{{"id": {i}, "output": "x{i}", "expected": "x{i if i % 3 else -1}"}}\n' for i in range(10))
+    p = suite_file(tmp_path, "name: s\ndataset: data.jsonl\ngraders: [{type: exact_match}]\n", rows)
+    suite = load_suite(p)
+    out = tmp_path / "results.jsonl"
+    sink = JsonlSink(out)
+    # a run that dies after its first chunk, mid-way through writing the second line of the next
+    first = run_suite(suite, sink=sink, chunk_size=4, done_ids=set(str(i) for i in range(4, 10)))
+    sink.close()
+    with out.open("ab") as fh:
+        fh.write(b'{"id": "4", "status": "pass')
+    done = completed_ids(out)
+    assert done == {"0", "1", "2", "3"} and len(first.verdicts) == 4
+    sink = JsonlSink(out, append=True)
+    rest = run_suite(suite, sink=sink, done_ids=done)
+    sink.close()
+    ids = [line.split('"id":"')[1].split('"')[0] for line in out.read_text().splitlines()]
+    assert sorted(ids, key=int) == [str(i) for i in range(10)]
+    assert rest.resumed == 4 and rest.summary.total == 6
+
+
+def test_cost_ordered_skips_expensive_graders_after_a_cheap_failure(tmp_path):
+    p = suite_file(tmp_path, """\
+        name: s
+        cost_ordered: true
+        samples:
+          - {id: a, output: "ok", expected: "ok"}
+          - {id: b, output: "no", expected: "ok"}
+        graders:
+          - {type: code, name: costly, config: {assertions: ["len(output) > 0"]}}
+          - {type: exact_match, name: cheap}
+        """)
+    suite = load_suite(p)
+
+    class CountingRunner:
+        calls = 0
+
+        def call(self, request):
+            from assay.core.interfaces import CodeOutcome
+            CountingRunner.calls += 1
+            return CodeOutcome(value=[{"assertion": "len(output) > 0", "passed": True}])
+
+    from assay.core.interfaces import Resources
+    result = run_suite(suite, resources=Resources(code_runner=CountingRunner()))
+    a, b = result.verdicts
+    assert a.passed and [r.name for r in a.results] == ["costly", "cheap"]
+    assert b.skipped == ["costly"] and [r.name for r in b.results] == ["cheap"]
+    assert CountingRunner.calls == 1 and result.skipped == {"costly": 1}
