@@ -22,8 +22,14 @@ def preview(text: str, limit: int = 120) -> str:
 
 
 def common_prefix_length(a: str, b: str) -> int:
-    """Index of the first differing character, by bisection over C-level slice comparisons."""
-    lo, hi = 0, min(len(a), len(b))
+    """Index of the first differing character, by galloping then bisecting over C-level
+    slice comparisons (most differences come early, so the gallop usually ends at once)."""
+    n = min(len(a), len(b))
+    lo, step = 0, 8
+    while lo + step < n and a[lo:lo + step] == b[lo:lo + step]:
+        lo += step
+        step *= 4
+    hi = min(n, lo + step)
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[lo:mid] == b[lo:mid]:

@@ -10,7 +10,7 @@ from assay.core.grader import Grader, GraderConfig
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
-from assay.graders._text import as_text, common_prefix_length, preview
+from assay.graders._text import as_text, common_prefix_length
 
 
 class ExactMatchConfig(GraderConfig):
@@ -54,7 +54,7 @@ class ExactMatch(Grader):
 def _differ(output: object, expected: object) -> str:
     if expected is None:
         return "no expected value to compare with"
-    a, b = as_text(output), as_text(expected)
+    a = output if output.__class__ is str else as_text(output)
+    b = expected if expected.__class__ is str else as_text(expected)
     i = common_prefix_length(a, b)
-    return (f"output differs from expected at character {i}: "
-            f"got {preview(a[i:i + 40])!r}, expected {preview(b[i:i + 40])!r}")
+    return f"output differs from expected at character {i}: got {a[i:i + 40]!r}, expected {b[i:i + 40]!r}"

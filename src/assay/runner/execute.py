@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import gc
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from time import perf_counter
 
 from assay.core.grader import Grader
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a vectorised batch.
+
+    A batch allocates two acyclic containers per sample; the collector's repeated passes over
+    the growing heap cost a third of exact_match's time (measured: 140k -> 207k samples/s).
+    Nothing in a batch makes cycles, so pausing frees nothing later than it would have.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def grade_one(grader: Grader, sample: Sample) -> GraderResult:
@@ -43,7 +62,8 @@ def grade_many(grader: Grader, samples: Sequence[Sample], *,
         return [grade_one(grader, s) for s in samples]
     start = perf_counter()
     try:
-        results = grader.grade_batch(samples)
+        with _collector_paused():
+            results = grader.grade_batch(samples)
     except Exception:  # noqa: BLE001
         return [grade_one(grader, s) for s in samples]
     per_sample = (perf_counter() - start) * 1000.0 / len(samples)

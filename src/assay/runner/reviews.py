@@ -55,9 +55,11 @@ def load_verdicts(results_path: str | Path) -> list[SampleVerdict]:
     except FileNotFoundError:
         raise SpecError(f"results file {path} not found") from None
     rows: list[tuple[int, Any]] = []
-    stripped = text.lstrip()
-    if stripped.startswith("{") and "\n{" not in stripped.rstrip():
+    try:
         doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
         rows = list(enumerate(doc.get("samples") or doc.get("verdicts") or [doc], 1))
     else:
         for n, line in enumerate(text.splitlines(), 1):

@@ -108,14 +108,18 @@ def compile_grader(spec: dict[str, Any], doc: YamlDoc, keys: tuple[str | int, ..
     try:
         return compile_spec(spec, path=field_path(keys))
     except SpecError as exc:
-        sub = _relative_keys(exc.path, keys)
+        # Config errors carry their field path at the head of the message ("a.b: problem").
+        located = exc.path or exc.message.split(": ", 1)[0]
+        sub = _relative_keys(located, keys)
         raise SpecError(exc.message, path=exc.path, where=doc.where(*keys, *sub)) from None
 
 
 def _relative_keys(path: str, keys: tuple[str | int, ...]) -> list[str | int]:
     """The keys of ``path`` below ``keys``, so the line points at the bad field itself."""
     prefix = field_path(keys)
-    rest = path[len(prefix):] if path.startswith(prefix) else ""
+    if not path.startswith(prefix) or " " in path:
+        return []
+    rest = path[len(prefix):]
     out: list[str | int] = []
     for part in rest.replace("[", ".[").split("."):
         if not part:

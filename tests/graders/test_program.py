@@ -1,0 +1,216 @@
+"""program grader: real Python, Node.js and shell programs; every Vally evidence case."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+
+import pytest
+
+from assay.core.errors import SpecError
+from assay.core.sample import Sample
+from assay.core.spec import compile_spec
+
+PY = sys.executable
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+
+
+def grade(config, sample=None, tmp_path=None):
+    workspace = str(tmp_path) if tmp_path is not None else None
+    sample = sample or Sample(id="s1", input="do it", output="done", workspace=workspace)
+    return compile_spec({"type": "program", "config": config}).build().grade(sample)
+
+
+def py(code: str) -> dict:
+    return {"program": PY, "args": ["-c", code]}
+
+
+@pytest.mark.parametrize("config, status, score, evidence", [
+    (py("pass"), "passed", 1.0, "Grader exited successfully"),
+    (py("import sys; sys.exit(3)"), "failed", 0.0, "Grader exited with exit code 3"),
+    ({"program": "exit 4", "shell": True}, "failed", 0.0, "Grader exited with exit code 4"),
+    ({"program": "kill -9 $$", "shell": True}, "failed", 0.0, "Grader was killed by signal SIGKILL"),
+    (py("print('not json')"), "failed", 0.0, "Grader returned unparseable JSON output on stdout: JSONDecodeError"),
+    (py("print('{\"passed\": true}')"), "failed", 0.0, "Grader output did not match schema"),
+    (py("import json; print(json.dumps(dict(name='n', passed=True, score=0.85, evidence='14 of 16', kind='code')))"),
+     "passed", 0.85, "14 of 16"),
+    (py("import json; print(json.dumps(dict(name='n', passed=False, score=0.2, evidence='bad', kind='llm',"
+        " metadata={'k': 1})))"), "failed", 0.2, "bad"),
+])
+def test_evidence_cases(config, status, score, evidence, tmp_path):
+    r = grade(config, tmp_path=tmp_path)
+    assert r.status.value == status
+    assert r.score == score
+    assert r.reason.startswith(evidence)
+
+
+@pytest.mark.parametrize("doc, field", [
+    ({"name": "n", "passed": True, "score": 1.5, "evidence": "e", "kind": "code"}, "score"),
+    ({"name": "n", "passed": "yes", "score": 1, "evidence": "e", "kind": "code"}, "passed"),
+    ({"name": "n", "passed": True, "score": 1, "kind": "code"}, "evidence"),
+    ({"name": "n", "passed": True, "score": 1, "evidence": "e", "kind": "code", "extra": 1}, "extra"),
+    ({"name": "n", "passed": True, "score": 1, "evidence": "e", "kind": "robot"}, "kind"),
+    ([1, 2], "<root>"),
+])
+def test_schema_is_strict(doc, field, tmp_path):
+    r = grade(py(f"print({json.dumps(json.dumps(doc))})"), tmp_path=tmp_path)
+    assert r.status.value == "failed" and r.score == 0.0
+    assert r.reason.startswith("Grader output did not match schema")
+    assert any(e.startswith(field) for e in r.details["schema_errors"])
+
+
+def test_metadata_and_reported_name_kept(tmp_path):
+    code = "import json; print(json.dumps(dict(name='x', passed=True, score=1, evidence='ok', kind='code', metadata={'a': 1})))"
+    r = grade(py(code), tmp_path=tmp_path)
+    assert r.details["metadata"] == {"a": 1} and r.details["reported_name"] == "x"
+
+
+def test_failed_to_start_is_enoent(tmp_path):
+    r = grade({"program": "no-such-program-assay-xyz"}, tmp_path=tmp_path)
+    assert r.status.value == "error" and r.error.value == "unavailable"
+    assert r.reason.startswith("Failed to start grader program: ENOENT (spawn)")
+
+
+@needs_node
+def test_node_program_json_mode(tmp_path):
+    (tmp_path / "score.js").write_text(
+        "const fs = require('fs');"
+        "const input = JSON.parse(fs.readFileSync(process.env.EVALUATE_GRADER_INPUT, 'utf8'));"
+        "console.log(JSON.stringify({name: 'js', passed: input.output === 'done', score: 0.5,"
+        " evidence: 'from node ' + input.stimulus.prompt, kind: 'code'}));")
+    r = grade({"program": "node", "args": ["score.js"]}, tmp_path=tmp_path)
+    assert (r.status.value, r.score, r.reason) == ("passed", 0.5, "from node do it")
+
+
+def test_shell_program_sees_workspace_and_input(tmp_path):
+    (tmp_path / "check.sh").write_text('test "$EVALUATE_WORKSPACE" = "$(pwd)" && grep -q \'"output": "done"\' "$EVALUATE_GRADER_INPUT"\n')
+    r = grade({"program": "bash", "args": ["check.sh"]}, tmp_path=tmp_path)
+    assert r.status.value == "passed", r.details
+
+
+def test_grader_input_contents_and_cleanup(tmp_path):
+    sub = tmp_path / "src" / "app"
+    sub.mkdir(parents=True)
+    code = ("import json, os, shutil; p = os.environ['EVALUATE_GRADER_INPUT'];"
+            "shutil.copy(p, os.path.join(os.environ['EVALUATE_WORKSPACE'], 'seen.json'));"
+            "open(os.path.join(os.environ['EVALUATE_WORKSPACE'], 'meta.txt'), 'w').write(p + '\\n' + os.getcwd())")
+    sample = Sample(id="s9", input="prompt", output="out", expected="exp", metadata={"m": 1},
+                    transcript=[{"type": "tool_call", "name": "bash", "call_id": "1", "arguments": {"command": "ls"}}],
+                    workspace=str(tmp_path))
+    r = grade({**py(code), "sub_path": "src/app", "env": {"FOO": "bar"}}, sample)
+    assert r.status.value == "passed"
+    doc = json.loads((tmp_path / "seen.json").read_text())
+    assert doc["output"] == "out" and doc["expected"] == "exp" and doc["metadata"] == {"m": 1}
+    assert doc["stimulus"]["prompt"] == "prompt" and doc["config"]["sub_path"] == "src/app"
+    assert doc["trajectory"]["events"][0]["data"] == {"toolName": "bash", "toolCallId": "1", "arguments": {"command": "ls"}}
+    path, cwd = (tmp_path / "meta.txt").read_text().splitlines()
+    assert not os.path.exists(path), "grader input file must be removed afterwards"
+    assert os.path.realpath(cwd) == os.path.realpath(sub)
+    assert doc["workspace"] == os.path.realpath(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["EVALUATE_WORKSPACE", "evaluate_grader_input", "Evaluate_Workspace",
+                                  "EVALUATE_GRADER_INPUT"])
+def test_reserved_env_names_rejected(name):
+    with pytest.raises(SpecError, match="cannot be given in env") as exc:
+        compile_spec({"type": "program", "config": {"program": "true", "env": {name: "x"}}})
+    assert "config.env" in str(exc.value)
+
+
+@pytest.mark.parametrize("sub_path", ["..", "../x", "a/../../b", "/etc"])
+def test_sub_path_escape_rejected_at_config(sub_path):
+    with pytest.raises(SpecError, match="sub_path"):
+        compile_spec({"type": "program", "config": {"program": "true", "sub_path": sub_path}})
+
+
+def test_symlink_escape_is_invalid_config_at_grade_time(tmp_path):
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    ws.mkdir()
+    outside.mkdir()
+    (ws / "link").symlink_to(outside)
+    r = grade({"program": "true", "sub_path": "link"}, Sample(id="s", workspace=str(ws)))
+    assert r.status.value == "error" and r.error.value == "invalid_config"
+    assert "escapes the workspace" in r.reason
+
+
+def test_symlink_escape_with_static_workspace_rejected_at_config(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "up").symlink_to(tmp_path)
+    with pytest.raises(SpecError, match="escapes"):
+        compile_spec({"type": "program", "config": {"program": "true", "sub_path": "up", "workspace": str(ws)}})
+
+
+@pytest.mark.parametrize("raw, seconds", [("60s", 60), ("2m", 120), ("500ms", 0.5), (5, 5), ("1m30s", 90)])
+def test_durations(raw, seconds):
+    assert compile_spec({"type": "program", "config": {"program": "true", "timeout": raw}}).config.timeout == seconds
+
+
+@pytest.mark.parametrize("raw", ["abc", "10", "-1s", 0, "5 minutes", True])
+def test_bad_durations(raw):
+    with pytest.raises(SpecError, match="config.timeout"):
+        compile_spec({"type": "program", "config": {"program": "true", "timeout": raw}})
+
+
+def test_default_timeout_is_60s():
+    assert compile_spec({"type": "program", "config": {"program": "true"}}).config.timeout == 60
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    start = time.monotonic()
+    r = grade({"program": f"sleep 30 & echo $! > {pidfile}; wait", "shell": True, "timeout": "300ms"},
+              tmp_path=tmp_path)
+    assert time.monotonic() - start < 5
+    assert r.status.value == "error" and r.error.value == "timeout"
+    assert r.reason == "Grader timed out after 300ms"
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 3
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the background child must be killed with its group"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_scrub_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASSAY_SECRET", "s3cret")
+    code = "import os, sys; sys.exit(0 if os.environ.get('ASSAY_SECRET') is None and os.environ['KEEP'] == '1' else 1)"
+    assert grade({**py(code), "scrub_env": True, "env": {"KEEP": "1"}}, tmp_path=tmp_path).passed
+    assert not grade({**py(code), "env": {"KEEP": "1"}}, tmp_path=tmp_path).passed
+
+
+def test_stdout_cap_and_stderr_tail(tmp_path):
+    r = grade({**py("import sys; sys.stderr.write('x' * 100000 + 'END'); print('a' * 5000)"),
+               "max_output_bytes": 1024}, tmp_path=tmp_path)
+    assert r.status.value == "failed" and "cap" in r.reason
+    assert r.details["stderr"].endswith("END") and r.details["stderr_truncated"]
+
+
+def test_missing_workspace_is_an_error(tmp_path):
+    r = grade({"program": "true"}, Sample(id="s", workspace=str(tmp_path / "nope")))
+    assert r.status.value == "error" and "not a directory" in r.reason
+
+
+def test_relative_script_found_in_base_dir(tmp_path):
+    suite, ws = tmp_path / "suite", tmp_path / "ws"
+    (suite / "graders").mkdir(parents=True)
+    ws.mkdir()
+    (suite / "graders" / "ok.py").write_text("pass\n")
+    r = grade({"program": PY, "args": ["graders/ok.py"], "base_dir": str(suite)}, Sample(id="s", workspace=str(ws)))
+    assert r.status.value == "passed", r.details
+
+
+def test_taxonomy_and_io_bound():
+    cls = compile_spec({"type": "program", "config": {"program": "true"}}).grader_cls
+    assert cls.io_bound and cls.taxonomy.temporal_scope == "trajectory-level"
+    assert cls.taxonomy.determinism == "static" and cls.taxonomy.reference == "reference-free"

@@ -1,0 +1,77 @@
+"""tool_calls grader: required / forbidden patterns on names, arguments and results; counts; sequence."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.core.errors import SpecError
+from assay.core.sample import Sample
+from assay.core.spec import compile_spec
+from assay.core.transcript import parse_transcript
+
+RUN = Sample(id="r", transcript=[
+    {"type": "tool_call", "name": "bash", "call_id": "1", "arguments": {"command": "npm run build"}},
+    {"type": "tool_result", "call_id": "1", "success": True, "result": "built ok"},
+    {"type": "tool_call", "name": "bash", "call_id": "2", "arguments": {"command": "azd up --no-prompt"}},
+    {"type": "tool_result", "call_id": "2", "success": False, "result": "quota exceeded"},
+    {"type": "tool_call", "name": "read_file", "call_id": "3", "arguments": {"path": "README.md"}},
+    {"type": "tool_result", "call_id": "3", "success": True, "result": "# Demo"},
+])
+
+
+def grade(config):
+    return compile_spec({"type": "tool_calls", "config": config}).build().grade(RUN)
+
+
+@pytest.mark.parametrize("config, passed, score", [
+    ({"required": ["azd up"]}, True, 1.0),
+    ({"required": [{"pattern": "AZD UP"}]}, True, 1.0),                      # case-insensitive like waza
+    ({"required": [{"pattern": "AZD UP"}], "ignore_case": False}, False, 0.0),
+    ({"required": [{"pattern": "git commit"}]}, False, 0.0),
+    ({"required": [{"name": "bash", "arguments": {"command": "^npm"}}]}, True, 1.0),
+    ({"required": [{"name": "bas"}]}, False, 0.0),                          # name is anchored
+    ({"required": [{"arguments": "README"}]}, True, 1.0),
+    ({"required": [{"result": "quota"}]}, True, 1.0),
+    ({"required": [{"pattern": "azd", "success": True}]}, False, 0.0),
+    ({"required": [{"name": "read_file", "result": "Demo", "success": True}]}, True, 1.0),
+    ({"forbidden": ["rm -rf", {"name": "sudo"}]}, True, 1.0),
+    ({"forbidden": [{"result": "exceeded"}]}, False, 0.0),
+    ({"required": ["azd up"], "forbidden": ["npm"]}, False, 0.5),
+    ({"max_calls": 3}, True, 1.0),
+    ({"max_calls": 2}, False, 0.0),
+    ({"min_calls": 4, "max_calls": 10}, False, 0.5),
+    ({"sequence": [{"arguments": {"command": "build"}}, "azd up", {"name": "read_file"}]}, True, 1.0),
+    ({"sequence": [{"name": "read_file"}, "azd up"]}, False, 0.0),          # order matters
+    ({"sequence": ["build", "README"], "required": ["nothing-here"], "max_calls": 5}, False, 2 / 3),
+])
+def test_checks(config, passed, score):
+    r = grade(config)
+    assert (r.passed, r.score) == (passed, pytest.approx(score)), r.reason
+
+
+def test_details_name_each_check_and_the_calls():
+    r = grade({"required": ["azd up"], "forbidden": ["npm"], "sequence": ["README", "build"]})
+    rows = {c["check"]: c for c in r.details["checks"]}
+    assert rows["required"]["calls"] == [1] and rows["forbidden"]["calls"] == [0]
+    assert rows["sequence"]["missing_step"] == 1
+    assert "forbidden tool call npm made" in r.reason and "sequence broken at step 2" in r.reason
+    assert r.details["tools_used"] == ["bash", "read_file"]
+
+
+def test_results_paired_without_ids():
+    s = Sample(id="x", transcript=parse_transcript([{"role": "tool", "name": "bash", "content": "ls -la"},
+                                                    {"type": "tool_result", "name": "bash", "result": "total 0"}]))
+    r = compile_spec({"type": "tool_calls", "config": {"required": [{"pattern": "ls -la", "result": "total"}]}}).build().grade(s)
+    assert r.passed
+
+
+@pytest.mark.parametrize("config, message", [
+    ({}, "give required"),
+    ({"required": [{}]}, "at least one of"),
+    ({"required": [{"pattern": "("}]}, r"required\[0\]: invalid regular expression"),
+    ({"min_calls": 3, "max_calls": 1}, "min_calls"),
+    ({"required": [{"patern": "x"}]}, "unknown field"),
+])
+def test_config_errors(config, message):
+    with pytest.raises(SpecError, match=message):
+        compile_spec({"type": "tool_calls", "config": config})
