@@ -89,3 +89,40 @@ def test_graders_lists_every_preset_with_schema():
     assert "schema" in rows["json_schema"]["config_schema"]["properties"]
     table = assay("graders")
     assert table.returncode == 0 and "similarity" in table.stdout
+
+
+def test_human_review_updates_the_report(tmp_path):
+    (tmp_path / "eval.yaml").write_text(textwrap.dedent("""\
+        name: reviewed
+        samples:
+          - {id: a, output: "deployed with managed identity"}
+        graders:
+          - {type: contains, name: has-output, config: {}}
+          - {type: human, name: expert, config: {instructions: "Check security", criteria: ["no secrets"]}}
+        """))
+    out = tmp_path / "r.jsonl"
+    first = assay("run", str(tmp_path / "eval.yaml"), "--out", str(out))
+    assert first.returncode == 1 and "0/1 passed" in first.stdout and "1 pending" in first.stdout
+    bad = assay("review", str(out), "--sample", "a", "--grader", "has-output", "--pass")
+    assert bad.returncode == 2 and "no human grader 'has-output'" in bad.stderr
+    ok = assay("review", str(out), "--sample", "a", "--grader", "expert", "--pass", "--score", "0.9", "-m", "fine")
+    assert ok.returncode == 0, ok.stderr + ok.stdout
+    assert "1/1 passed" in ok.stdout
+    report = assay("report", str(out), "--json")
+    data = json.loads(report.stdout)
+    assert report.returncode == 0 and data["passed"] == 1 and data["pending"] == 0
+    assert out.read_text().count("\n") == 1          # the results file itself is never rewritten
+
+
+def test_export_shapes(tmp_path):
+    p = write_suite(tmp_path, [{"type": "contains"}], [{"id": "a", "output": "xy", "expected": "z"}])
+    for tool, key, text in (("waza", "grader_results", "message"), ("vally", "graderResults", "evidence")):
+        target = tmp_path / f"{tool}.json"
+        r = assay("run", str(p), "--export", tool, "--export-path", str(target), "-q")
+        assert r.returncode == 1
+        sample = json.loads(target.read_text())["samples"][0]
+        results = sample[key]
+        first = results["contains"] if tool == "waza" else results[0]
+        assert first[text] == "output does not contain 'z'" and first["passed"] is False
+    r = assay("run", str(p), "--export", "promptfoo")
+    assert r.returncode == 2 and "unknown format" in r.stderr

@@ -29,7 +29,9 @@ def test_csv(tmp_path):
 @pytest.mark.parametrize("name, text, message", [
     ("d.jsonl", '{"id": 1}\n{"id": 2, \n', r"d\.jsonl:2: invalid JSON"),
     ("d.jsonl", '{"id": 1}\n{"id": 1}\n', r"d\.jsonl:2: duplicate sample id '1' \(first on line 1\)"),
-    ("d.jsonl", '{"id": 1, "transcript": [{"type": "nope"}]}\n', r"d\.jsonl:1: transcript\[0\]\.type"),
+    ("d.jsonl", '{"id": 1, "transcript": [{"type": "tool_call", "arguments": 5}]}\n',
+     r"d\.jsonl:1: transcript\[0\]\.arguments"),
+    ("d.jsonl", '{"id": 1, "transcript": [5]}\n', r"d\.jsonl:1: transcript: transcript\[0\]: an event must be a mapping"),
     ("d.jsonl", '[1, 2]\n', r"d\.jsonl:1: a row must be an object"),
     ("d.csv", 'id,output\n1,a,extra\n', r"d\.csv:2: row has 3 cells but the header has 2"),
     ("d.csv", 'id,output,metadata\n1,a,{oops\n', r"d\.csv:2: metadata: not a JSON object"),

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import orjson
-from rich.console import Console
+from assay.cli._console import make_console
 from rich.table import Table
 
 from assay.core import registry
 
 
 def show_graders(type_: str | None, as_json: bool) -> int:
-    console = Console(highlight=False)
+    console = make_console()
     graders = registry.all_graders()
     if type_ is not None:
         cls = graders.get(type_)
@@ -43,7 +43,7 @@ def show_doctor(as_json: bool) -> int:
     if as_json:
         print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
         return 0 if report["python"]["can_run"] else 1
-    console = Console(highlight=False)
+    console = make_console()
     table = Table(title="isolation layers", title_justify="left")
     table.add_column("layer")
     table.add_column("available")

@@ -33,16 +33,58 @@ def run(
     cost_ordered: Annotated[Optional[bool], typer.Option("--cost-ordered/--no-cost-ordered", help="Skip expensive graders once a cheap one failed.")] = None,
     summary_json: Annotated[Optional[Path], typer.Option("--summary-json", help="Write the summary (per grader counts) as JSON.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line total.")] = False,
+    export: Annotated[Optional[str], typer.Option("--export", help="Also write results shaped for another tool: waza or vally (JSON).")] = None,
+    export_path: Annotated[Optional[Path], typer.Option("--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
 ) -> None:
     """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
     from assay.cli.run_cmd import execute
 
     if resume and out is None:
         _fail_invalid(AssayError("--resume needs --out (the results file to continue)"))
+    if export not in (None, "waza", "vally"):
+        _fail_invalid(AssayError(f"--export: unknown format {export!r}; use waza or vally"))
     try:
         code = execute(suite, out=out, junit=junit, results=results, threshold=threshold,
                        concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
-                       summary_json=summary_json, quiet=quiet)
+                       summary_json=summary_json, quiet=quiet, export=export, export_path=export_path)
+    except AssayError as exc:
+        _fail_invalid(exc)
+    raise typer.Exit(code)
+
+
+@app.command("review")
+def review_cmd(
+    results: Annotated[Path, typer.Argument(help="A results JSONL written by `assay run --out`.")],
+    sample: Annotated[str, typer.Option("--sample", "-s", help="Sample id.")],
+    grader: Annotated[str, typer.Option("--grader", "-g", help="Name of the human grader.")],
+    passed: Annotated[bool, typer.Option("--pass/--fail", help="The reviewer's verdict.")],
+    score: Annotated[Optional[float], typer.Option("--score", min=0.0, max=1.0, help="Score in [0, 1] (default 1 or 0).")] = None,
+    comment: Annotated[Optional[str], typer.Option("--comment", "-m", help="Why.")] = None,
+    reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Who reviewed.")] = None,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="The suite's threshold, to re-judge samples.")] = None,
+) -> None:
+    """Record a human review of a pending result and print the updated report."""
+    from assay.cli.review_cmd import review
+
+    try:
+        code = review(results, sample, grader, passed, score, comment, reviewer, threshold)
+    except AssayError as exc:
+        _fail_invalid(exc)
+    raise typer.Exit(code)
+
+
+@app.command("report")
+def report_cmd(
+    results: Annotated[Path, typer.Argument(help="A results JSONL written by `assay run --out`.")],
+    threshold: Annotated[Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="Minimum weighted score per sample.")] = None,
+    junit: Annotated[Optional[Path], typer.Option("--junit", help="Write a JUnit XML report.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Summarise a results file again, with human reviews applied."""
+    from assay.cli.review_cmd import report
+
+    try:
+        code = report(results, threshold=threshold, junit=junit, as_json=as_json)
     except AssayError as exc:
         _fail_invalid(exc)
     raise typer.Exit(code)

@@ -18,10 +18,11 @@ MAX_LISTED = 20
 
 def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
-            summary_json: Path | None, quiet: bool) -> int:
-    from rich.console import Console
+            summary_json: Path | None, quiet: bool, export: str | None = None,
+            export_path: Path | None = None) -> int:
+    from assay.cli._console import make_console
 
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    console = make_console()
     suite = load_suite(suite_path, results=results)
     if threshold is not None:
         suite.threshold = threshold
@@ -32,6 +33,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
         if show_progress:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -47,10 +49,15 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             sink.close()
     if junit is not None:
         write_junit(junit, suite.name, result.verdicts, result.duration_s)
+    if export is not None:
+        _export(export, export_path or Path(f"results.{export}.json"), suite.name, result)
     s = result.summary
     if summary_json is not None:
         summary_json.write_bytes(orjson.dumps({"suite": suite.name, **s.to_dict(),
                                                "duration_s": result.duration_s}, option=orjson.OPT_INDENT_2))
+    missing = suite.metadata.get("missing") if suite.metadata else None
+    if missing and not quiet:
+        console.print(f"not graded (no output found): {', '.join(map(str, missing))}", markup=False)
     if not quiet:
         console.print(summary_table(s, f"{suite.name} ({suite.format}, {len(suite.samples)} samples)"))
         problems = [v for v in result.verdicts if v.status is not Status.PASSED]
@@ -66,6 +73,14 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         line += f"; threshold {suite.threshold}"
     console.print(line)
     return 0 if s.passed == s.total else 1
+
+
+def _export(tool: str, path: Path, name: str, result) -> None:
+    from assay.runner import exports
+
+    convert = exports.verdict_to_waza if tool == "waza" else exports.verdict_to_vally
+    doc = {"name": name, "summary": result.summary.to_dict(), "samples": [convert(v) for v in result.verdicts]}
+    path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2, default=str))
 
 
 def _chunk(suite) -> int:

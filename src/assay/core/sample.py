@@ -28,6 +28,17 @@ class Event(BaseModel):
     output_tokens: int | None = None
 
 
+_EVENT_KEYS = frozenset(Event.model_fields)
+
+
+_EVENT_TYPES = frozenset(EventType.__args__)
+
+
+def _is_native(entry: Any) -> bool:
+    return isinstance(entry, Event) or (
+        isinstance(entry, dict) and entry.get("type") in _EVENT_TYPES and entry.keys() <= _EVENT_KEYS)
+
+
 class Sample(BaseModel):
     """One thing to grade.
 
@@ -53,6 +64,16 @@ class Sample(BaseModel):
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
         return value
+
+    @field_validator("transcript", mode="before")
+    @classmethod
+    def _normalise_transcript(cls, value: Any) -> Any:
+        """Accept Vally trajectories and waza transcripts as well as assay's own events."""
+        if isinstance(value, list) and all(_is_native(e) for e in value):
+            return value
+        from assay.core.transcript import parse_transcript  # imports this module
+
+        return parse_transcript(value)
 
     @cached_property
     def tool_calls(self) -> list[Event]:
