@@ -67,14 +67,19 @@ class GraderResult(BaseModel):
 _ALL_FIELDS = frozenset(GraderResult.model_fields)
 _new = GraderResult.__new__
 _set = object.__setattr__
+# BaseModel's own slots, set through their descriptors: the same effect as model_construct
+# without its per-field work.
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _unvalidated(fields: dict[str, Any]) -> GraderResult:
     obj = _new(GraderResult)
     _set(obj, "__dict__", fields)
-    _set(obj, "__pydantic_fields_set__", set(_ALL_FIELDS))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set_fields_set(obj, set(_ALL_FIELDS))
+    _set_extra(obj, None)
+    _set_private(obj, None)
     return obj
 
 

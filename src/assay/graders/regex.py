@@ -76,6 +76,7 @@ class Regex(Grader):
     def _single(self, samples: Sequence[Sample], pat: CompiledPattern) -> list[GraderResult]:
         verdict = self.verdict
         search = pat.search
+        no_match = f"output does not match /{pat.source}/{pat.flags}"
         out = []
         for s in samples:
             text = s.output if s.output.__class__ is str else as_text(s.output)
@@ -84,10 +85,11 @@ class Regex(Grader):
             except TimeoutError:
                 out.append(self._timeout(pat))
                 continue
-            if m is not None:
-                out.append(verdict(True, 1.0, None, {"match": preview(m.text, 200), "span": [m.start, m.end]}))
+            if m is None:
+                out.append(verdict(False, 0.0, no_match))
             else:
-                out.append(verdict(False, 0.0, f"output does not match /{pat.source}/{pat.flags}"))
+                found = m.text if len(m.text) <= 200 else preview(m.text, 200)
+                out.append(verdict(True, 1.0, None, {"match": found, "span": [m.start, m.end]}))
         return out
 
     def _many(self, sample: Sample, checks: list[tuple[CompiledPattern, bool]]) -> GraderResult:
