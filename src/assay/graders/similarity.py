@@ -12,7 +12,7 @@ import math
 from operator import add
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pydantic import Field
@@ -46,9 +46,12 @@ def tokenize(text: str) -> list[str]:
     rapidfuzz's ``default_process`` (C++) lower-cases and turns punctuation into spaces, so
     the Python loop only sees words; a lone unspaced character stays a token of its own.
     """
+    words = default_process(text).split()
+    if text.isascii():
+        return words
     out: list[str] = []
     keep, spread = out.append, out.extend
-    for word in default_process(text).split():
+    for word in words:
         if word.isascii() or len(word) == 1 or not _HAS_UNSPACED(word):
             keep(word)
         elif _ALL_UNSPACED(word):
@@ -62,16 +65,20 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-def jaccard(a: str, b: str) -> float:
-    sa, sb = set(tokenize(a)), set(tokenize(b))
+def jaccard(a: str, b: str, tokens: Callable[[str], list[str]] = tokenize) -> float:
+    if a == b:
+        return 1.0
+    sa, sb = set(tokens(a)), set(tokens(b))
     if not sa and not sb:
         return 1.0
     inter = len(sa & sb)
     return inter / (len(sa) + len(sb) - inter)
 
 
-def cosine(a: str, b: str) -> float:
-    ca, cb = Counter(tokenize(a)), Counter(tokenize(b))
+def cosine(a: str, b: str, tokens: Callable[[str], list[str]] = tokenize) -> float:
+    if a == b:
+        return 1.0
+    ca, cb = Counter(tokens(a)), Counter(tokens(b))
     if not ca and not cb:
         return 1.0
     if not ca or not cb:
@@ -120,7 +127,16 @@ class Similarity(Grader):
             scores = cpdist(outputs, expected, scorer=Levenshtein.normalized_similarity, workers=1).tolist()
         else:
             fn = ALGORITHMS[cfg.algorithm]
-            scores = [fn(a, b) for a, b in zip(outputs, expected)]
+            memo: dict[str, list[str]] = {}
+
+            def tokens(text: str) -> list[str]:
+                # A batch often repeats a reference text: tokenise each distinct text once.
+                got = memo.get(text)
+                if got is None:
+                    got = memo[text] = tokenize(text)
+                return got
+
+            scores = [fn(a, b, tokens) for a, b in zip(outputs, expected)]
         threshold = cfg.threshold
         verdict = self.verdict
         algo = cfg.algorithm

@@ -1,8 +1,8 @@
 """A seccomp-BPF deny-list built by hand (x86-64), so no binding library is needed.
 
 The filter answers EPERM for the syscalls untrusted code has no business making (new
-processes, exec, sockets, tracing, signalling other processes, namespaces, mounts, kernel
-interfaces with a history of exploits) and allows the rest. A deny-list keeps CPython and
+processes, exec, sockets, tracing, signalling other processes, namespaces, mounts, IPC that
+outlives the process, kernel interfaces with a history of exploits) and allows the rest. A deny-list keeps CPython and
 Node working unchanged; the other layers (Landlock, uid, network namespace) cover what it
 lets through. The program is built once, in the parent, and only installed in the child.
 """
@@ -48,8 +48,14 @@ ALWAYS = {
     "name_to_handle_at": 303, "open_by_handle_at": 304, "acct": 163, "swapon": 167,
     "swapoff": 168, "reboot": 169, "init_module": 175, "finit_module": 313,
     "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320,
+    # System V and POSIX IPC outlive a process: a channel between evaluations, or between tenants.
+    "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66,
+    "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71,
+    "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
+    "mq_getsetattr": 245,
 }
-NR_CLONE, NR_CLONE3, NR_SOCKETPAIR = 56, 435, 53
+NR_CLONE, NR_CLONE3, NR_SOCKETPAIR, NR_PRCTL = 56, 435, 53, 157
+PR_SET_PDEATHSIG = 1
 
 
 def supported() -> bool:
@@ -103,6 +109,14 @@ def build_filter(*, block_exec: bool, block_threads: bool, block_sockets: bool,
             _ins(_RET, RET_ALLOW),
             _ins(_RET, eperm),
         ]
+    # The parent-death signal must stay: it is what ends a child whose zygote is gone.
+    prog += [
+        _ins(_JEQ, NR_PRCTL, 0, 4),
+        _ins(_LD_W_ABS, _OFF_ARG0),
+        _ins(_JEQ, PR_SET_PDEATHSIG, 0, 1),
+        _ins(_RET, eperm),
+        _ins(_RET, RET_ALLOW),
+    ]
     for nr in sorted(set(deny.values())):
         prog += [_ins(_JEQ, nr, 0, 1), _ins(_RET, eperm)]
     prog.append(_ins(_RET, RET_ALLOW))

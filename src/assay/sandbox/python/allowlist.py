@@ -54,6 +54,7 @@ def preload() -> list[str]:
         except ImportError:
             missing.append(name)
     _warm_jsonschema()
+    _warm_jsonschema_rs()
     import datetime
 
     datetime.datetime.strptime("2024-01-02", "%Y-%m-%d")  # builds _strptime's locale caches
@@ -73,6 +74,17 @@ def _warm_jsonschema() -> None:
                         format_checker=cls.FORMAT_CHECKER)
         list(validator.iter_errors({"a": "x@y.z"}))
     jsonschema.validate({"a": 1}, {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"})
+
+
+def _warm_jsonschema_rs() -> None:
+    """jsonschema_rs resolves the Python types it converts on first use: do that here."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return
+    sample = {"i": 1, "f": 1.5, "s": "x", "b": True, "n": None, "l": [1], "d": {"k": 2 ** 70}}
+    jsonschema_rs.is_valid({"type": "object"}, sample)
+    jsonschema_rs.validator_for({"type": "integer"}).is_valid(3)
 
 
 def restricted_builtins() -> dict[str, Any]:

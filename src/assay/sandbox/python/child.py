@@ -52,8 +52,8 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
         os.close(req_fd)
         _lower_limits(base_vm, request["memory_mb"], request["timeout_ms"])
         payload = _evaluate(request, user_builtins)
-    except BaseException:  # noqa: BLE001
-        payload, code = _FALLBACK, 1
+    except BaseException as exc:  # noqa: BLE001 - the interpreter itself is in trouble
+        payload, code = _last_words(exc), 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -127,6 +127,16 @@ def _user_traceback(exc: BaseException) -> str:
     if len(text) > MAX_TRACEBACK_CHARS:
         text = text[:MAX_TRACEBACK_CHARS // 2] + "\n...\n" + text[-MAX_TRACEBACK_CHARS // 2:]
     return text
+
+
+def _last_words(exc: BaseException) -> bytes:
+    """A report for a failure outside the user's own frames (memory gone, interpreter errors)."""
+    try:
+        if isinstance(exc, MemoryError):
+            return _error("memory", "out of memory while reporting the evaluator's result")
+        return _error("runtime_error", f"the evaluator broke the interpreter: {type(exc).__name__}: {exc}"[:500])
+    except BaseException:  # noqa: BLE001
+        return _FALLBACK
 
 
 def _error(code: str, message: str) -> bytes:

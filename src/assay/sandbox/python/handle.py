@@ -68,6 +68,7 @@ class Zygote:
 
     def start(self) -> dict[str, Any]:
         """Start the zygote and wait for its hello; raise ``ZygoteGone`` if it refuses or fails."""
+        self.stop()  # a predecessor's socket and pre-forked child must not outlive it
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self._proc = subprocess.Popen(

@@ -15,6 +15,7 @@ import orjson
 
 from assay.core.interfaces import CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
+from assay.sandbox.confine import REQUIRED_LAYERS
 from assay.sandbox.python.handle import Zygote, ZygoteGone
 from assay.sandbox.python.outcome import classify
 from assay.sandbox.python.session import exchange
@@ -32,14 +33,17 @@ class PythonPool:
     """Runs ``CodeCall``s for ``language="python"``; many threads may call ``call`` at once.
 
     ``workers`` zygotes (default: one per CPU core) start on first use; each serves one
-    evaluation at a time and forks the next child while the current one runs. If a required
-    confinement layer is missing every call answers ``unavailable``, unless ``allow_weak``
-    (default: the ``ASSAY_SANDBOX_ALLOW_WEAK`` environment variable) is set.
+    evaluation at a time and forks the next child while the current one runs. If one of
+    ``required_layers`` (names from ``confine.probe_layers``) is missing, every call answers
+    ``unavailable``, unless ``allow_weak`` (default: the ``ASSAY_SANDBOX_ALLOW_WEAK``
+    environment variable) is set, in which case the missing layers are skipped loudly.
     """
 
-    def __init__(self, workers: int | None = None, allow_weak: bool | None = None, uid: int = 65534) -> None:
+    def __init__(self, workers: int | None = None, allow_weak: bool | None = None, uid: int = 65534,
+                 required_layers: tuple[str, ...] = REQUIRED_LAYERS) -> None:
         self.workers = max(1, workers or os.cpu_count() or 1)
-        self._options = {"allow_weak": allow_weak_from_env() if allow_weak is None else allow_weak, "uid": uid}
+        self._options = {"allow_weak": allow_weak_from_env() if allow_weak is None else allow_weak, "uid": uid,
+                         "required_layers": list(required_layers)}
         self._idle: queue.Queue[Zygote] = queue.Queue()
         self._all = [Zygote(self._options) for _ in range(self.workers)]
         for zygote in self._all:
@@ -73,28 +77,32 @@ class PythonPool:
 
     def _run(self, zygote: Zygote, payload: bytes, timeout_ms: int, memory_mb: int,
              limits: dict[str, Any]) -> CodeOutcome:
-        sent = False
-        for attempt in (1, 2):  # one restart if the zygote was found dead before the request left
+        for attempt in (1, 2):  # a zygote found dead (OOM killer, operator) is replaced once
             try:
-                if self._closed:
+                if self._closed or self._refused:
                     return self._unavailable(limits)
                 if not zygote.alive:
                     self._start(zygote)
                 limits["layers"] = self.hello.get("active_layers", [])
                 child = zygote.take_child()
                 try:
-                    sent = True
                     ex = exchange(child, payload, timeout_ms / 1000)
-                    status = zygote.reap(child.pid) if ex.exited else None
                 finally:
                     child.close()
+                try:
+                    status = zygote.reap(child.pid) if ex.exited else None
+                except ZygoteGone:
+                    if not ex.result or self._closed:
+                        raise  # no result: the child died with its zygote, so run it again
+                    zygote.stop()
+                    status = None
                 return classify(ex, status, timeout_ms, memory_mb)
             except ZygoteGone as exc:
                 zygote.stop()
                 if exc.refused:
                     self._refused = str(exc)
                     return self._unavailable(limits)
-                if sent or attempt == 2 or self._closed:
+                if attempt == 2 or self._closed:
                     return CodeOutcome(error=ErrorCode.UNAVAILABLE, limits=limits,
                                        message=f"the Python sandbox failed: {exc}")
         raise AssertionError("unreachable")

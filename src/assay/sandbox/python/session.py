@@ -48,6 +48,7 @@ def exchange(child: Child, payload: bytes, timeout_s: float) -> Exchange:
     poller.register(child.log_r, select.POLLIN)
     poller.register(child.pidfd, select.POLLIN)
     open_reads = {child.res_r, child.log_r}
+    # Done only when the child has exited: a result alone does not prove its threads are gone.
     while open_reads or not exited:
         left = deadline - time.monotonic()
         if left <= 0:

@@ -45,7 +45,8 @@ def main(sock: socket.socket, options: dict) -> None:
     layers["netns"] = {"available": in_netns,
                        "detail": "zygote runs in its own empty network namespace" if in_netns
                        else "unshare(CLONE_NEWNET) refused"}
-    missing = [name for name in REQUIRED_LAYERS if not layers[name]["available"]]
+    required = options.get("required_layers") or REQUIRED_LAYERS
+    missing = [name for name in required if not layers.get(name, {}).get("available")]
     hello = {"pid": os.getpid(), "layers": layers, "missing_layers": missing}
     if missing and not options.get("allow_weak"):
         hello["refused"] = ("required sandbox layers are unavailable: " + ", ".join(missing)
@@ -70,23 +71,33 @@ def main(sock: socket.socket, options: dict) -> None:
 def _serve(sock: socket.socket, confinement: Confinement, user_builtins: dict) -> None:
     zygote_pid = os.getpid()
     page = os.sysconf("SC_PAGE_SIZE")
+    children: set[int] = set()
     while True:
         msg = sock.recv(64)
         if not msg:
-            return
+            break
         if msg[:1] == b"F":
-            _fork_child(sock, confinement, user_builtins, zygote_pid, page)
+            children.add(_fork_child(sock, confinement, user_builtins, zygote_pid, page))
         elif msg[:1] == b"R":
             (pid,) = struct.unpack(PID_FMT, msg[1:])
+            children.discard(pid)
             try:
                 _, status = os.waitpid(pid, 0)
             except ChildProcessError:
                 status = -1
             sock.send(b"S" + struct.pack(STATUS_FMT, pid, status))
+    # The host is gone or closing: end every child before exiting, so that the host's wait on
+    # the zygote means no process is left (the parent-death signal alone would be asynchronous).
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
 
 
 def _fork_child(sock: socket.socket, confinement: Confinement, user_builtins: dict,
-                zygote_pid: int, page: int) -> None:
+                zygote_pid: int, page: int) -> int:
     req_r, req_w = os.pipe()
     res_r, res_w = os.pipe()
     log_r, log_w = os.pipe()
@@ -106,6 +117,7 @@ def _fork_child(sock: socket.socket, confinement: Confinement, user_builtins: di
     finally:
         for fd in (req_r, req_w, res_r, res_w, log_r, log_w, pidfd):
             os.close(fd)
+    return pid
 
 
 def bootstrap() -> None:
