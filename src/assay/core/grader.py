@@ -95,3 +95,14 @@ class Grader(ABC):
 
 
 _PASSED, _FAILED = Status.PASSED, Status.FAILED
+
+
+class BatchGrader(Grader):
+    """A grader whose natural unit is a batch (one compiled pattern or schema, a vectorised
+    library call): ``grade`` grades a batch of one, and the runner times the batch as a whole."""
+
+    def grade(self, sample: Sample) -> GraderResult:
+        return self.grade_batch([sample])[0]
+
+    @abstractmethod
+    def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]: ...

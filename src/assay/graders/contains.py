@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -18,13 +18,10 @@ class ContainsConfig(GraderConfig):
 
 
 @register
-class Contains(Grader):
+class Contains(BatchGrader):
     type = "contains"
     description = "Output contains the expected text; an empty or null expected is contained."
     Config = ContainsConfig
-
-    def grade(self, sample: Sample) -> GraderResult:
-        return self.grade_batch([sample])[0]
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         fold = self.config.ignore_case

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -19,7 +19,7 @@ class ExactMatchConfig(GraderConfig):
 
 
 @register
-class ExactMatch(Grader):
+class ExactMatch(BatchGrader):
     type = "exact_match"
     description = "Output equals the expected value exactly (options: trim, ignore_case)."
     Config = ExactMatchConfig
@@ -33,9 +33,6 @@ class ExactMatch(Grader):
         if self.config.ignore_case:
             text = text.casefold()
         return text
-
-    def grade(self, sample: Sample) -> GraderResult:
-        return self.grade_batch([sample])[0]
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         plain = not (self.config.trim or self.config.ignore_case)

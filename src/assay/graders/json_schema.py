@@ -10,7 +10,7 @@ import jsonschema_rs
 import orjson
 from pydantic import Field, PrivateAttr, field_validator
 
-from assay.core.grader import Grader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -48,13 +48,10 @@ def _pointer(path: Sequence[str | int]) -> str:
 
 
 @register
-class JsonSchema(Grader):
+class JsonSchema(BatchGrader):
     type = "json_schema"
     description = "Output is JSON that validates against a JSON Schema (Draft 2020-12 by default)."
     Config = JsonSchemaConfig
-
-    def grade(self, sample: Sample) -> GraderResult:
-        return self.grade_batch([sample])[0]
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         validator = self.config._validator

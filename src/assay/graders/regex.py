@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import BatchGrader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -58,14 +58,11 @@ class RegexConfig(GraderConfig):
 
 
 @register
-class Regex(Grader):
+class Regex(BatchGrader):
     type = "regex"
     description = "Output matches a regular expression (JavaScript flags; RE2, linear time)."
     Config = RegexConfig
     taxonomy = Taxonomy(reference="reference-free")
-
-    def grade(self, sample: Sample) -> GraderResult:
-        return self.grade_batch([sample])[0]
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         checks = self.config._compiled

@@ -83,7 +83,7 @@ def _load_assay(doc: YamlDoc, results: Path | None) -> LoadedSuite:
     if source is not None:
         samples = load_dataset(source)
     elif suite.samples is not None:
-        samples = samples_from_rows(((doc.line_of(f"samples[{i}]") or 0, row)
+        samples = samples_from_rows(((doc.line("samples", i) or 0, row)
                                      for i, row in enumerate(suite.samples)), source=str(doc.path))
     else:
         raise SpecError("give a `dataset` file or inline `samples`", where=str(doc.path))

@@ -11,65 +11,13 @@ from typing import Any
 import yaml
 
 from assay.core import registry
-from assay.core.errors import SpecError
+from assay.core.errors import SpecError, format_loc
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec, compile_spec
 from assay.core.transcript import TranscriptError, parse_transcript
+from assay.runner.yamlsrc import YamlDoc
 
 SPEC_KEYS = ("type", "name", "config", "weight")
-
-
-class YamlDoc:
-    """A YAML file's data and node tree, to name the line of any field."""
-
-    def __init__(self, path: Path, data: Any = None) -> None:
-        self.path = path
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise SpecError(f"cannot read {path}: {exc.strerror}") from None
-        try:
-            self.node = yaml.compose(text)
-            self.data = yaml.safe_load(text) if data is None else data
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}" if mark else str(path)
-            raise SpecError(f"invalid YAML: {getattr(exc, 'problem', None) or exc}", where=where) from None
-
-    def line(self, *keys: str | int) -> int | None:
-        """1-based line of the node at ``keys`` (or of its nearest existing parent)."""
-        node = self.node
-        if node is None:
-            return None
-        best = node.start_mark.line + 1
-        for key in keys:
-            nxt = None
-            if isinstance(node, yaml.MappingNode):
-                for k, v in node.value:
-                    if getattr(k, "value", None) == str(key):
-                        nxt = v
-                        break
-            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
-                nxt = node.value[key]
-            if nxt is None:
-                break
-            node = nxt
-            best = node.start_mark.line + 1
-        return best
-
-    def where(self, *keys: str | int) -> str:
-        line = self.line(*keys)
-        return f"{self.path}:{line}" if line else str(self.path)
-
-    def error(self, message: str, *keys: str | int) -> SpecError:
-        return SpecError(message, path=field_path(keys), where=self.where(*keys))
-
-
-def field_path(keys: Sequence[str | int]) -> str:
-    out = ""
-    for k in keys:
-        out += f"[{k}]" if isinstance(k, int) else (f".{k}" if out else str(k))
-    return out
 
 
 def fold_grader(entry: Any, doc: YamlDoc, keys: tuple[str | int, ...], *,
@@ -106,29 +54,9 @@ def compile_grader(spec: dict[str, Any], doc: YamlDoc, keys: tuple[str | int, ..
     if cls is not None and "base_dir" in cls.Config.model_fields and "base_dir" not in spec["config"]:
         spec = {**spec, "config": {**spec["config"], "base_dir": str(base_dir)}}
     try:
-        return compile_spec(spec, path=field_path(keys))
+        return compile_spec(spec, path=format_loc(keys))
     except SpecError as exc:
-        # Config errors carry their field path at the head of the message ("a.b: problem").
-        located = exc.path or exc.message.split(": ", 1)[0]
-        sub = _relative_keys(located, keys)
-        raise SpecError(exc.message, path=exc.path, where=doc.where(*keys, *sub)) from None
-
-
-def _relative_keys(path: str, keys: tuple[str | int, ...]) -> list[str | int]:
-    """The keys of ``path`` below ``keys``, so the line points at the bad field itself."""
-    prefix = field_path(keys)
-    if not path.startswith(prefix) or " " in path:
-        return []
-    rest = path[len(prefix):]
-    out: list[str | int] = []
-    for part in rest.replace("[", ".[").split("."):
-        if not part:
-            continue
-        if part.startswith("[") and part.endswith("]") and part[1:-1].isdigit():
-            out.append(int(part[1:-1]))
-        else:
-            out.append(part)
-    return out
+        raise SpecError(exc.message, path=exc.path, where=doc.where(exc.focus or format_loc(keys))) from None
 
 
 def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:

@@ -1,0 +1,69 @@
+"""`make bench`: every benchmark of the project, one after another, with the machine named.
+
+Figures are medians of several runs; compare them only with runs on the same kind of machine.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import e2e  # noqa: E402
+import presets  # noqa: E402
+
+TARGETS = {"exact_match": 200_000, "contains": 200_000, "regex": 200_000, "json_schema": 100_000,
+           "similarity/levenshtein": 50_000, "similarity/jaccard": 30_000, "similarity/cosine": 30_000}
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
+
+
+def million_levenshtein() -> tuple[float, float]:
+    """1,000,000 (output, expected) pairs through grade_batch: seconds, and pairs/s."""
+    import assay
+
+    base = presets.make_samples(20_000, seed=5)
+    samples = [base[i % len(base)] for i in range(1_000_000)]
+    t = time.perf_counter()
+    results = assay.grade_batch({"type": "similarity"}, samples)
+    elapsed = time.perf_counter() - t
+    assert len(results) == 1_000_000
+    return elapsed, 1_000_000 / elapsed
+
+
+def main() -> None:
+    print(f"machine: {machine()}\n")
+    print("preset graders, one core, samples/s (median of 5 runs over 20,000 generated pairs)")
+    print(f"{'grader':24} {'assay':>10} {'target':>10} {'raw library call':>18}")
+    for name, graded, raw, label in presets.main():
+        print(f"{name:24} {graded:>10,.0f} {TARGETS[name]:>10,} {raw:>18,.0f}  ({label})")
+    elapsed, rate = million_levenshtein()
+    print(f"\nlevenshtein over 1,000,000 pairs: {elapsed:.1f} s ({rate:,.0f} pairs/s; target < 30 s)")
+    r = e2e.main()
+    print(f"\nassay run, {r['cases']} cases x 4 graders, start-up included: {r['wall_s']:.2f} s "
+          f"({r['cases_per_s']:,.0f} cases/s = {r['vs_promptfoo_170']:.0f}x promptfoo's ~170/s; "
+          f"target 10x); CLI start-up alone {r['startup_s']:.2f} s\n")
+    import sandbox_node
+    import sandbox_python
+
+    sandbox_python.main([])
+    print()
+    sandbox_node.main([])
+
+
+if __name__ == "__main__":
+    main()
