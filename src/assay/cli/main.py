@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from collections.abc import Callable
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -19,6 +20,15 @@ EXIT_PASS, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
 def _fail_invalid(exc: Exception) -> None:
     typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(EXIT_INVALID)
+
+
+def _delegate(fn: Callable[..., int], *args: Any, **kwargs: Any) -> None:
+    """Run a command's body; invalid input exits 2 with its message, never a traceback."""
+    try:
+        code = fn(*args, **kwargs)
+    except AssayError as exc:
+        _fail_invalid(exc)
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -43,13 +53,9 @@ def run(
         _fail_invalid(AssayError("--resume needs --out (the results file to continue)"))
     if export not in (None, "waza", "vally"):
         _fail_invalid(AssayError(f"--export: unknown format {export!r}; use waza or vally"))
-    try:
-        code = execute(suite, out=out, junit=junit, results=results, threshold=threshold,
-                       concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
-                       summary_json=summary_json, quiet=quiet, export=export, export_path=export_path)
-    except AssayError as exc:
-        _fail_invalid(exc)
-    raise typer.Exit(code)
+    _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
+              concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
+              summary_json=summary_json, quiet=quiet, export=export, export_path=export_path)
 
 
 @app.command("review")
@@ -66,11 +72,7 @@ def review_cmd(
     """Record a human review of a pending result and print the updated report."""
     from assay.cli.review_cmd import review
 
-    try:
-        code = review(results, sample, grader, passed, score, comment, reviewer, threshold)
-    except AssayError as exc:
-        _fail_invalid(exc)
-    raise typer.Exit(code)
+    _delegate(review, results, sample, grader, passed, score, comment, reviewer, threshold)
 
 
 @app.command("report")
@@ -83,11 +85,7 @@ def report_cmd(
     """Summarise a results file again, with human reviews applied."""
     from assay.cli.review_cmd import report
 
-    try:
-        code = report(results, threshold=threshold, junit=junit, as_json=as_json)
-    except AssayError as exc:
-        _fail_invalid(exc)
-    raise typer.Exit(code)
+    _delegate(report, results, threshold=threshold, junit=junit, as_json=as_json)
 
 
 @app.command()
