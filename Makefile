@@ -25,6 +25,7 @@ setup: $(STAMP) node-deps
 # The example suite has failing samples on purpose: exit 1 (some failed) is a good demo.
 demo: setup
 	$(BIN)/assay run examples/presets/eval.yaml; status=$$?; [ $$status -le 1 ]
+	$(BIN)/assay run examples/json-schema/eval.yaml; status=$$?; [ $$status -le 1 ]
 
 test: setup
 	$(BIN)/python -m pytest

@@ -126,3 +126,17 @@ def test_export_shapes(tmp_path):
         assert first[text] == "output does not contain 'z'" and first["passed"] is False
     r = assay("run", str(p), "--export", "promptfoo")
     assert r.returncode == 2 and "unknown format" in r.stderr
+
+
+@pytest.mark.parametrize("suite, expected", [
+    ("examples/waza-suite", "1/3 passed, 1 failed, 0 errors, 1 pending"),
+    ("examples/vally-stimuli/eval.yaml", "1/2 passed, 1 failed, 0 errors, 0 pending"),
+    ("examples/json-schema/eval.yaml", "1/3 passed, 2 failed"),
+    ("examples/code-evaluators/eval.yaml", "1/3 passed, 2 failed, 0 errors"),
+])
+def test_bundled_suites_grade_end_to_end(tmp_path, suite, expected):
+    out = tmp_path / "r.jsonl"
+    r = assay("run", str(ROOT / suite), "--out", str(out))
+    assert r.returncode == 1, r.stderr
+    assert expected in r.stdout
+    assert all(json.loads(line)["results"] for line in out.read_text().splitlines())

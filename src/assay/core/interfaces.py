@@ -4,6 +4,7 @@ tests use fakes. Graders receive them through ``Resources``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
 from assay.core.result import ErrorCode
@@ -47,6 +48,23 @@ class CodeRunner(Protocol):
     def check(self, language: Language, source: str, function: str = "evaluate") -> str | None:
         """Return None when ``source`` compiles and defines ``function``; else the problem."""
         ...
+
+
+SourceCheck = Callable[[Language, str, str], "str | None"]
+_source_check: SourceCheck | None = None
+
+
+def set_source_check(check: SourceCheck | None) -> None:
+    """Install the checker ``code`` specs use at validation time for languages they cannot
+    check in-process (Node.js). The package's entry point wires in the sandbox's checker."""
+    global _source_check
+    _source_check = check
+
+
+def check_source(language: Language, source: str, function: str = "evaluate") -> str | None:
+    """The problem with ``source`` (syntax, missing function) with its line, or None when it
+    is fine or no checker is installed."""
+    return _source_check(language, source, function) if _source_check is not None else None
 
 
 @dataclass(slots=True)

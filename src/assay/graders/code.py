@@ -20,7 +20,7 @@ import orjson
 from pydantic import Field, field_validator, model_validator
 
 from assay.core.grader import Grader, GraderConfig, Taxonomy
-from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.interfaces import CodeCall, CodeOutcome, check_source
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -73,8 +73,11 @@ class CodeConfig(GraderConfig):
     def _one_shape(self) -> CodeConfig:
         if (self.code is None) == (self.assertions is None):
             raise ValueError("give either `code` (with `language`) or `assertions`, not both or neither")
-        if self.code is not None and self.language == "python":
-            problem = check_python(self.code)
+        if self.code is not None:
+            if self.language == "python":
+                problem = check_python(self.code)
+            else:
+                problem = check_source(self.language, self.code)
             if problem:
                 raise ValueError(f"code: {problem}")
         return self

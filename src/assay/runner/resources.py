@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from assay.core.interfaces import CodeCall, CodeOutcome, Language, Resources
+from assay.core.interfaces import CodeCall, CodeOutcome, Language, Resources, set_source_check
 
 
 class LazyCodeRunner:
@@ -36,6 +36,12 @@ class LazyCodeRunner:
             self._runner.close()
             self._runner = None
 
+
+def _check_with_sandbox(language: Language, source: str, function: str) -> str | None:
+    return default_resources().code_runner.check(language, source, function)
+
+
+set_source_check(_check_with_sandbox)
 
 _default: Resources | None = None
 _default_lock = threading.Lock()

@@ -44,6 +44,21 @@ def node_binary() -> str | None:
     return os.path.realpath(found) if found and os.access(found, os.X_OK) else None
 
 
+def hidden_from_others(path: Path) -> str | None:
+    """The first directory on the way to ``path`` (or the file) that others may not enter or read."""
+    import stat
+
+    for part in [*reversed(path.parents), path]:
+        try:
+            mode = part.stat().st_mode
+        except OSError:
+            return str(part)
+        need = stat.S_IXOTH if part != path else stat.S_IROTH
+        if not mode & need:
+            return str(part)
+    return None
+
+
 def _package_version(name: str) -> str | None:
     try:
         return json.loads((NODE_MODULES / name / "package.json").read_text())["version"]
@@ -247,8 +262,8 @@ class NodePool:
         response, _, _ = self._roundtrip({"op": "check", "source": source, "function": function,
                                           "timeout_ms": 2000, "memory_mb": 128}, 2.0)
         status = response.get("status")
-        if status == "ok":
-            return None
+        if status == "ok" or response.get("code") == "unavailable":
+            return None  # unavailable: nothing to say about the code; calls will report it
         message = str(response.get("message") or status)
         if status == "syntax":
             m = re.search(r"^(.*?)\s*\[evaluator\.js:(\d+):(\d+)\]$", message, re.S)
@@ -317,6 +332,10 @@ class NodePool:
         problem = worker.wait_ready(time.monotonic() + self.startup_s)
         if problem is not None:
             self._release(worker, False)
+            hidden = None if self.weak else hidden_from_others(WORKER_JS)
+            if hidden:
+                problem += f"; the worker runs as uid 65534 and cannot read {hidden}: put the checkout " \
+                           "where every directory is world-readable (chmod o+rx)"
             return problem + ("" if "node_modules" not in problem else f"; {_NOT_INSTALLED}")
         return worker
 
