@@ -41,9 +41,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                 task = bar.add_task("grading", total=len(suite.samples) - len(done))
                 result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink,
                                    on_progress=lambda n: bar.advance(task, n),
-                                   chunk_size=_chunk(suite))
+                                   chunk_size=_chunk(suite, concurrency))
         else:
-            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink, chunk_size=_chunk(suite))
+            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink, chunk_size=_chunk(suite, concurrency))
     finally:
         if sink is not None:
             sink.close()
@@ -83,8 +83,13 @@ def _export(tool: str, path: Path, name: str, result) -> None:
     path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2, default=str))
 
 
-def _chunk(suite) -> int:
-    return 1000 if len(suite.samples) > 1000 else max(1, len(suite.samples))
+def _chunk(suite, concurrency: int) -> int:
+    """Samples per chunk: large for pure graders (vectorised batches), small when a sandbox,
+    program or LLM grader is involved, so progress and the results file advance steadily."""
+    specs = list(suite.graders) + [s for extra in suite.sample_graders.values() for s in extra]
+    if any(spec.grader_cls.io_bound for spec in specs):
+        return max(16, concurrency * 4)
+    return 1000
 
 
 def _print_problem(console, v) -> None:
