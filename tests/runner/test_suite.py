@@ -97,3 +97,34 @@ def test_cost_ordered_skips_expensive_graders_after_a_cheap_failure(tmp_path):
     assert a.passed and [r.name for r in a.results] == ["costly", "cheap"]
     assert b.skipped == ["costly"] and [r.name for r in b.results] == ["cheap"]
     assert CountingRunner.calls == 1 and result.skipped == {"costly": 1}
+
+
+def test_cost_ordered_with_threshold_skips_only_when_the_verdict_is_decided(tmp_path):
+    p = suite_file(tmp_path, """\
+        name: s
+        cost_ordered: true
+        threshold: 0.6
+        samples:
+          - {id: a, output: "ok", expected: "no"}
+          - {id: b, output: "x", expected: "no"}
+        graders:
+          - {type: code, name: costly, weight: 1, config: {assertions: ["True"]}}
+          - {type: exact_match, name: exact, weight: 1}
+          - {type: contains, name: has-o, weight: 1, config: {}}
+        """)
+    suite = load_suite(p)
+
+    class Runner:
+        def call(self, request):
+            from assay.core.interfaces import CodeOutcome
+            return CodeOutcome(value=[{"assertion": "True", "passed": True}])
+
+    from assay.core.interfaces import Resources
+    result = run_suite(suite, resources=Resources(code_runner=Runner()))
+    for v in result.verdicts:
+        # both cheap graders fail (score 0 + 0); the best reachable is 1/3 < 0.6: costly is skipped
+        assert v.skipped == ["costly"] and not v.passed
+    suite.threshold = 0.3
+    result = run_suite(suite, resources=Resources(code_runner=Runner()))
+    # 1/3 >= 0.3 is still reachable, so the costly grader runs and decides
+    assert all(v.skipped == [] and v.passed for v in result.verdicts)

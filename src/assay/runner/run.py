@@ -73,7 +73,7 @@ def _grade_chunk(suite: LoadedSuite, chunk: list[Sample], grader_for: Callable[[
                  pool: ThreadPoolExecutor) -> list[SampleVerdict]:
     plans = {s.id: suite.graders_for(s.id) for s in chunk}
     results: dict[str, dict[int, GraderResult]] = {s.id: {} for s in chunk}
-    failed_at: dict[str, int] = {}
+    decided: set[str] = set()
     if suite.cost_ordered:
         ranks = sorted({_rank(spec) for specs in plans.values() for spec in specs})
     else:
@@ -81,7 +81,7 @@ def _grade_chunk(suite: LoadedSuite, chunk: list[Sample], grader_for: Callable[[
     for rank in ranks:
         work: dict[int, tuple[CompiledSpec, list[Sample]]] = {}
         for s in chunk:
-            if s.id in failed_at:
+            if s.id in decided:
                 continue
             for spec in plans[s.id]:
                 if rank is None or _rank(spec) == rank:
@@ -89,8 +89,8 @@ def _grade_chunk(suite: LoadedSuite, chunk: list[Sample], grader_for: Callable[[
         for key, (spec, samples) in work.items():
             for s, r in zip(samples, grade_many(grader_for(spec), samples, pool=pool)):
                 results[s.id][key] = r
-                if rank is not None and r.status is Status.FAILED:
-                    failed_at.setdefault(s.id, rank)
+        if rank is not None:
+            decided.update(s.id for s in chunk if _cannot_pass(plans[s.id], results[s.id], suite.threshold))
     out = []
     for s in chunk:
         got = results[s.id]
@@ -99,6 +99,23 @@ def _grade_chunk(suite: LoadedSuite, chunk: list[Sample], grader_for: Callable[[
         verdict.skipped = [spec.name for spec in plans[s.id] if id(spec) not in got]
         out.append(verdict)
     return out
+
+
+def _cannot_pass(plan: list[CompiledSpec], got: dict[int, GraderResult], threshold: float | None) -> bool:
+    """True once no outcome of the graders still to run can make the sample pass: a grader
+    failed (no threshold), or even perfect scores from the rest stay below the threshold."""
+    if threshold is None:
+        return any(r.status is Status.FAILED for r in got.values())
+    total = weights = 0.0
+    for spec in plan:
+        r = got.get(id(spec))
+        if r is None:
+            total += spec.weight
+            weights += spec.weight
+        elif r.score is not None and r.status in (Status.PASSED, Status.FAILED):
+            total += r.score * r.weight
+            weights += r.weight
+    return weights > 0 and total / weights < threshold
 
 
 def _rank(spec: CompiledSpec) -> int:
