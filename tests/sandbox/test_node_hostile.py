@@ -47,8 +47,16 @@ def host():
     os.environ.pop("ASSAY_TEST_SECRET", None)
 
 
+def _python_zygote(pid: int) -> bool:
+    try:
+        return b"assay.sandbox.python.zygote" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def descendants() -> list[tuple[int, str]]:
-    """(pid, command name) of every process below this one."""
+    """(pid, command name) of every process below this one, leaving out the Python sandbox
+    pools that earlier tests in this process started (they are not the Node pool's)."""
     parent: dict[int, int] = {}
     names: dict[int, str] = {}
     for entry in os.listdir("/proc"):
@@ -63,7 +71,7 @@ def descendants() -> list[tuple[int, str]]:
     while frontier:
         pid = frontier.pop()
         for child, ppid in parent.items():
-            if ppid == pid:
+            if ppid == pid and not (pid == os.getpid() and _python_zygote(child)):
                 found.append((child, names[child]))
                 frontier.append(child)
     return found

@@ -56,8 +56,15 @@ def contained(pool):
 
 
 def _strays(zygotes: set[int]) -> list[int]:
-    """Sandbox processes other than the zygotes and one waiting pre-forked child per zygote."""
+    """Sandbox processes other than the zygotes and one waiting pre-forked child per zygote.
+
+    Zygotes of other pools in this test process (the library's default pool, started by
+    earlier tests) and their own waiting children are not this pool's business; a process
+    that escaped its evaluation is re-parented away from every zygote and so is still caught.
+    """
     found = sandbox_processes()
+    others = {pid for pid, (ppid, _) in found.items() if ppid == os.getpid() and pid not in zygotes}
+    found = {pid: v for pid, v in found.items() if pid not in others and v[0] not in others}
     stray = [pid for pid, (ppid, _) in found.items() if pid not in zygotes and ppid not in zygotes]
     per_zygote = [ppid for ppid, _ in found.values() if ppid in zygotes]
     return stray + [z for z in zygotes if per_zygote.count(z) > 1]

@@ -1,24 +1,27 @@
 """``similarity``: how alike output and expected are, in [0, 1]; passes at ``threshold``.
 
 levenshtein: edit distance normalised by the longer string (rapidfuzz).
-cosine: cosine of term-frequency vectors. jaccard: |A ∩ B| / |A ∪ B| of token sets.
-Tokens are lower-cased words for spaced scripts and overlapping character bigrams for
-unspaced ones (Chinese, Japanese kana, Thai, ...), so 北京是中国的首都 is not one token.
+cosine: cosine of token-count vectors. jaccard: |A ∩ B| / |A ∪ B| of token sets.
+Tokens (see ``tokenize``) are lower-cased words for spaced scripts and overlapping character
+bigrams for unspaced ones (Chinese, Japanese kana, Thai, ...), so 北京是中国的首都 is not one
+token. cosine and jaccard run in the C extension ``assay.graders._tokens`` when it is built;
+the pure-Python functions here (``py_tokenize``, ``py_jaccard``, ``py_cosine``) define the same
+results and are used otherwise. tests/graders/test_tokens.py checks that the two agree.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-from operator import add
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from operator import add
 from typing import Literal
 
 from pydantic import Field
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
-from rapidfuzz.utils import default_process
 
 from assay.core.grader import Grader, GraderConfig
 from assay.core.registry import register
@@ -26,46 +29,69 @@ from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.graders._text import as_text
 
-# Scripts written without spaces between words.
-_UNSPACED = (
-    "\u0e00-\u0eff"  # Thai, Lao
-    "\u1000-\u109f"  # Myanmar
-    "\u1780-\u17ff"  # Khmer
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-    "\U00020000-\U0002fa1f"
+log = logging.getLogger("assay.graders.similarity")
+
+# Scripts written without spaces between words, as inclusive code point ranges.
+# MIRRORED by UNSPACED in _tokens.c: change both (test_tokens.py checks they agree).
+_UNSPACED_RANGES = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),  # CJK ideographs
+    (0x20000, 0x2FA1F),  # CJK ideographs, supplementary planes
 )
-_HAS_UNSPACED = re.compile(f"[{_UNSPACED}]").search
-_ALL_UNSPACED = re.compile(f"[{_UNSPACED}]+").fullmatch
-_RUNS = re.compile(f"[{_UNSPACED}]+|[^{_UNSPACED}]+")
+# Punctuation and symbols outside ASCII that separate tokens. MIRRORED by PUNCT in _tokens.c.
+_PUNCT_RANGES = (
+    (0x00A0, 0x00BF),  # Latin-1 punctuation and symbols
+    (0x00D7, 0x00D7), (0x00F7, 0x00F7),  # × ÷
+    (0x2000, 0x206F),  # general punctuation
+    (0x3000, 0x303F),  # CJK symbols and punctuation
+    (0xFF00, 0xFF0F), (0xFF1A, 0xFF20), (0xFF3B, 0xFF40), (0xFF5B, 0xFF65),  # fullwidth forms
+)
 
 
-def tokenize(text: str) -> list[str]:
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in ranges)
+
+
+_UNSPACED = _char_class(_UNSPACED_RANGES)
+# Separators: ASCII other than [0-9A-Za-z_], whitespace (re's \s is str.isspace()), _PUNCT_RANGES.
+_SEPARATORS = r"\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f\s" + _char_class(_PUNCT_RANGES)
+# Maximal runs of unspaced characters (group 1) and of other token characters (group 2).
+_RUNS = re.compile(f"([{_UNSPACED}]+)|([^{_UNSPACED}{_SEPARATORS}]+)").findall
+_ASCII_WORDS = re.compile("[0-9a-z_]+").findall
+
+
+def py_tokenize(text: str) -> list[str]:
     """Lower-cased words, with runs of unspaced scripts cut into overlapping character bigrams.
 
-    rapidfuzz's ``default_process`` (C++) lower-cases and turns punctuation into spaces, so
-    the Python loop only sees words; a lone unspaced character stays a token of its own.
+    1. Lower-case: İ (U+0130) becomes i, then ``str.lower()``, then final sigma ς becomes σ.
+    2. Separators: ASCII other than ``[0-9A-Za-z_]``, whitespace (``str.isspace()``) and the
+       ``_PUNCT_RANGES``; every other character belongs to a token (so combining marks, as in
+       Hindi, stay inside their word).
+    3. Between separators, maximal runs of unspaced characters (``_UNSPACED_RANGES``) and of
+       other token characters alternate. Another run is one token (a word); an unspaced run of
+       one character is one token, a longer one gives its n-1 overlapping bigrams.
+
+    ``tokenize`` is this function, or the identical one in ``assay.graders._tokens``.
     """
-    words = default_process(text).split()
+    text = text.replace("\u0130", "i").lower()
     if text.isascii():
-        return words
+        return _ASCII_WORDS(text)
+    if "\u03c2" in text:
+        text = text.replace("\u03c2", "\u03c3")
     out: list[str] = []
     keep, spread = out.append, out.extend
-    for word in words:
-        if word.isascii() or len(word) == 1 or not _HAS_UNSPACED(word):
-            keep(word)
-        elif _ALL_UNSPACED(word):
-            spread(map(add, word[:-1], word[1:]))
+    for unspaced, word in _RUNS(text):
+        if word or len(unspaced) == 1:
+            keep(word or unspaced)
         else:
-            for part in _RUNS.findall(word):
-                if len(part) > 1 and _HAS_UNSPACED(part):
-                    spread(map(add, part[:-1], part[1:]))
-                else:
-                    keep(part)
+            spread(map(add, unspaced[:-1], unspaced[1:]))
     return out
 
 
-def jaccard(a: str, b: str, tokens: Callable[[str], list[str]] = tokenize) -> float:
+def py_jaccard(a: str, b: str, tokens: Callable[[str], list[str]] = py_tokenize) -> float:
     if a == b:
         return 1.0
     sa, sb = set(tokens(a)), set(tokens(b))
@@ -75,7 +101,7 @@ def jaccard(a: str, b: str, tokens: Callable[[str], list[str]] = tokenize) -> fl
     return inter / (len(sa) + len(sb) - inter)
 
 
-def cosine(a: str, b: str, tokens: Callable[[str], list[str]] = tokenize) -> float:
+def py_cosine(a: str, b: str, tokens: Callable[[str], list[str]] = py_tokenize) -> float:
     if a == b:
         return 1.0
     ca, cb = Counter(tokens(a)), Counter(tokens(b))
@@ -90,6 +116,37 @@ def cosine(a: str, b: str, tokens: Callable[[str], list[str]] = tokenize) -> flo
         return 0.0
     norm = math.sqrt(sum(n * n for n in ca.values())) * math.sqrt(sum(n * n for n in cb.values()))
     return min(1.0, round(dot / norm, 12))  # identical texts give exactly 1, not 0.9999999999999999
+
+
+def _py_many(fn: Callable[..., float]) -> Callable[[list[str], list[str]], list[float]]:
+    def many(outputs: list[str], expected: list[str]) -> list[float]:
+        memo: dict[str, list[str]] = {}
+
+        def tokens(text: str) -> list[str]:
+            # A batch often repeats a reference text: tokenise each distinct text once.
+            got = memo.get(text)
+            if got is None:
+                got = memo[text] = py_tokenize(text)
+            return got
+
+        if len(outputs) != len(expected):
+            raise ValueError(f"{len(outputs)} outputs but {len(expected)} expected texts")
+        return [fn(a, b, tokens) for a, b in zip(outputs, expected)]
+
+    return many
+
+
+try:
+    from assay.graders import _tokens
+except ImportError:  # not built (no C compiler at install time): same results, slower
+    _tokens = None  # type: ignore[assignment]
+    log.debug("similarity: C extension assay.graders._tokens not available, using pure Python")
+    tokenize, jaccard, cosine = py_tokenize, py_jaccard, py_cosine
+    jaccard_many, cosine_many = _py_many(py_jaccard), _py_many(py_cosine)
+else:
+    log.debug("similarity: using the C extension assay.graders._tokens")
+    tokenize, jaccard, cosine = _tokens.tokenize, _tokens.jaccard, _tokens.cosine
+    jaccard_many, cosine_many = _tokens.jaccard_many, _tokens.cosine_many
 
 
 def levenshtein(a: str, b: str) -> float:
@@ -126,17 +183,7 @@ class Similarity(Grader):
                 expected = [t.casefold() for t in expected]
             scores = cpdist(outputs, expected, scorer=Levenshtein.normalized_similarity, workers=1).tolist()
         else:
-            fn = ALGORITHMS[cfg.algorithm]
-            memo: dict[str, list[str]] = {}
-
-            def tokens(text: str) -> list[str]:
-                # A batch often repeats a reference text: tokenise each distinct text once.
-                got = memo.get(text)
-                if got is None:
-                    got = memo[text] = tokenize(text)
-                return got
-
-            scores = [fn(a, b, tokens) for a, b in zip(outputs, expected)]
+            scores = (cosine_many if cfg.algorithm == "cosine" else jaccard_many)(outputs, expected)
         threshold = cfg.threshold
         verdict = self.verdict
         algo = cfg.algorithm
