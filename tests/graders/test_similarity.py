@@ -75,3 +75,26 @@ def test_batch_matches_single(grade):
 def test_invalid_config(config, message):
     with pytest.raises(SpecError, match=message):
         compile_spec({"type": "similarity", "config": config})
+
+
+def test_levenshtein_batch_scores_are_exact_whatever_the_threshold():
+    import random
+
+    from rapidfuzz.distance import Levenshtein
+
+    rng = random.Random(1)
+    alphabet = "ab北京 "
+    pairs = []
+    for _ in range(300):
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
+        b = list(a)
+        for _ in range(rng.randint(0, 40)):
+            if b:
+                b[rng.randrange(len(b))] = rng.choice(alphabet)
+        pairs.append((a, "".join(b) + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 5)))))
+    from assay.core.sample import Sample
+    samples = [Sample(id=str(i), output=a, expected=b) for i, (a, b) in enumerate(pairs)]
+    for threshold in (0.0, 0.3, 0.8, 0.99, 1.0):
+        g = compile_spec({"type": "similarity", "config": {"threshold": threshold}}).build()
+        got = [r.score for r in g.grade_batch(samples)]
+        assert got == [Levenshtein.normalized_similarity(a, b) for a, b in pairs]
