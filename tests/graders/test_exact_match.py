@@ -37,3 +37,15 @@ def test_unknown_option_rejected():
 
     with pytest.raises(SpecError, match=r"config\.trimm: unknown field"):
         compile_spec({"type": "exact_match", "config": {"trimm": True}})
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from assay.graders._text import common_prefix_length  # noqa: E402
+
+
+@given(st.text(alphabet="ab北", max_size=300), st.text(alphabet="ab北", max_size=300))
+def test_common_prefix_length(a, b):
+    expected = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    assert common_prefix_length(a, b) == expected
+    assert common_prefix_length(a, a + b) == len(a)

@@ -16,6 +16,8 @@ JS_FLAGS = frozenset("imsugy")
 _INLINE = {"i": "i", "m": "m", "s": "s"}
 _ESCAPES = re.compile(r"\\\\|\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})")
 _UNANCHORED = re2._Anchor.UNANCHORED if hasattr(re2, "_Anchor") else None
+# Characters in a UTF-8 byte range, counted in C (RE2 reports byte offsets).
+_char_len = getattr(re2._re2, "BytesToCharLen", None) or (lambda data, lo, hi: len(data[lo:hi].decode()))
 
 _stderr_lock = threading.Lock()
 
@@ -106,7 +108,7 @@ class CompiledPattern:
             if start == -1:
                 return None
             found = data[start:end].decode()
-            offset = len(data[:start].decode()) if start else 0
+            offset = _char_len(data, 0, start) if start else 0
             return Match(offset, offset + len(found), found)
         if self._re2 is not None:
             m = self._re2.search(text)

@@ -22,10 +22,17 @@ def preview(text: str, limit: int = 120) -> str:
 
 
 def common_prefix_length(a: str, b: str) -> int:
-    """Index of the first differing character, by galloping then bisecting over C-level
-    slice comparisons (most differences come early, so the gallop usually ends at once)."""
+    """Index of the first differing character.
+
+    Most differences come early, so the first characters are compared one by one; past them
+    the search gallops, then bisects, over C-level slice comparisons.
+    """
     n = min(len(a), len(b))
-    lo, step = 0, 8
+    head = min(n, 8)
+    for i in range(head):
+        if a[i] != b[i]:
+            return i
+    lo, step = head, 16
     while lo + step < n and a[lo:lo + step] == b[lo:lo + step]:
         lo += step
         step *= 4
