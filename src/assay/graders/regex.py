@@ -57,6 +57,16 @@ class RegexConfig(GraderConfig):
         return self
 
 
+_TIMED_OUT = object()
+
+
+def _bounded(pat: CompiledPattern, text: str) -> Any:
+    try:
+        return pat.search(text)
+    except TimeoutError:
+        return _TIMED_OUT
+
+
 @register
 class Regex(BatchGrader):
     type = "regex"
@@ -71,22 +81,22 @@ class Regex(BatchGrader):
         return [self._many(s, checks) for s in samples]
 
     def _single(self, samples: Sequence[Sample], pat: CompiledPattern) -> list[GraderResult]:
+        texts = [s.output if s.output.__class__ is str else as_text(s.output) for s in samples]
+        if pat.engine == "re2":
+            found: list[Any] = pat.search_many(texts)
+        else:  # the backtracking engine may time out on any one text
+            found = [_bounded(pat, text) for text in texts]
         verdict = self.verdict
-        search = pat.search
         no_match = f"output does not match /{pat.source}/{pat.flags}"
         out = []
-        for s in samples:
-            text = s.output if s.output.__class__ is str else as_text(s.output)
-            try:
-                m = search(text)
-            except TimeoutError:
-                out.append(self._timeout(pat))
-                continue
+        for m in found:
             if m is None:
                 out.append(verdict(False, 0.0, no_match))
+            elif m is _TIMED_OUT:
+                out.append(self._timeout(pat))
             else:
-                found = m.text if len(m.text) <= 200 else preview(m.text, 200)
-                out.append(verdict(True, 1.0, None, {"match": found, "span": [m.start, m.end]}))
+                text = m.text if len(m.text) <= 200 else preview(m.text, 200)
+                out.append(verdict(True, 1.0, None, {"match": text, "span": [m.start, m.end]}))
         return out
 
     def _many(self, sample: Sample, checks: list[tuple[CompiledPattern, bool]]) -> GraderResult:
