@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench node-deps clean
+.PHONY: setup demo test lint bench node-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -26,6 +26,9 @@ setup: $(STAMP) node-deps
 demo: setup
 	$(BIN)/assay run examples/presets/eval.yaml; status=$$?; [ $$status -le 1 ]
 	$(BIN)/assay run examples/json-schema/eval.yaml; status=$$?; [ $$status -le 1 ]
+
+lint: setup
+	$(BIN)/ruff check src tests bench
 
 test: setup
 	$(BIN)/python -m pytest

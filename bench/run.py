@@ -29,7 +29,8 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, {cpu}, Python {platform.python_version()}"
+    return (f"{platform.system()} {platform.release()}, {os.cpu_count()} cores, {cpu}, "
+            f"Python {platform.python_version()}")
 
 
 def million_levenshtein() -> tuple[float, float]:

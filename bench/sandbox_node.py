@@ -13,8 +13,9 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
+
+from _load import concurrent_rate
 
 from assay.core.interfaces import CodeCall
 from assay.sandbox.node import NODE_DIR, NodePool, node_binary
@@ -48,17 +49,7 @@ def timed_calls(pool: NodePool, source: str, n: int) -> list[float]:
 
 
 def throughput(pool: NodePool, source: str, threads: int, per_thread: int) -> float:
-    def work() -> None:
-        for _ in range(per_thread):
-            assert pool.call(CodeCall("nodejs", source, ARGS)).ok
-
-    workers = [threading.Thread(target=work) for _ in range(threads)]
-    t = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    return threads * per_thread / (time.perf_counter() - t)
+    return concurrent_rate(pool, CodeCall("nodejs", source, ARGS), threads, per_thread)
 
 
 def fresh_node(source: str, n: int) -> list[float]:

@@ -15,8 +15,9 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
+
+from _load import concurrent_rate
 
 from assay.core.interfaces import CodeCall
 from assay.sandbox.python import PythonPool
@@ -48,22 +49,7 @@ def sequential(pool: PythonPool, source: str, n: int) -> list[float]:
 
 
 def throughput(pool: PythonPool, source: str, threads: int, per_thread: int) -> float:
-    call = CodeCall("python", source, ARGS)
-    failures = []
-
-    def work() -> None:
-        for _ in range(per_thread):
-            if not pool.call(call).ok:
-                failures.append(1)
-
-    workers = [threading.Thread(target=work) for _ in range(threads)]
-    start = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    assert not failures
-    return threads * per_thread / (time.perf_counter() - start)
+    return concurrent_rate(pool, CodeCall("python", source, ARGS), threads, per_thread)
 
 
 def fresh_python(source: str, n: int) -> list[float]:

@@ -1,4 +1,8 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.graders._text import common_prefix_length
 
 EM = {"type": "exact_match"}
 
@@ -37,11 +41,6 @@ def test_unknown_option_rejected():
 
     with pytest.raises(SpecError, match=r"config\.trimm: unknown field"):
         compile_spec({"type": "exact_match", "config": {"trimm": True}})
-
-
-from hypothesis import given, strategies as st  # noqa: E402
-
-from assay.graders._text import common_prefix_length  # noqa: E402
 
 
 @given(st.text(alphabet="ab北", max_size=300), st.text(alphabet="ab北", max_size=300))

@@ -10,8 +10,14 @@ from assay.core.aggregate import judge_sample
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
-from assay.runner.reviews import (apply_reviews, calibration_summary, load_reviews, load_verdicts, reviews_path,
-                                  submit_review)
+from assay.runner.reviews import (
+    apply_reviews,
+    calibration_summary,
+    load_reviews,
+    load_verdicts,
+    reviews_path,
+    submit_review,
+)
 
 JUDGE = compile_spec({"type": "regex", "name": "judge", "config": {"pattern": "good"}}).build()
 CAL = compile_spec({"type": "human_calibration", "name": "cal", "config": {"calibrate_grader": "judge"}}).build()

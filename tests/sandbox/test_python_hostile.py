@@ -13,10 +13,9 @@ import time
 import uuid
 
 import pytest
+from python_helpers import SECRET, assert_benign, pool, run, sandbox_processes  # noqa: F401 - pool is a fixture
 
 from assay.core.result import ErrorCode
-
-from python_helpers import SECRET, assert_benign, pool, run, sandbox_processes  # noqa: F401 - pool is a fixture
 
 PRELUDE = "import collections\nmods = collections._sys.modules\nos = mods['os']\n"
 

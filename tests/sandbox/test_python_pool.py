@@ -7,12 +7,12 @@ import signal
 import threading
 
 import pytest
+from python_helpers import BENIGN, assert_benign, pool, run, sandbox_processes  # noqa: F401 - pool is a fixture
 
 from assay.core.interfaces import CodeCall
 from assay.core.result import ErrorCode
 from assay.sandbox import open_code_runner
 from assay.sandbox.python import ALLOWED_MODULES, PythonPool, check_source
-from python_helpers import BENIGN, assert_benign, pool, run, sandbox_processes  # noqa: F401 - pool is a fixture
 
 
 def test_returns_the_value_with_limits(pool):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import orjson
-from assay.cli._console import make_console
 from rich.table import Table
 
+from assay.cli._console import make_console
 from assay.core import registry
 
 

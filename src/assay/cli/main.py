@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
@@ -31,20 +31,36 @@ def _delegate(fn: Callable[..., int], *args: Any, **kwargs: Any) -> None:
     raise typer.Exit(code)
 
 
+# Options shared by several commands.
+Threshold = Annotated[Optional[float], typer.Option(
+    "--threshold", min=0.0, max=1.0, help="Minimum weighted score for a sample to pass.")]
+ResultsFile = Annotated[Path, typer.Argument(help="A results JSONL written by `assay run --out`.")]
+Junit = Annotated[Optional[Path], typer.Option("--junit", help="Write a JUnit XML report for CI.")]
+
+
 @app.command()
 def run(
-    suite: Annotated[Path, typer.Argument(help="eval.yaml (assay, waza or Vally format) or a directory holding one.")],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write results JSONL: one line per sample.")] = None,
-    junit: Annotated[Optional[Path], typer.Option("--junit", help="Write a JUnit XML report for CI.")] = None,
-    results: Annotated[Optional[Path], typer.Option("--results", help="Outputs to grade (JSONL/CSV), overriding the suite's dataset.")] = None,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="Minimum weighted score per sample.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", "-j", min=1, help="Concurrent evaluations for sandbox, program and LLM graders.")] = 8,
-    resume: Annotated[bool, typer.Option("--resume", help="Skip samples already in --out and append the rest.")] = False,
-    cost_ordered: Annotated[Optional[bool], typer.Option("--cost-ordered/--no-cost-ordered", help="Skip expensive graders once a cheap one failed.")] = None,
-    summary_json: Annotated[Optional[Path], typer.Option("--summary-json", help="Write the summary (per grader counts) as JSON.")] = None,
+    suite: Annotated[Path, typer.Argument(
+        help="eval.yaml (assay, waza or Vally format) or a directory holding one.")],
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Write results JSONL: one line per sample.")] = None,
+    junit: Junit = None,
+    results: Annotated[Optional[Path], typer.Option(
+        "--results", help="Outputs to grade (JSONL/CSV), overriding the suite's dataset.")] = None,
+    threshold: Threshold = None,
+    concurrency: Annotated[int, typer.Option(
+        "--concurrency", "-j", min=1, help="Concurrent evaluations for sandbox, program and LLM graders.")] = 8,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Skip samples already in --out and append the rest.")] = False,
+    cost_ordered: Annotated[Optional[bool], typer.Option(
+        "--cost-ordered/--no-cost-ordered", help="Skip costlier graders once a sample can no longer pass.")] = None,
+    summary_json: Annotated[Optional[Path], typer.Option(
+        "--summary-json", help="Write the summary (per grader counts) as JSON.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line total.")] = False,
-    export: Annotated[Optional[str], typer.Option("--export", help="Also write results shaped for another tool: waza or vally (JSON).")] = None,
-    export_path: Annotated[Optional[Path], typer.Option("--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
+    export: Annotated[Optional[str], typer.Option(
+        "--export", help="Also write results shaped for another tool: waza or vally (JSON).")] = None,
+    export_path: Annotated[Optional[Path], typer.Option(
+        "--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
 ) -> None:
     """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
     from assay.cli.run_cmd import execute
@@ -60,14 +76,15 @@ def run(
 
 @app.command("review")
 def review_cmd(
-    results: Annotated[Path, typer.Argument(help="A results JSONL written by `assay run --out`.")],
+    results: ResultsFile,
     sample: Annotated[str, typer.Option("--sample", "-s", help="Sample id.")],
     grader: Annotated[str, typer.Option("--grader", "-g", help="Name of the human grader.")],
     passed: Annotated[bool, typer.Option("--pass/--fail", help="The reviewer's verdict.")],
-    score: Annotated[Optional[float], typer.Option("--score", min=0.0, max=1.0, help="Score in [0, 1] (default 1 or 0).")] = None,
+    score: Annotated[Optional[float], typer.Option(
+        "--score", min=0.0, max=1.0, help="Score in [0, 1] (default 1 or 0).")] = None,
     comment: Annotated[Optional[str], typer.Option("--comment", "-m", help="Why.")] = None,
     reviewer: Annotated[Optional[str], typer.Option("--reviewer", help="Who reviewed.")] = None,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="The suite's threshold, to re-judge samples.")] = None,
+    threshold: Threshold = None,
 ) -> None:
     """Record a human review of a pending result and print the updated report."""
     from assay.cli.review_cmd import review
@@ -77,9 +94,9 @@ def review_cmd(
 
 @app.command("report")
 def report_cmd(
-    results: Annotated[Path, typer.Argument(help="A results JSONL written by `assay run --out`.")],
-    threshold: Annotated[Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="Minimum weighted score per sample.")] = None,
-    junit: Annotated[Optional[Path], typer.Option("--junit", help="Write a JUnit XML report.")] = None,
+    results: ResultsFile,
+    threshold: Threshold = None,
+    junit: Junit = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Summarise a results file again, with human reviews applied."""
@@ -91,7 +108,8 @@ def report_cmd(
 @app.command()
 def graders(
     type_: Annotated[Optional[str], typer.Argument(metavar="TYPE", help="Show one grader's config schema.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print every grader with its config JSON Schema as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print every grader with its config JSON Schema as JSON.")] = False,
 ) -> None:
     """List the registered graders: one-line description and the JSON Schema of each config."""
     from assay.cli.info import show_graders

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from assay.cli._console import make_console
 
+from assay.cli._console import make_console
 from assay.core.aggregate import summarize
 from assay.core.result import Status
 from assay.runner.reviews import apply_reviews, calibration_summary, load_reviews, load_verdicts, submit_review

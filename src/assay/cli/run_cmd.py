@@ -43,7 +43,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                                    on_progress=lambda n: bar.advance(task, n),
                                    chunk_size=_chunk(suite, concurrency))
         else:
-            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink, chunk_size=_chunk(suite, concurrency))
+            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink,
+                               chunk_size=_chunk(suite, concurrency))
     finally:
         if sink is not None:
             sink.close()

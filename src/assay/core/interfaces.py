@@ -3,8 +3,8 @@ tests use fakes. Graders receive them through ``Resources``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from assay.core.result import ErrorCode

@@ -25,8 +25,15 @@ from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.transcript import to_vally_events
-from assay.graders._process import (DEFAULT_STDOUT_LIMIT, ProcessCall, ProcessOutcome, build_env,
-                                    format_duration, parse_duration, runner_from)
+from assay.graders._process import (
+    DEFAULT_STDOUT_LIMIT,
+    ProcessCall,
+    ProcessOutcome,
+    build_env,
+    format_duration,
+    parse_duration,
+    runner_from,
+)
 from assay.graders._text import preview
 
 RESERVED_ENV = ("EVALUATE_WORKSPACE", "EVALUATE_GRADER_INPUT")

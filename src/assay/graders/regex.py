@@ -19,7 +19,8 @@ from assay.graders._text import as_text, preview
 class RegexConfig(GraderConfig):
     flags: str = Field(default="", description="JavaScript flag letters: i m s u g y (g, y: no effect).")
     timeout_ms: int = Field(default=100, ge=1, le=10_000,
-                            description="Time bound per search for patterns RE2 cannot run (backreferences, lookaround).")
+                            description="Time bound per search for patterns RE2 cannot run "
+                                        "(backreferences, lookaround).")
     pattern: str | None = Field(default=None, description="Pattern the output must match.")
     must_match: list[str] = Field(default_factory=list, description="waza: patterns that must match.")
     must_not_match: list[str] = Field(default_factory=list, description="waza: patterns that must not match.")

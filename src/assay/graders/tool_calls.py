@@ -35,10 +35,12 @@ from assay.graders._text import as_text
 class ToolPattern(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    pattern: str | None = Field(default=None, description="Regex on the name, the name with arguments, or a text argument.")
+    pattern: str | None = Field(
+        default=None, description="Regex on the name, the name with arguments, or a text argument.")
     name: str | None = Field(default=None, description="Regex the whole tool name must match.")
     arguments: dict[str, str] | str | None = Field(
-        default=None, description="{argument: regex} each searched in that argument, or one regex over the arguments JSON.")
+        default=None,
+        description="{argument: regex} each searched in that argument, or one regex over the arguments JSON.")
     result: str | None = Field(default=None, description="Regex searched in the call's result.")
     success: bool | None = Field(default=None, description="Required success flag of the call's result.")
 

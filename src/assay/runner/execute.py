@@ -5,8 +5,8 @@ from __future__ import annotations
 import gc
 import traceback
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from time import perf_counter
 
 from assay.core.grader import Grader

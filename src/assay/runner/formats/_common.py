@@ -20,6 +20,16 @@ from assay.runner.yamlsrc import YamlDoc
 SPEC_KEYS = ("type", "name", "config", "weight")
 
 
+def open_suite(path: Path, data: Any, what: str) -> tuple[YamlDoc, Mapping[str, Any], Path]:
+    """The suite file behind ``path`` (a file or its directory): its document, its top-level
+    mapping, and the directory relative paths resolve against."""
+    eval_path = path / "eval.yaml" if path.is_dir() else path
+    doc = YamlDoc(eval_path, data)
+    if not isinstance(doc.data, Mapping):
+        raise doc.error(f"a {what} must be a mapping")
+    return doc, doc.data, eval_path.parent.resolve()
+
+
 def fold_grader(entry: Any, doc: YamlDoc, keys: tuple[str | int, ...], *,
                 default_type: str | None = None) -> dict[str, Any]:
     """A grader entry as a spec ``{type, name, config, weight}``: options written beside
@@ -86,7 +96,8 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
         except (ValueError, yaml.YAMLError) as exc:
             raise SpecError(f"cannot parse results: {exc}", where=str(path)) from None
         if isinstance(doc, Mapping):
-            key = next((k for k in ("results", "runs", "trajectories", "samples", "tasks") if isinstance(doc.get(k), list)), None)
+            key = next((k for k in ("results", "runs", "trajectories", "samples", "tasks")
+                        if isinstance(doc.get(k), list)), None)
             doc = doc[key] if key else [doc]
         if not isinstance(doc, list):
             raise SpecError("results must be a list of run records", where=str(path))

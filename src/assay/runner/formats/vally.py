@@ -26,8 +26,15 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import SpecError
-from assay.runner.formats._common import (YamlDoc, compile_grader, fold_grader, make_sample, read_records,
-                                          resolve_results)
+from assay.runner.formats._common import (
+    YamlDoc,
+    compile_grader,
+    fold_grader,
+    make_sample,
+    open_suite,
+    read_records,
+    resolve_results,
+)
 from assay.runner.model import LoadedSuite
 
 FORMAT = "vally"
@@ -47,12 +54,7 @@ def detect(path: Path, data: Any) -> bool:
 
 def load(path: Path, data: Any) -> LoadedSuite:
     """Load a Vally eval spec. Raises SpecError naming file, line and field for invalid input."""
-    eval_path = path / "eval.yaml" if path.is_dir() else path
-    doc = YamlDoc(eval_path, data)
-    data = doc.data
-    base = eval_path.parent.resolve()
-    if not isinstance(data, Mapping):
-        raise doc.error("a Vally eval spec must be a mapping")
+    doc, data, base = open_suite(path, data, "Vally eval spec")
     for key in data:
         if key not in TOP_KEYS:
             raise doc.error(f"unknown field {key!r} (known: {', '.join(TOP_KEYS)})", key)
@@ -102,10 +104,10 @@ def load(path: Path, data: Any) -> LoadedSuite:
         hint = f"trajectories file {results_path}" if results_path else \
             f"a trajectories file (--results, or {' / '.join(RESULT_FILES)} beside the eval file)"
         raise SpecError(f"no graded outputs: none of {len(stimuli)} stimuli has a trajectory in {hint} "
-                        "or an output on the stimulus", where=str(eval_path))
+                        "or an output on the stimulus", where=str(doc.path))
     return LoadedSuite(
         name=str(data.get("name") or base.name), samples=samples, graders=[], sample_graders=sample_graders,
-        threshold=threshold, cost_ordered=bool(data.get("cost_ordered")), source=eval_path, format=FORMAT,
+        threshold=threshold, cost_ordered=bool(data.get("cost_ordered")), source=doc.path, format=FORMAT,
         metadata={"description": data.get("description"), "version": data.get("version"),
                   "type": data.get("type"), "config": data.get("config") or {},
                   "scoring": {"weights": weights, "threshold": threshold},

@@ -25,8 +25,15 @@ from typing import Any
 
 from assay.core.errors import SpecError
 from assay.core.spec import CompiledSpec
-from assay.runner.formats._common import (YamlDoc, compile_grader, fold_grader, make_sample, read_records,
-                                          resolve_results)
+from assay.runner.formats._common import (
+    YamlDoc,
+    compile_grader,
+    fold_grader,
+    make_sample,
+    open_suite,
+    read_records,
+    resolve_results,
+)
 from assay.runner.model import LoadedSuite
 
 FORMAT = "waza"
@@ -47,12 +54,7 @@ def detect(path: Path, data: Any) -> bool:
 
 def load(path: Path, data: Any) -> LoadedSuite:
     """Load a waza suite. Raises SpecError naming file, line and field for invalid input."""
-    eval_path = path / "eval.yaml" if path.is_dir() else path
-    doc = YamlDoc(eval_path, data)
-    data = doc.data
-    base = eval_path.parent.resolve()
-    if not isinstance(data, Mapping):
-        raise doc.error("a waza eval file must be a mapping")
+    doc, data, base = open_suite(path, data, "waza eval file")
     _known(doc, data, TOP_KEYS, ())
     graders = _graders(doc, data.get("graders"), ("graders",), base, default_type=None)
     tasks = _tasks(doc, data.get("tasks"), base)
@@ -84,13 +86,13 @@ def load(path: Path, data: Any) -> LoadedSuite:
         hint = f"results file {results_path}" if results_path else \
             f"a results file (--results, or {' / '.join(RESULT_FILES)} beside eval.yaml)"
         raise SpecError(f"no graded outputs: none of {len(tasks)} task(s) has a run in {hint} "
-                        "or an inputs.output in its task file", where=str(eval_path))
+                        "or an inputs.output in its task file", where=str(doc.path))
     config = data.get("config") or {}
     return LoadedSuite(
         name=str(data.get("name") or base.name), samples=samples, graders=graders,
         sample_graders=sample_graders, threshold=None,
         cost_ordered=bool(data.get("cost_ordered") or (isinstance(config, Mapping) and config.get("cost_ordered"))),
-        source=eval_path, format=FORMAT,
+        source=doc.path, format=FORMAT,
         metadata={"skill": data.get("skill"), "description": data.get("description"),
                   "version": data.get("version"), "config": config, "metrics": data.get("metrics") or [],
                   "results": str(results_path) if results_path else None, "missing": missing,

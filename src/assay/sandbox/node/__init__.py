@@ -76,7 +76,8 @@ def probe() -> dict[str, Any]:
     ivm_ok = False
     if node:
         try:
-            version = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10).stdout.strip() or None
+            version = subprocess.run([node, "--version"], capture_output=True, text=True,
+                                     timeout=10).stdout.strip() or None
             ivm_ok = (NODE_MODULES / "isolated-vm").is_dir() and subprocess.run(
                 [node, "-e", f"require({json.dumps(str(NODE_MODULES / 'isolated-vm'))})"],
                 capture_output=True, timeout=20).returncode == 0
@@ -291,7 +292,8 @@ class NodePool:
         """Send one request to a worker; return (response, ms, layers). Failures become responses."""
         node = node_binary()
         if node is None:
-            return {"status": "x", "code": "unavailable", "message": "node is not installed: Node.js evaluators are unavailable"}, 0.0, []
+            return {"status": "x", "code": "unavailable",
+                    "message": "node is not installed: Node.js evaluators are unavailable"}, 0.0, []
         if not (NODE_MODULES / "isolated-vm").is_dir() or not all((NODE_MODULES / m).is_dir() for m in LIBRARIES):
             return {"status": "x", "code": "unavailable", "message": _NOT_INSTALLED}, 0.0, []
         worker = self._acquire(node)
@@ -304,7 +306,8 @@ class NodePool:
             worker.calls += 1
             keep = worker.calls < self.max_calls
         except TimeoutError:
-            response = {"status": "timeout", "message": f"the evaluation ran past {int(timeout_s * 1000)} ms (worker killed)"}
+            response = {"status": "timeout",
+                        "message": f"the evaluation ran past {int(timeout_s * 1000)} ms (worker killed)"}
         except (_Dead, ValueError) as exc:
             response = {"status": "error", "message": f"the Node worker failed: {exc}"}
         finally:

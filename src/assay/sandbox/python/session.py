@@ -54,7 +54,7 @@ def exchange(child: Child, payload: bytes, timeout_s: float) -> Exchange:
         if left <= 0:
             timed_out = True
             break
-        for fd, events in poller.poll(left * 1000):
+        for fd, _events in poller.poll(left * 1000):
             if fd == child.req_w:
                 try:
                     pending = pending[os.write(fd, pending):]
