@@ -30,7 +30,7 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check src tests bench
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest
 
 bench: setup
