@@ -64,7 +64,9 @@ class GraderResult(BaseModel):
         return self.status in (Status.PASSED, Status.FAILED)
 
 
-_ALL_FIELDS = frozenset(GraderResult.model_fields)
+# Every result has every field set, so one shared set serves them all: pydantic only ever adds
+# a field name to it (on assignment), and every name is already there.
+_ALL_FIELDS_SET = set(GraderResult.model_fields)
 _new = GraderResult.__new__
 _set = object.__setattr__
 # BaseModel's own slots, set through their descriptors: the same effect as model_construct
@@ -77,7 +79,7 @@ _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 def _unvalidated(fields: dict[str, Any]) -> GraderResult:
     obj = _new(GraderResult)
     _set(obj, "__dict__", fields)
-    _set_fields_set(obj, set(_ALL_FIELDS))
+    _set_fields_set(obj, _ALL_FIELDS_SET)
     _set_extra(obj, None)
     _set_private(obj, None)
     return obj
