@@ -140,3 +140,28 @@ def test_bundled_suites_grade_end_to_end(tmp_path, suite, expected):
     assert r.returncode == 1, r.stderr
     assert expected in r.stdout
     assert all(json.loads(line)["results"] for line in out.read_text().splitlines())
+
+
+def test_killed_run_resumes_without_losing_or_duplicating(tmp_path):
+    import os
+    import signal
+    import time
+
+    rows = [{"id": f"s{i}", "output": "x" * (i % 7), "expected": "x"} for i in range(120)]
+    code = "import time\ndef evaluate(i, o, e, m):\n    time.sleep(0.02)\n    return {'passed': len(o) > 2}\n"
+    p = write_suite(tmp_path, [{"type": "code", "name": "slow", "config": {"code": code}}, {"type": "contains"}], rows)
+    out = tmp_path / "r.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "assay.cli.main", "run", str(p), "--out", str(out), "-j", "1"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not out.exists() or out.read_text().count("\n") < 16):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)         # the run and its sandbox, mid-way
+    proc.wait()
+    partial = out.read_text().count("\n")
+    assert 16 <= partial < 120
+    r = assay("run", str(p), "--out", str(out), "--resume", "-j", "4")
+    assert r.returncode == 1, r.stderr
+    assert f"{partial} resumed" in r.stdout
+    ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
+    assert sorted(ids) == sorted(row["id"] for row in rows)     # every sample once, none twice
