@@ -165,3 +165,13 @@ def test_node_keyword_evaluator_end_to_end():
     r = assay.grade({"type": "code", "config": {"language": "nodejs", "code": code}},
                     {"output": "北京是中国的首都", "metadata": {"keywords": ["首都", "长城"]}})
     assert (r.status, r.score, r.details["missing"]) == ("failed", 0.5, ["长城"])
+
+
+def test_printed_output_is_kept_in_details():
+    code = "def evaluate(input, output, expected, metadata):\n    print('checking', output)\n    return {'passed': True}\n"
+    r = assay.grade({"type": "code", "config": {"code": code}}, {"output": "北京"})
+    assert r.passed and r.details["output"].strip() == "checking 北京"
+    code = "def evaluate(input, output, expected, metadata):\n    print('about to fail')\n    raise ValueError('bad')\n"
+    r = assay.grade({"type": "code", "config": {"code": code}}, {"output": "x"})
+    assert r.error == "runtime_error" and "about to fail" in r.details["output"]
+    assert "about to fail" not in r.details["traceback"]

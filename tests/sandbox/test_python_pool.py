@@ -56,9 +56,11 @@ def test_failures_are_values(pool, source, code, words):
     assert out.error == code and words in out.message, out
 
 
-def test_printed_output_is_shown_on_failure(pool):
+def test_printed_output_comes_back(pool):
     out = run(pool, "def evaluate(*a):\n    print('hello from user')\n    raise KeyError('k')\n")
-    assert "--- printed output ---\nhello from user" in out.traceback
+    assert out.output == "hello from user\n" and "KeyError" in out.traceback
+    out = run(pool, "def evaluate(*a):\n    print('x' * 10000)\n    return 1\n")
+    assert out.ok and out.output.startswith("x" * 4096) and out.output.endswith("[... first 4096 of 10001 bytes]")
 
 
 def test_every_allowed_module_imports(pool):

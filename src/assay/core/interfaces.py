@@ -32,6 +32,8 @@ class CodeOutcome:
     error: ErrorCode | None = None
     message: str | None = None
     traceback: str | None = None
+    output: str | None = None
+    """What the code printed (stdout and stderr), capped: the first lines a user debugs with."""
     duration_ms: float = 0.0
     limits: dict[str, Any] = field(default_factory=dict)
 

@@ -117,7 +117,7 @@ class Code(Grader):
                             timeout_ms=cfg.timeout)
         outcome = runner.call(call)
         if not outcome.ok:
-            details = {"limits": outcome.limits}
+            details = _sandbox_details(outcome)
             if outcome.traceback:
                 details["traceback"] = outcome.traceback
             return self.error(outcome.error or ErrorCode.RUNTIME_ERROR, outcome.message or "evaluation failed", details)
@@ -134,20 +134,26 @@ class Code(Grader):
         reason = f"{held}/{len(rows)} assertions passed"
         if failed:
             reason += "; failed: " + "; ".join(failed[:3])
-        return self.verdict(not failed, held / len(rows), reason, {"assertions": rows, "limits": outcome.limits})
+        return self.verdict(not failed, held / len(rows), reason, {"assertions": rows, **_sandbox_details(outcome)})
 
     def _evaluated(self, outcome: CodeOutcome) -> GraderResult:
         value = outcome.value
         problem = _check_returned(value)
         if problem:
-            return self.error(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}",
-                              {"limits": outcome.limits})
+            return self.error(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}", _sandbox_details(outcome))
         score = value.get("score")
         passed = value["passed"]
-        details = dict(value.get("details") or {})
-        details["limits"] = outcome.limits
+        details = {**(value.get("details") or {}), **_sandbox_details(outcome)}
         return self.verdict(passed, float(score) if score is not None else (1.0 if passed else 0.0),
                             value.get("reason"), details)
+
+
+def _sandbox_details(outcome: CodeOutcome) -> dict[str, Any]:
+    """The limits in force, and what the code printed if anything."""
+    details: dict[str, Any] = {"limits": outcome.limits}
+    if outcome.output:
+        details["output"] = outcome.output
+    return details
 
 
 def _check_returned(value: Any) -> str | None:

@@ -27,7 +27,7 @@ def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) 
         if isinstance(parsed, str):
             return _failed(ex, ErrorCode.INVALID_OUTPUT, parsed)
         if "value" in parsed and len(parsed) == 1:
-            return CodeOutcome(value=parsed["value"], duration_ms=ex.elapsed_ms)
+            return CodeOutcome(value=parsed["value"], duration_ms=ex.elapsed_ms, output=_printed(ex))
         code = _CODES.get(parsed.get("error"))  # type: ignore[arg-type]
         message = parsed.get("message")
         if code is None or not isinstance(message, str):
@@ -75,12 +75,17 @@ def _parse(data: bytes) -> dict[str, Any] | str:
 
 
 def _failed(ex: Exchange, code: ErrorCode, message: str, trace: str | None = None) -> CodeOutcome:
-    if ex.output:
-        # CodeOutcome has no field for printed output; on failure it helps most beside the trace.
-        shown = ex.output[:_OUTPUT_IN_REPORT].decode("utf-8", "replace")
-        more = f" (first {_OUTPUT_IN_REPORT} of {ex.output_total} bytes)" if ex.output_total > _OUTPUT_IN_REPORT else ""
-        trace = (trace + "\n" if trace else "") + f"--- printed output{more} ---\n{shown}"
-    return CodeOutcome(error=code, message=message, traceback=trace, duration_ms=ex.elapsed_ms)
+    return CodeOutcome(error=code, message=message, traceback=trace, duration_ms=ex.elapsed_ms, output=_printed(ex))
+
+
+def _printed(ex: Exchange) -> str | None:
+    """The start of what the evaluator printed, marked when cut."""
+    if not ex.output:
+        return None
+    shown = ex.output[:_OUTPUT_IN_REPORT].decode("utf-8", "replace")
+    if ex.output_total > _OUTPUT_IN_REPORT:
+        shown += f"\n[... first {_OUTPUT_IN_REPORT} of {ex.output_total} bytes]"
+    return shown
 
 
 def _signal_name(sig: int) -> str:
