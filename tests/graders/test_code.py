@@ -175,3 +175,19 @@ def test_printed_output_is_kept_in_details():
     r = assay.grade({"type": "code", "config": {"code": code}}, {"output": "x"})
     assert r.error == "runtime_error" and "about to fail" in r.details["output"]
     assert "about to fail" not in r.details["traceback"]
+
+
+@node
+def test_node_console_output_is_kept_in_details():
+    code = ("module.exports = function evaluate(input, output) {\n"
+            "  console.log('checking', output, {n: output.length});\n"
+            "  console.error('x'.repeat(5000));\n"
+            "  return { passed: true };\n"
+            "};\n")
+    r = assay.grade({"type": "code", "config": {"language": "nodejs", "code": code}}, {"output": "北京"})
+    assert r.passed
+    printed = r.details["output"]
+    assert printed.startswith('checking 北京 {"n":2}\n') and printed.endswith("[... first 4096 of 5021 characters]")
+    code = "module.exports = async (i, o) => { console.log('before'); throw new Error('bad'); };\n"
+    r = assay.grade({"type": "code", "config": {"language": "nodejs", "code": code}}, {"output": "x"})
+    assert r.error == "runtime_error" and r.details["output"] == "before\n"

@@ -247,11 +247,12 @@ class NodePool:
         response, elapsed, layers = self._roundtrip(payload, request.timeout_ms / 1000)
         limits["layers"] = layers
         status = response.get("status")
+        output = response.get("output") if isinstance(response.get("output"), str) else None
         if status == "ok":
-            return CodeOutcome(value=response.get("value"), duration_ms=elapsed, limits=limits)
+            return CodeOutcome(value=response.get("value"), duration_ms=elapsed, limits=limits, output=output)
         code = ErrorCode(response["code"]) if "code" in response else _STATUS.get(status, ErrorCode.RUNTIME_ERROR)
         return CodeOutcome(error=code, message=str(response.get("message") or status),
-                           traceback=response.get("stack"), duration_ms=elapsed, limits=limits)
+                           traceback=response.get("stack"), duration_ms=elapsed, limits=limits, output=output)
 
     def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
         """None when ``source`` compiles and exports ``function``; else the problem, with its line.

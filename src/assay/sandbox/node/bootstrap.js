@@ -54,8 +54,29 @@ module.exports = String.raw`
   delete g.WebAssembly;
   delete g.SharedArrayBuffer;
   if (typeof Atomics === 'object') { delete Atomics.wait; delete Atomics.waitAsync; }
-  const noop = function () {};
-  g.console = freeze({ log: noop, info: noop, warn: noop, error: noop, debug: noop, trace: noop });
+  // console writes into a capped buffer the worker reads after the evaluation: the user's
+  // print-debugging comes back in the result's details, and nothing leaves the isolate.
+  const MAX_OUTPUT = 4096, join = Array.prototype.join, map = Array.prototype.map, toText = String;
+  let printed = '', printedTotal = 0;
+  function show(v) {
+    try {
+      if (typeof v === 'string') return v;
+      const json = stringify(v);
+      return json === undefined ? toText(v) : json;
+    } catch (_) {
+      return '[unprintable]';
+    }
+  }
+  function print() {
+    const line = apply(join, apply(map, arguments, [show]), [' ']) + '\n';
+    printedTotal += line.length;
+    if (printed.length < MAX_OUTPUT) printed += line.slice(0, MAX_OUTPUT - printed.length);
+  }
+  g.console = freeze({ log: print, info: print, warn: print, error: print, debug: print, trace: print });
+  g.__assayOutput = function () {
+    if (printedTotal <= printed.length) return printed;
+    return printed + '\n[... first ' + MAX_OUTPUT + ' of ' + printedTotal + ' characters]';
+  };
 
   // Timers are queued here and fired by the worker while the evaluation runs; when the
   // context is released at the end of the evaluation, whatever is left is gone with it.

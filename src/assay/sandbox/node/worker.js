@@ -106,7 +106,7 @@ async function prepare(slot, source, left) {
   try {
     await slot.boot.run(context, { timeout: left() });
     const entry = {};
-    for (const name of ['__assayStart', '__assayPoll', '__assayFire', '__assayFind']) {
+    for (const name of ['__assayStart', '__assayPoll', '__assayFire', '__assayFind', '__assayOutput']) {
       entry[name] = context.global.getSync(name, { reference: true });
     }
     for (const name of Object.keys(ENTRIES)) {
@@ -214,14 +214,28 @@ async function withIsolate(req, body) {
 async function handleCall(req) {
   const argsJson = JSON.stringify(Array.isArray(req.args) ? req.args : []);
   const fn = typeof req.function === 'string' ? req.function : 'evaluate';
-  return withIsolate(req, async (slot, left) => {
+  let output = '';
+  const res = await withIsolate(req, async (slot, left) => {
     const { context, entry } = await prepare(slot, String(req.source), left);
     try {
       return await drive(entry, fn, argsJson, left);
     } finally {
+      output = printedBy(entry);
       context.release(); // timers and everything else the evaluation left behind go with it
     }
   });
+  if (output) res.output = output;
+  return res;
+}
+
+/** What the evaluation wrote to console (capped in the isolate); '' when it cannot be read. */
+function printedBy(entry) {
+  try {
+    const text = entry.__assayOutput.applySync(undefined, [], { timeout: 50, result: { copy: true } });
+    return typeof text === 'string' ? text.slice(0, 8192) : '';
+  } catch (_) {
+    return ''; // a disposed isolate (memory) or a poisoned harness: the verdict matters more
+  }
 }
 
 /** Compile, run the top level (bounded), and look for the function: no arguments are passed. */
