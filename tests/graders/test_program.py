@@ -13,6 +13,7 @@ import pytest
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
+from assay.runner.resources import default_resources
 
 PY = sys.executable
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
@@ -21,7 +22,7 @@ needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not i
 def grade(config, sample=None, tmp_path=None):
     workspace = str(tmp_path) if tmp_path is not None else None
     sample = sample or Sample(id="s1", input="do it", output="done", workspace=workspace)
-    return compile_spec({"type": "program", "config": config}).build().grade(sample)
+    return compile_spec({"type": "program", "config": config}).build(default_resources()).grade(sample)
 
 
 def py(code: str) -> dict:
@@ -214,3 +215,26 @@ def test_taxonomy_and_io_bound():
     cls = compile_spec({"type": "program", "config": {"program": "true"}}).grader_cls
     assert cls.io_bound and cls.taxonomy.temporal_scope == "trajectory-level"
     assert cls.taxonomy.determinism == "static" and cls.taxonomy.reference == "reference-free"
+
+
+def test_runs_through_the_process_runner_interface(tmp_path):
+    from assay.core.interfaces import ProcessOutcome, Resources
+
+    class Fake:
+        def __init__(self):
+            self.calls = []
+
+        def run(self, call):
+            self.calls.append(call)
+            return ProcessOutcome(returncode=3, argv=call.argv)
+
+    fake = Fake()
+    spec = compile_spec({"type": "program", "config": {"program": "checker", "args": ["--strict"],
+                                                       "workspace": str(tmp_path), "timeout": "2s"}})
+    r = spec.build(Resources(process_runner=fake)).grade(Sample(id="s", output="x"))
+    assert (r.passed, r.reason) == (False, "Grader exited with exit code 3")
+    call = fake.calls[0]
+    assert call.argv == ["checker", "--strict"] and call.timeout_s == 2.0
+    assert call.env["EVALUATE_WORKSPACE"] == os.path.realpath(tmp_path)
+    none = spec.build(Resources()).grade(Sample(id="s"))
+    assert none.error == "unavailable" and "no process runner" in none.reason

@@ -9,6 +9,7 @@ import pytest
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
+from assay.runner.resources import default_resources
 
 SAMPLE = Sample(id="t1", input="deploy", output="success: deployed", expected={"k": 1},
                 transcript=[{"type": "tool_call", "name": "bash", "arguments": {"command": "azd up"}},
@@ -25,7 +26,7 @@ print(json.dumps({"score": 1.0 if ok else 0.0, "passed": ok, "message": "checked
 def grade(tmp_path, name, body, **config):
     (tmp_path / name).write_text(body)
     spec = compile_spec({"type": "script", "config": {"script": name, "base_dir": str(tmp_path), **config}})
-    return spec.build().grade(SAMPLE)
+    return spec.build(default_resources()).grade(SAMPLE)
 
 
 def test_python_script(tmp_path):
@@ -61,7 +62,7 @@ def test_script_errors(tmp_path, body, code, text):
 
 
 def test_missing_script(tmp_path):
-    r = compile_spec({"type": "script", "config": {"script": "nope.py", "base_dir": str(tmp_path)}}).build().grade(SAMPLE)
+    r = compile_spec({"type": "script", "config": {"script": "nope.py", "base_dir": str(tmp_path)}}).build(default_resources()).grade(SAMPLE)
     assert r.error.value == "invalid_config" and "not found" in r.reason
 
 

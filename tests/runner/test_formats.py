@@ -12,6 +12,7 @@ from assay.core.aggregate import judge_sample
 from assay.core.errors import SpecError
 from assay.runner.execute import grade_one
 from assay.runner.formats import detect_format, vally, waza
+from assay.runner.resources import default_resources
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -27,7 +28,7 @@ def load(path: Path, **extra):
 def run(suite):
     out = {}
     for s in suite.samples:
-        results = [grade_one(spec.build(), s) for spec in suite.graders_for(s.id)]
+        results = [grade_one(spec.build(default_resources()), s) for spec in suite.graders_for(s.id)]
         out[s.id] = judge_sample(s.id, results, threshold=suite.threshold)
     return out
 

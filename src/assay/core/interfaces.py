@@ -52,6 +52,56 @@ class CodeRunner(Protocol):
         ...
 
 
+DEFAULT_STDOUT_LIMIT = 1 << 20
+DEFAULT_STDERR_LIMIT = 64 << 10
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessCall:
+    """One child process to run.
+
+    ``argv`` is executed directly, or, with ``shell``, joined by spaces and given to
+    ``/bin/sh -c`` (the way Node's ``spawn(cmd, args, {shell: true})`` does it).
+    """
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    timeout_s: float
+    shell: bool = False
+    stdin: bytes | None = None
+    stdout_limit: int = DEFAULT_STDOUT_LIMIT
+    stderr_limit: int = DEFAULT_STDERR_LIMIT
+
+
+@dataclass(slots=True)
+class ProcessOutcome:
+    """What happened. ``spawn_error`` names the errno (``ENOENT``) when the program could
+    not start; ``returncode`` is negative for a signal (POSIX convention)."""
+
+    returncode: int | None = None
+    stdout: bytes = b""
+    stdout_truncated: bool = False
+    stderr: bytes = b""
+    stderr_truncated: bool = False
+    timed_out: bool = False
+    spawn_error: str | None = None
+    spawn_message: str | None = None
+    duration_ms: float = 0.0
+    argv: list[str] = field(default_factory=list)
+
+    def stderr_text(self, limit: int = 4000) -> str:
+        """The last ``limit`` characters of stderr, decoded leniently."""
+        text = self.stderr.decode("utf-8", errors="replace")
+        return text[-limit:]
+
+
+class ProcessRunner(Protocol):
+    """Runs trusted operator programs (``program`` and ``script`` graders) under a time limit."""
+
+    def run(self, call: ProcessCall) -> ProcessOutcome: ...
+
+
 SourceCheck = Callable[[Language, str, str], "str | None"]
 _source_check: SourceCheck | None = None
 
@@ -74,4 +124,5 @@ class Resources:
     """I/O adapters handed to graders. A grader whose adapter is missing reports ``unavailable``."""
 
     code_runner: CodeRunner | None = None
+    process_runner: ProcessRunner | None = None
     extra: dict[str, Any] = field(default_factory=dict)

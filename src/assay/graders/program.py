@@ -21,19 +21,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.interfaces import DEFAULT_STDOUT_LIMIT, ProcessCall, ProcessOutcome
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.transcript import to_vally_events
-from assay.graders._process import (
-    DEFAULT_STDOUT_LIMIT,
-    ProcessCall,
-    ProcessOutcome,
-    build_env,
-    format_duration,
-    parse_duration,
-    runner_from,
-)
+from assay.graders._process import NO_PROCESS_RUNNER, build_env, format_duration, parse_duration
 from assay.graders._text import preview
 
 RESERVED_ENV = ("EVALUATE_WORKSPACE", "EVALUATE_GRADER_INPUT")
@@ -141,6 +134,9 @@ class Program(Grader):
         cwd, problem = resolve_sub_path(root, cfg.sub_path)
         if problem:
             return self.error(ErrorCode.INVALID_CONFIG, problem, {"workspace": root, "sub_path": cfg.sub_path})
+        runner = self.resources.process_runner
+        if runner is None:
+            return self.error(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
         argv = [_locate(a, cwd, cfg.base_dir) for a in (cfg.program, *cfg.args)]
         fd, input_path = tempfile.mkstemp(prefix="assay-grader-input-", suffix=".json")
         try:
@@ -148,7 +144,7 @@ class Program(Grader):
                 json.dump(grader_input(sample, cfg, root), fh, default=str, ensure_ascii=False)
             env = build_env({**cfg.env, "EVALUATE_WORKSPACE": root, "EVALUATE_GRADER_INPUT": input_path},
                             scrub=cfg.scrub_env)
-            outcome = runner_from(self.resources.extra).run(ProcessCall(
+            outcome = runner.run(ProcessCall(
                 argv=argv, cwd=cwd, env=env, timeout_s=cfg.timeout, shell=cfg.shell,
                 stdout_limit=cfg.max_output_bytes))
         finally:

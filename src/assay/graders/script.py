@@ -19,11 +19,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.interfaces import ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.transcript import to_waza_transcript
-from assay.graders._process import ProcessCall, build_env, format_duration, parse_duration, runner_from
+from assay.graders._process import NO_PROCESS_RUNNER, build_env, format_duration, parse_duration
 from assay.graders._text import preview
 
 _INTERPRETERS = {".py": sys.executable, ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "sh"}
@@ -81,7 +82,10 @@ class Script(Grader):
         argv = ([interpreter] if interpreter else []) + [path, *cfg.args]
         call = ProcessCall(argv=argv, cwd=os.path.dirname(path), env=build_env(cfg.env, scrub=cfg.scrub_env),
                            timeout_s=cfg.timeout, stdin=json.dumps(context(sample), default=str).encode())
-        out = runner_from(self.resources.extra).run(call)
+        runner = self.resources.process_runner
+        if runner is None:
+            return self.error(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
+        out = runner.run(call)
         details: dict[str, Any] = {"script": path, "exit_code": out.returncode,
                                    "duration_ms": round(out.duration_ms, 1), "limits": {"timeout_s": cfg.timeout}}
         if out.stderr:

@@ -53,5 +53,7 @@ def default_resources() -> Resources:
     if _default is None:
         with _default_lock:
             if _default is None:
-                _default = Resources(code_runner=LazyCodeRunner())
+                from assay.sandbox.process import LocalProcessRunner
+
+                _default = Resources(code_runner=LazyCodeRunner(), process_runner=LocalProcessRunner())
     return _default
