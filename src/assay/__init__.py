@@ -5,6 +5,7 @@
     True
 """
 
+import assay.graders  # noqa: F401  the built-in graders register themselves on import
 from assay.api import grade, grade_batch
 from assay.core import (
     ErrorCode,

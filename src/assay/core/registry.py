@@ -31,8 +31,6 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    import assay.graders  # noqa: F401  built-ins register on import
-
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         cls = ep.load()
         if cls.type not in _registry:
