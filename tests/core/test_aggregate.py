@@ -57,3 +57,13 @@ def test_summary_counts_apart():
     assert (a.passed, a.failed, a.pass_rate, a.mean_score) == (2, 1, 2 / 3, pytest.approx(2.5 / 3))
     assert (b.passed, b.errors, b.pending, b.error_codes) == (1, 1, 1, {"timeout": 1})
     assert b.pass_rate == 1.0 and b.mean_score == 1.0
+
+
+def test_skips_counted_even_before_a_grader_first_runs():
+    first = judge_sample("1", [res("cheap", "failed")])
+    first.skipped = ["costly", "never"]
+    second = judge_sample("2", [res("cheap", "passed"), res("costly", "passed")])
+    s = summarize([first, second])
+    by = {g.name: g for g in s.graders}
+    assert (by["costly"].skipped, by["costly"].passed, by["costly"].type) == (1, 1, "t")
+    assert (by["never"].skipped, by["never"].total, by["never"].weight) == (1, 0, None)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -32,18 +34,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     sink = JsonlSink(out, append=resume) if out is not None else None
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
-        if show_progress:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                          console=Console(stderr=True), transient=True) as bar:
-                task = bar.add_task("grading", total=len(suite.samples) - len(done))
-                result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink,
-                                   on_progress=lambda n: bar.advance(task, n),
-                                   chunk_size=_chunk(suite, concurrency))
-        else:
-            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink,
+        with _progress(show_progress, len(suite.samples) - len(done)) as advance:
+            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink, on_progress=advance,
                                chunk_size=_chunk(suite, concurrency))
     finally:
         if sink is not None:
@@ -74,6 +66,21 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         line += f"; threshold {suite.threshold}"
     console.print(line)
     return 0 if s.passed == s.total else 1
+
+
+@contextmanager
+def _progress(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on stderr, yielding the callback that advances it (None when hidden)."""
+    if not show:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("grading", total=total)
+        yield lambda n: bar.advance(task, n)
 
 
 def _export(tool: str, path: Path, name: str, result) -> None:

@@ -78,7 +78,8 @@ def judge_sample(sample_id: str, results: list[GraderResult], *, threshold: floa
 class GraderSummary:
     name: str
     type: str
-    weight: float
+    weight: float | None
+    """None for a grader that was skipped for every sample (never built, so unknown here)."""
     total: int = 0
     passed: int = 0
     failed: int = 0
@@ -133,6 +134,7 @@ def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
     """Per-suite counts and a per-grader table, in the order graders first appear."""
     suite = SuiteSummary(total=len(verdicts))
     by_name: dict[str, GraderSummary] = {}
+    skipped: dict[str, int] = {}
     score_sum = 0.0
     scored = 0
     for v in verdicts:
@@ -165,9 +167,13 @@ def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
             else:
                 g.pending += 1
         for name in v.skipped:
-            g = by_name.get(name)
-            if g is not None:
-                g.skipped += 1
+            skipped[name] = skipped.get(name, 0) + 1
+    # After the loop: a grader may be skipped before (or without) ever being graded.
+    for name, count in skipped.items():
+        g = by_name.get(name)
+        if g is None:
+            g = by_name[name] = GraderSummary(name, "-", None)
+        g.skipped = count
     suite.mean_score = score_sum / scored if scored else None
     suite.graders = list(by_name.values())
     return suite

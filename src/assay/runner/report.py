@@ -125,7 +125,8 @@ def summary_table(summary: SuiteSummary, title: str) -> Any:
         errors = str(g.errors)
         if g.error_codes:
             errors += " (" + ", ".join(f"{k}: {n}" for k, n in sorted(g.error_codes.items())) + ")"
-        row = [g.name, g.type, f"{g.weight:g}", rate, mean, str(g.passed), str(g.failed), errors]
+        weight = "-" if g.weight is None else f"{g.weight:g}"
+        row = [g.name, g.type, weight, rate, mean, str(g.passed), str(g.failed), errors]
         row += [str(g.pending)] if show_pending else []
         row += [str(g.skipped)] if show_skipped else []
         table.add_row(*row)

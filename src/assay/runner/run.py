@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from time import perf_counter
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary, judge_sample, summarize
@@ -32,7 +32,6 @@ class RunResult:
     summary: SuiteSummary
     duration_s: float
     resumed: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
 
 
 def run_suite(suite: LoadedSuite, *, resources: Resources | None = None, concurrency: int = 8,
@@ -61,12 +60,8 @@ def run_suite(suite: LoadedSuite, *, resources: Resources | None = None, concurr
             verdicts.extend(graded)
             if on_progress is not None:
                 on_progress(len(chunk))
-    skipped: dict[str, int] = {}
-    for v in verdicts:
-        for name in v.skipped:
-            skipped[name] = skipped.get(name, 0) + 1
     return RunResult(suite, verdicts, summarize(verdicts), perf_counter() - start,
-                     resumed=len(suite.samples) - len(todo), skipped=skipped)
+                     resumed=len(suite.samples) - len(todo))
 
 
 def _grade_chunk(suite: LoadedSuite, chunk: list[Sample], grader_for: Callable[[CompiledSpec], Grader],
