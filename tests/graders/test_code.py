@@ -191,3 +191,13 @@ def test_node_console_output_is_kept_in_details():
     code = "module.exports = async (i, o) => { console.log('before'); throw new Error('bad'); };\n"
     r = assay.grade({"type": "code", "config": {"language": "nodejs", "code": code}}, {"output": "x"})
     assert r.error == "runtime_error" and r.details["output"] == "before\n"
+
+
+def test_assertions_see_the_same_waza_context_as_scripts():
+    spec = {"type": "code", "config": {"assertions": [
+        "tool_calls[0]['tool'] == 'bash' and tool_calls[0]['args'] == {'command': 'ls'}",
+        "task['id'] == 'run-1' and duration_ms == 0",
+    ]}}
+    r = assay.grade(spec, {"id": "run-1", "output": "ok",
+                           "transcript": [{"type": "tool_call", "name": "bash", "arguments": {"command": "ls"}}]})
+    assert r.passed, r.details["assertions"]

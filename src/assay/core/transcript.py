@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from assay.core.sample import Event
+from assay.core.sample import Event, Sample
 
 
 class TranscriptError(ValueError):
@@ -230,3 +230,24 @@ def to_waza_transcript(events: list[Event]) -> list[dict[str, Any]]:
             entry["args"] = e.arguments or {}
         out.append(entry)
     return out
+
+
+def waza_context(sample: Sample) -> dict[str, Any]:
+    """The waza grading context, as waza's script graders read it on stdin and its assertions
+    see it as names: ``task``, ``transcript``, ``output``, ``outcome``, ``duration_ms``,
+    ``metadata``, plus ``tool_calls``, ``errors``, ``input``, ``expected``, ``workspace``."""
+    transcript = to_waza_transcript(sample.transcript)
+    return {
+        "task": {"id": sample.id, "inputs": {"prompt": sample.input}, "expected": sample.expected,
+                 "metadata": sample.metadata},
+        "transcript": transcript,
+        "tool_calls": [t for t in transcript if t["type"] == "tool_call"],
+        "errors": [t for t in transcript if t["type"] == "error"],
+        "output": sample.output if sample.output is not None else "",
+        "outcome": sample.outcome or {},
+        "duration_ms": sample.duration_ms or 0,
+        "metadata": sample.metadata,
+        "input": sample.input,
+        "expected": sample.expected,
+        "workspace": sample.workspace,
+    }

@@ -24,6 +24,7 @@ from assay.core.interfaces import CodeCall, CodeOutcome, check_source
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+from assay.core.transcript import waza_context
 
 DEFAULT_TIMEOUT_MS = 5000
 MAX_TIMEOUT_MS = int(os.environ.get("ASSAY_CODE_TIMEOUT_MAX_MS", "60000"))
@@ -109,7 +110,7 @@ class Code(Grader):
             return self.error(ErrorCode.UNAVAILABLE, "no code sandbox is configured")
         cfg = self.config
         if cfg.assertions is not None:
-            call = CodeCall("python", ASSERTIONS_SOURCE, [assertion_context(sample), cfg.assertions],
+            call = CodeCall("python", ASSERTIONS_SOURCE, [waza_context(sample), cfg.assertions],
                             function="check", timeout_ms=cfg.timeout)
         else:
             call = CodeCall(cfg.language, cfg.code or "",
@@ -181,19 +182,3 @@ def _check_returned(value: Any) -> str | None:
         if len(orjson.dumps(details)) > MAX_DETAILS_BYTES:
             return f"`details` larger than {MAX_DETAILS_BYTES // 1024} KB"
     return None
-
-
-def assertion_context(sample: Sample) -> dict[str, Any]:
-    """The names waza assertions see."""
-    dump = [e.model_dump(exclude_none=True) for e in sample.transcript]
-    return {
-        "output": sample.output if isinstance(sample.output, str) else ("" if sample.output is None else sample.output),
-        "outcome": sample.outcome or {},
-        "transcript": dump,
-        "tool_calls": [e for e in dump if e["type"] == "tool_call"],
-        "errors": [e for e in dump if e["type"] == "error"],
-        "duration_ms": sample.duration_ms,
-        "input": sample.input,
-        "expected": sample.expected,
-        "metadata": sample.metadata,
-    }

@@ -23,7 +23,7 @@ from assay.core.interfaces import ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.core.transcript import to_waza_transcript
+from assay.core.transcript import waza_context
 from assay.graders._process import NO_PROCESS_RUNNER, build_env, format_duration, parse_duration
 from assay.graders._text import preview
 
@@ -81,7 +81,7 @@ class Script(Grader):
         interpreter = cfg.interpreter or _INTERPRETERS.get(os.path.splitext(path)[1].lower())
         argv = ([interpreter] if interpreter else []) + [path, *cfg.args]
         call = ProcessCall(argv=argv, cwd=os.path.dirname(path), env=build_env(cfg.env, scrub=cfg.scrub_env),
-                           timeout_s=cfg.timeout, stdin=json.dumps(context(sample), default=str).encode())
+                           timeout_s=cfg.timeout, stdin=json.dumps(waza_context(sample), default=str).encode())
         runner = self.resources.process_runner
         if runner is None:
             return self.error(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
@@ -114,26 +114,6 @@ class Script(Grader):
         if report.details:
             details["script_details"] = report.details
         return self.verdict(passed, score, report.message, details)
-
-
-def context(sample: Sample) -> dict[str, Any]:
-    """The waza grading context: ``task``, ``transcript``, ``output``, ``outcome``,
-    ``duration_ms``, ``metadata``, plus ``tool_calls``, ``errors``, ``input``, ``expected``."""
-    transcript = to_waza_transcript(sample.transcript)
-    return {
-        "task": {"id": sample.id, "inputs": {"prompt": sample.input}, "expected": sample.expected,
-                 "metadata": sample.metadata},
-        "transcript": transcript,
-        "tool_calls": [t for t in transcript if t["type"] == "tool_call"],
-        "errors": [t for t in transcript if t["type"] == "error"],
-        "output": sample.output if sample.output is not None else "",
-        "outcome": sample.outcome or {},
-        "duration_ms": sample.duration_ms or 0,
-        "metadata": sample.metadata,
-        "input": sample.input,
-        "expected": sample.expected,
-        "workspace": sample.workspace,
-    }
 
 
 def _validation_text(exc: ValidationError) -> str:
