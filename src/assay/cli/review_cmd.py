@@ -44,4 +44,4 @@ def report(results: Path, *, threshold: float | None, junit: Path | None, as_jso
                           markup=False)
         console.print(f"{summary.passed}/{summary.total} passed, {summary.failed} failed, "
                       f"{summary.errors} errors, {summary.pending} pending", markup=False)
-    return 0 if summary.passed == summary.total else 1
+    return 0 if summary.all_passed else 1

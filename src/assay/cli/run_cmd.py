@@ -65,7 +65,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
     console.print(line)
-    return 0 if s.passed == s.total else 1
+    return 0 if s.all_passed else 1
 
 
 @contextmanager

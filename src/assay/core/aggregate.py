@@ -40,7 +40,7 @@ def weighted_score(results: Iterable[GraderResult], *, errors_as_zero: bool = Fa
     total = 0.0
     weights = 0.0
     for r in results:
-        if r.score is not None and r.status in (Status.PASSED, Status.FAILED):
+        if r.score is not None and r.scored:
             total += r.score * r.weight
             weights += r.weight
         elif errors_as_zero and r.status is Status.ERROR:

@@ -49,15 +49,6 @@ class GraderResult(BaseModel):
     latency_ms: float = 0.0
     weight: float = Field(default=1.0, ge=0.0)
 
-    @classmethod
-    def trusted(cls, **fields: Any) -> GraderResult:
-        """Build a result from values a built-in grader already guarantees correct.
-
-        Skips validation: the hot path of batch grading builds hundreds of thousands of these.
-        Every field must be given with its final type.
-        """
-        return _unvalidated(fields)
-
     @property
     def scored(self) -> bool:
         """True when the result counts towards score averages."""

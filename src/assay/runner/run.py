@@ -107,7 +107,7 @@ def _cannot_pass(plan: list[CompiledSpec], got: dict[int, GraderResult], thresho
         if r is None:
             total += spec.weight
             weights += spec.weight
-        elif r.score is not None and r.status in (Status.PASSED, Status.FAILED):
+        elif r.score is not None and r.scored:
             total += r.score * r.weight
             weights += r.weight
     return weights > 0 and total / weights < threshold
