@@ -18,15 +18,22 @@ from assay.runner.resources import default_resources
 _samples = TypeAdapter(list[Sample])
 
 
-def _sample(value: Mapping[str, Any] | Sample) -> Sample:
+def _sample(value: Mapping[str, Any] | Sample, where: str = "sample") -> Sample:
     if isinstance(value, Sample):
         return value
-    data = dict(value)
+    data = dict(_mapping(value, where))
     data.setdefault("id", "sample")
     try:
         return Sample.model_validate(data)
     except ValidationError as exc:
         raise SpecError.from_validation(exc, where=f"sample {data.get('id')!r}") from None
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise SpecError(f"a sample must be a mapping (id, input, output, expected, metadata), "
+                        f"got {type(value).__name__}", where=where)
+    return value
 
 
 def grade(spec: Mapping[str, Any] | GraderSpec, sample: Mapping[str, Any] | Sample, *,
@@ -47,7 +54,10 @@ def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[
     if all(isinstance(s, Sample) for s in samples):
         parsed = list(samples)
     else:
-        rows = [s if isinstance(s, Sample) else {"id": str(i), **s} for i, s in enumerate(samples)]
+        if isinstance(samples, (str, bytes, Mapping)):
+            raise SpecError(f"samples must be a list of mappings, got {type(samples).__name__}")
+        rows = [s if isinstance(s, Sample) else {"id": str(i), **_mapping(s, f"samples[{i}]")}
+                for i, s in enumerate(samples)]
         try:
             parsed = _samples.validate_python(rows)
         except ValidationError as exc:

@@ -165,3 +165,7 @@ def test_killed_run_resumes_without_losing_or_duplicating(tmp_path):
     assert f"{partial} resumed" in r.stdout
     ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
     assert sorted(ids) == sorted(row["id"] for row in rows)     # every sample once, none twice
+    # the resumed run reports the whole file, exactly as `assay report` does
+    assert "/120 passed" in r.stdout.splitlines()[-1]
+    report = assay("report", str(out))
+    assert report.stdout.splitlines()[-1].split(";")[0] in r.stdout.splitlines()[-1]

@@ -31,7 +31,7 @@ def results_file(tmp_path):
     for sid, out in [("a", "good"), ("b", "bad"), ("c", "good"), ("d", "bad")]:
         s = Sample(id=sid, output=out)
         lines.append(json.dumps(judge_sample(sid, [JUDGE.grade(s), CAL.grade(s), HUMAN.grade(s)]).to_dict()))
-    path.write_text("\n".join(lines) + "\n" + json.dumps({"summary": {"total": 4}}) + "\n")
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 
@@ -84,6 +84,6 @@ def test_calibration_summary(results_file):
 
 def test_load_verdicts_reports_line(tmp_path):
     bad = tmp_path / "r.jsonl"
-    bad.write_text('{"id": "a", "results": []}\nnot json\n')
+    bad.write_text('{"id": "a", "status": "passed", "results": []}\nnot json\n{"id": "b"}\n')
     with pytest.raises(SpecError, match="r.jsonl:2"):
         load_verdicts(bad)

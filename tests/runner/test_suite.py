@@ -3,7 +3,7 @@ import textwrap
 import pytest
 
 from assay.core.errors import SpecError
-from assay.runner.report import JsonlSink, completed_ids
+from assay.runner.results import JsonlSink, read_results
 from assay.runner.run import run_suite
 from assay.runner.suite import load_suite
 
@@ -60,8 +60,10 @@ def test_run_and_resume_without_duplicates(tmp_path):
     sink.close()
     with out.open("ab") as fh:
         fh.write(b'{"id": "4", "status": "pass')
-    done = completed_ids(out)
-    assert done == {"0", "1", "2", "3"} and len(first.verdicts) == 4
+    log = read_results(out)
+    log.drop_torn_line()
+    done = {v.id for v in log.verdicts}
+    assert done == {"0", "1", "2", "3"} and len(first.verdicts) == 4 and log.torn_line is None
     sink = JsonlSink(out, append=True)
     rest = run_suite(suite, sink=sink, done_ids=done)
     sink.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from assay.core.errors import AssayError
+from assay.core.untrusted import cap_text, clean_text
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Grade the outputs of LLMs and agents.")
@@ -18,16 +20,27 @@ EXIT_PASS, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
 
 
 def _fail_invalid(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
+    typer.echo(f"error: {cap_text(clean_text(str(exc)), 2000)}", err=True)
     raise typer.Exit(EXIT_INVALID)
 
 
 def _delegate(fn: Callable[..., int], *args: Any, **kwargs: Any) -> None:
-    """Run a command's body; invalid input exits 2 with its message, never a traceback."""
+    """Run a command's body; invalid input, a file that cannot be read or written, or any
+    other failure exits 2 with one line, never a traceback (``ASSAY_DEBUG=1`` shows it)."""
     try:
         code = fn(*args, **kwargs)
     except AssayError as exc:
         _fail_invalid(exc)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        _fail_invalid(AssayError(f"{where}{exc.strerror or exc}"))
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001  the edge turns every failure into one line
+        if os.environ.get("ASSAY_DEBUG"):
+            raise
+        _fail_invalid(AssayError(f"internal error ({type(exc).__name__}: {exc}); "
+                                 "please report it; ASSAY_DEBUG=1 shows the traceback"))
     raise typer.Exit(code)
 
 

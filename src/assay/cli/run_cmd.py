@@ -9,8 +9,13 @@ from pathlib import Path
 
 import orjson
 
+from assay.core.aggregate import summarize
+from assay.core.errors import SpecError
 from assay.core.result import Status
-from assay.runner.report import JsonlSink, completed_ids, summary_table, write_junit
+from assay.runner.files import check_outputs, json_bytes, write_output
+from assay.runner.report import summary_table, write_junit
+from assay.runner.results import JsonlSink, read_results, suite_fingerprint
+from assay.runner.reviews import apply_reviews, load_reviews
 from assay.runner.run import run_suite
 from assay.runner.suite import load_suite
 
@@ -30,8 +35,14 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         suite.threshold = threshold
     if cost_ordered is not None:
         suite.cost_ordered = cost_ordered
-    done = completed_ids(out) if (resume and out is not None) else set()
-    sink = JsonlSink(out, append=resume) if out is not None else None
+    if export is not None:
+        export_path = export_path or Path(f"results.{export}.json")
+    check_outputs({"--out": out, "--junit": junit, "--summary-json": summary_json, "--export-path": export_path},
+                  suite.inputs)
+    fingerprint = suite_fingerprint(suite)
+    previous = _previous(out, suite, fingerprint) if resume and out is not None else []
+    sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
+    done = {v.id for v in previous}
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
         with _progress(show_progress, len(suite.samples) - len(done)) as advance:
@@ -40,32 +51,59 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     finally:
         if sink is not None:
             sink.close()
+    # Everything below covers the whole results file (earlier verdicts of a resumed run
+    # too), with reviews applied, exactly as `assay report` on that file would.
+    verdicts = previous + result.verdicts
+    reviews = load_reviews(out) if out is not None else []
+    if reviews:
+        verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
+    s = summarize(verdicts)
     if junit is not None:
-        write_junit(junit, suite.name, result.verdicts, result.duration_s)
-    if export is not None:
-        _export(export, export_path or Path(f"results.{export}.json"), suite.name, result)
-    s = result.summary
+        write_junit(junit, suite.name, verdicts, result.duration_s)
+    if export is not None and export_path is not None:
+        _export(export, export_path, suite.name, s, verdicts)
     if summary_json is not None:
-        summary_json.write_bytes(orjson.dumps({"suite": suite.name, **s.to_dict(),
-                                               "duration_s": result.duration_s}, option=orjson.OPT_INDENT_2))
+        write_output(summary_json, orjson.dumps({"suite": suite.name, **s.to_dict(), "duration_s": result.duration_s,
+                                                 "resumed": len(previous)}, option=orjson.OPT_INDENT_2))
     missing = suite.metadata.get("missing") if suite.metadata else None
     if missing and not quiet:
         console.print(f"not graded (no output found): {', '.join(map(str, missing))}", markup=False)
     if not quiet:
         console.print(summary_table(s, f"{suite.name} ({suite.format}, {len(suite.samples)} samples)"))
-        problems = [v for v in result.verdicts if v.status is not Status.PASSED]
+        problems = [v for v in verdicts if v.status is not Status.PASSED]
         for v in problems[:MAX_LISTED]:
             _print_problem(console, v)
         if len(problems) > MAX_LISTED:
             console.print(f"... and {len(problems) - MAX_LISTED} more (see --out for every result)")
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
-    resumed = f", {result.resumed} resumed" if result.resumed else ""
+    resumed = f", {len(previous)} resumed from the earlier run" if previous else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
             f"{resumed}; mean score {mean}; {result.duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
-    console.print(line)
+    console.print(line, markup=False)
     return 0 if s.all_passed else 1
+
+
+def _previous(out: Path, suite, fingerprint: str) -> list:
+    """The verdicts a resumed run keeps: those already in ``out``, which must come from this
+    suite (same fingerprint) and name only its samples. A torn last line is cut off."""
+    if not out.exists():
+        return []
+    log = read_results(out)
+    others = log.fingerprints - {fingerprint}
+    if others:
+        written = "without a fingerprint (an older assay)" if others == {None} else \
+            f"by another suite or grader set (fingerprint {sorted(map(str, others))[0]})"
+        raise SpecError(f"{out} was written {written}, not by this suite (fingerprint {fingerprint}); "
+                        "write to another --out, or run without --resume to start again")
+    known = {s.id for s in suite.samples}
+    strangers = [v.id for v in log.verdicts if v.id not in known]
+    if strangers:
+        raise SpecError(f"{out} holds sample {strangers[0]!r} that this suite's dataset does not have "
+                        f"({len(strangers)} such samples); resume only with the dataset that started the run")
+    log.drop_torn_line()
+    return log.verdicts
 
 
 @contextmanager
@@ -83,12 +121,12 @@ def _progress(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda n: bar.advance(task, n)
 
 
-def _export(tool: str, path: Path, name: str, result) -> None:
+def _export(tool: str, path: Path, name: str, summary, verdicts) -> None:
     from assay.runner import exports
 
     convert = exports.verdict_to_waza if tool == "waza" else exports.verdict_to_vally
-    doc = {"name": name, "summary": result.summary.to_dict(), "samples": [convert(v) for v in result.verdicts]}
-    path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2, default=str))
+    doc = {"name": name, "summary": summary.to_dict(), "samples": [convert(v) for v in verdicts]}
+    write_output(path, json_bytes(doc))
 
 
 def _chunk(suite, concurrency: int) -> int:

@@ -12,6 +12,7 @@ from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import ErrorCode, GraderResult, Kind, Status, make_result
 from assay.core.sample import Sample
+from assay.core.untrusted import MAX_REASON, cap_text
 
 
 class GraderConfig(BaseModel):
@@ -80,21 +81,32 @@ class Grader(ABC):
         """A passed or failed result; ``score`` defaults to 1 or 0 and must be in [0, 1]."""
         if score is None:
             score = 1.0 if passed else 0.0
+        if reason is not None and len(reason) > MAX_REASON:
+            reason, details = _capped(reason, details)
         return make_result(self.name, self.type, self.kind, _PASSED if passed else _FAILED, passed,
                            float(score), reason, {} if details is None else details, None, self.weight)
 
     def error(self, code: ErrorCode, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
         """The grader could not grade: never counted as a failure."""
+        if len(reason) > MAX_REASON:
+            reason, details = _capped(reason, details)
         return make_result(self.name, self.type, self.kind, Status.ERROR, False, None, reason,
                            {} if details is None else details, ErrorCode(code), self.weight)
 
     def pending(self, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
         """Awaiting a decision (human review)."""
+        if len(reason) > MAX_REASON:
+            reason, details = _capped(reason, details)
         return make_result(self.name, self.type, self.kind, Status.PENDING, False, None, reason,
                            {} if details is None else details, None, self.weight)
 
 
 _PASSED, _FAILED = Status.PASSED, Status.FAILED
+
+
+def _capped(reason: str, details: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """A reason cut to ``MAX_REASON`` characters; its full length goes into ``details``."""
+    return cap_text(reason, MAX_REASON), {**(details or {}), "reason_length": len(reason)}
 
 
 class BatchGrader(Grader):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -13,6 +13,15 @@ from assay.core import registry
 from assay.core.errors import SpecError
 from assay.core.grader import Grader, GraderConfig
 from assay.core.interfaces import Resources
+
+MAX_WEIGHT = 1e6
+"""Largest grader weight: weighted sums of larger ones lose the smaller weights to rounding."""
+
+Weight = Annotated[float, Field(strict=True, ge=0.0, le=MAX_WEIGHT, allow_inf_nan=False,
+                                description=f"Weight in the sample's mean score, 0 to {MAX_WEIGHT:g}.")]
+"""A grader weight: a finite number (not a boolean or text) in [0, MAX_WEIGHT]."""
+Fraction = Annotated[float, Field(strict=True, ge=0.0, le=1.0, allow_inf_nan=False)]
+"""A threshold or score: a number (not a boolean or text) in [0, 1]."""
 
 
 class GraderSpec(BaseModel):
@@ -23,7 +32,7 @@ class GraderSpec(BaseModel):
     type: str = Field(description="Registry key, e.g. exact_match, regex, code.")
     name: str | None = Field(default=None, description="Defaults to the type.")
     config: dict[str, Any] = Field(default_factory=dict)
-    weight: float = Field(default=1.0, ge=0.0, description="Weight in the sample's mean score.")
+    weight: Weight = 1.0
 
 
 class CompiledSpec:

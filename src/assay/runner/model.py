@@ -29,6 +29,8 @@ class LoadedSuite:
     source: Path | None = None
     format: str = "assay"
     metadata: dict = field(default_factory=dict)
+    inputs: list[Path] = field(default_factory=list)
+    """Files the suite was read from (suite file, dataset): outputs must never overwrite them."""
 
     def graders_for(self, sample_id: str) -> list[CompiledSpec]:
         extra = self.sample_graders.get(sample_id)

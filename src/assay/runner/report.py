@@ -1,66 +1,15 @@
-"""Reports: results JSONL (one line per sample), JUnit XML for CI, and the summary table."""
+"""Reports: JUnit XML for CI and the summary table (results JSONL: ``runner.results``)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from xml.etree import ElementTree as ET
-
-import orjson
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary
 from assay.core.result import Status
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
-
-
-def verdict_line(verdict: SampleVerdict) -> bytes:
-    return orjson.dumps(verdict.to_dict(), default=_default) + b"\n"
-
-
-class JsonlSink:
-    """Appends verdicts as they finish; flushed and fsynced per chunk so a crash loses nothing
-    that was reported done."""
-
-    def __init__(self, path: Path, *, append: bool = False) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[bytes] = path.open("ab" if append else "wb")
-
-    def __call__(self, verdicts: list[SampleVerdict]) -> None:
-        self._fh.write(b"".join(verdict_line(v) for v in verdicts))
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        self._fh.close()
-
-
-def completed_ids(path: Path) -> set[str]:
-    """Sample ids already written to a results file; a torn last line (crash mid-write) is dropped."""
-    done: set[str] = set()
-    if not path.exists():
-        return done
-    data = path.read_bytes()
-    good_end = 0
-    for line in data.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            break
-        done.add(str(row["id"]))
-        good_end += len(line)
-    if good_end != len(data):
-        with path.open("r+b") as fh:
-            fh.truncate(good_end)
-    return done
+from assay.core.untrusted import cap_text, xml_text
+from assay.runner.files import write_output
 
 
 def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], duration_s: float) -> None:
@@ -71,28 +20,32 @@ def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], dura
     root = ET.Element("testsuites", name="assay", tests=str(len(verdicts)),
                       failures=str(counts[Status.FAILED]), errors=str(counts[Status.ERROR]),
                       skipped=str(counts[Status.PENDING]), time=f"{duration_s:.3f}")
-    ts = ET.SubElement(root, "testsuite", name=suite_name, tests=str(len(verdicts)),
+    ts = ET.SubElement(root, "testsuite", name=_x(suite_name), tests=str(len(verdicts)),
                        failures=str(counts[Status.FAILED]), errors=str(counts[Status.ERROR]),
                        skipped=str(counts[Status.PENDING]), time=f"{duration_s:.3f}")
     for v in verdicts:
         elapsed = sum(r.latency_ms for r in v.results) / 1000.0
-        case = ET.SubElement(ts, "testcase", classname=suite_name, name=v.id, time=f"{elapsed:.4f}")
+        case = ET.SubElement(ts, "testcase", classname=_x(suite_name), name=_x(v.id), time=f"{elapsed:.4f}")
         if v.status is Status.FAILED:
             bad = [r for r in v.results if r.status is Status.FAILED]
-            msg = "; ".join(f"{r.name}: {r.reason or 'failed'}" for r in bad) or \
-                f"weighted score {v.score:.3f} below threshold"
-            el = ET.SubElement(case, "failure", message=msg[:500], type="failed")
-            el.text = _case_text(v)
+            msg = "; ".join(f"{r.name}: {r.reason or 'failed'}" for r in bad) or (
+                "no grader scored this sample" if v.score is None else f"weighted score {v.score:.3f} below threshold")
+            el = ET.SubElement(case, "failure", message=_x(msg, 500), type="failed")
+            el.text = _x(_case_text(v), 64 * 1024)
         elif v.status is Status.ERROR:
             bad = [r for r in v.results if r.status is Status.ERROR]
             msg = "; ".join(f"{r.name}: [{r.error}] {r.reason}" for r in bad)
-            el = ET.SubElement(case, "error", message=msg[:500], type=str(bad[0].error) if bad else "error")
-            el.text = _case_text(v)
+            el = ET.SubElement(case, "error", message=_x(msg, 500), type=str(bad[0].error) if bad else "error")
+            el.text = _x(_case_text(v), 64 * 1024)
         elif v.status is Status.PENDING:
             ET.SubElement(case, "skipped", message="awaiting human review")
     ET.indent(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    write_output(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
+
+
+def _x(text: str, limit: int = 1024) -> str:
+    """Text as XML can hold it: no control characters or lone surrogates, capped."""
+    return xml_text(cap_text(text, limit))
 
 
 def _case_text(v: SampleVerdict) -> str:

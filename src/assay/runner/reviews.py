@@ -16,11 +16,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+import orjson
 
 from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.errors import SpecError
 from assay.core.result import GraderResult, Status
+from assay.runner.files import open_regular
+from assay.runner.results import read_results, verdict_from_row
 
 HUMAN_TYPES = frozenset({"human", "human_calibration"})
 
@@ -46,39 +48,28 @@ def reviews_path(results_path: str | Path) -> Path:
 
 
 def load_verdicts(results_path: str | Path) -> list[SampleVerdict]:
-    """Sample verdicts from a results file: JSON lines of ``SampleVerdict.to_dict()`` (lines
-    without ``id`` and ``results``, such as a summary line, are skipped), or one JSON document
-    holding them under ``samples`` or ``verdicts``."""
+    """Sample verdicts from a results file: the JSON lines ``assay run --out`` writes (read
+    strictly, see ``runner.results``), or one JSON document holding them under ``samples``
+    or ``verdicts`` (an export)."""
     path = Path(results_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(f"results file {path} not found") from None
-    rows: list[tuple[int, Any]] = []
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        doc = None
-    if isinstance(doc, dict):
-        rows = list(enumerate(doc.get("samples") or doc.get("verdicts") or [doc], 1))
-    else:
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append((n, json.loads(line)))
-                except ValueError as exc:
-                    raise SpecError(f"not JSON: {exc}", where=f"{path}:{n}") from None
-    verdicts = []
-    for n, row in rows:
-        if not (isinstance(row, dict) and "id" in row and isinstance(row.get("results"), list)):
-            continue
+    log = _document(path)
+    return log if log is not None else read_results(path).verdicts
+
+
+def _document(path: Path) -> list[SampleVerdict] | None:
+    """Verdicts of a results file written as one JSON document, or None for JSON lines."""
+    with open_regular(path, what="results file") as fh:
+        head = fh.read(1)
+        if head != b"{":
+            return None
         try:
-            results = [GraderResult.model_validate(r) for r in row["results"]]
-        except ValidationError as exc:
-            raise SpecError.from_validation(exc, path="results", where=f"{path}:{n}") from None
-        verdicts.append(SampleVerdict(str(row["id"]), Status(row.get("status", "pending")),
-                                      bool(row.get("passed")), row.get("score"), results))
-    return verdicts
+            doc = orjson.loads(head + fh.read())
+        except orjson.JSONDecodeError:
+            return None
+    rows = doc.get("samples") or doc.get("verdicts") if isinstance(doc, dict) else None
+    if not isinstance(rows, list):
+        return None
+    return [verdict_from_row(row, f"{path}: samples[{i}]") for i, row in enumerate(rows)]
 
 
 def submit_review(results_path: str | Path, sample_id: str, grader_name: str, passed: bool,

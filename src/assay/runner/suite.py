@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.core.errors import SpecError, format_loc
-from assay.core.spec import CompiledSpec, compile_spec
+from assay.core.spec import CompiledSpec, Fraction, compile_spec
 from assay.runner.dataset import load_dataset, samples_from_rows
 from assay.runner.model import LoadedSuite
 from assay.runner.yamlsrc import YamlDoc
@@ -33,8 +33,8 @@ class SuiteFile(BaseModel):
     dataset: str | None = Field(default=None, description="Path to a JSONL, CSV or JSON dataset.")
     samples: list[dict[str, Any]] | None = Field(default=None, description="Inline samples.")
     graders: list[dict[str, Any]] = Field(min_length=1, description="Grader specs applied to every sample.")
-    threshold: float | None = Field(default=None, ge=0.0, le=1.0)
-    cost_ordered: bool = False
+    threshold: Fraction | None = Field(default=None, description="Minimum weighted score for a sample to pass.")
+    cost_ordered: bool = Field(default=False, strict=True)
 
 
 def load_suite(path: Path, *, results: Path | None = None) -> LoadedSuite:
@@ -54,10 +54,31 @@ def load_suite(path: Path, *, results: Path | None = None) -> LoadedSuite:
         if fmt.detect(path, doc.data):
             data = {**doc.data, "results": str(results)} if results else doc.data
             try:
-                return fmt.load(path, data)
+                suite = fmt.load(path, data)
             except SpecError as exc:
                 raise doc.locate(exc) from None
-    return _load_assay(doc, results)
+            break
+    else:
+        suite = _load_assay(doc, results)
+    suite.inputs += [p for p in (path, results) if p is not None and p not in suite.inputs]
+    check_runnable(suite)
+    return suite
+
+
+def check_runnable(suite: LoadedSuite) -> None:
+    """Refuse a suite that would grade nothing or decide nothing: no samples, or a sample
+    whose graders all weigh zero under a threshold (its weighted score is undefined)."""
+    where = str(suite.source) if suite.source else suite.name
+    if not suite.samples:
+        raise SpecError("no samples to grade (the dataset is empty)", where=where)
+    if suite.threshold is None:
+        return
+    for sample in suite.samples:
+        specs = suite.graders_for(sample.id)
+        if specs and not any(spec.weight > 0 for spec in specs):
+            raise SpecError(f"every grader of sample {sample.id!r} has weight 0, so its weighted score "
+                            f"cannot be compared with the threshold {suite.threshold}; give a grader a weight > 0",
+                            where=where)
 
 
 def _formats() -> list[Any]:
@@ -78,17 +99,32 @@ def _load_assay(doc: YamlDoc, results: Path | None) -> LoadedSuite:
         first = format_loc(exc.errors(include_url=False)[0]["loc"])
         raise SpecError(SpecError.from_validation(exc).message, where=doc.where(first)) from None
     graders = compile_graders(suite.graders, doc, "graders")
+    if suite.dataset is not None and suite.samples is not None:
+        raise doc.error("give either `dataset` or inline `samples`, not both", "samples")
     base = doc.path.parent
     source = results or (base / suite.dataset if suite.dataset else None)
     if source is not None:
         samples = load_dataset(source)
+        _check_outputs(samples, str(source))
     elif suite.samples is not None:
         samples = samples_from_rows(((doc.line("samples", i) or 0, row)
                                      for i, row in enumerate(suite.samples)), source=str(doc.path))
+        _check_outputs(samples, doc.where("samples"))
     else:
         raise SpecError("give a `dataset` file or inline `samples`", where=str(doc.path))
     return LoadedSuite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
-                       cost_ordered=suite.cost_ordered, source=doc.path, format="assay")
+                       cost_ordered=suite.cost_ordered, source=doc.path, format="assay",
+                       inputs=[doc.path] + ([source] if source is not None else []))
+
+
+def _check_outputs(samples: list, where: str) -> None:
+    """A dataset where no row has anything to grade is a mistake (a misnamed column), not
+    a run in which every sample fails."""
+    if not samples or any(s.output is not None or s.transcript or s.workspace for s in samples):
+        return
+    columns = sorted({k for s in samples[:100] for k in s.metadata})
+    hint = f"; its columns are: {', '.join(columns[:20])}" if columns else ""
+    raise SpecError(f"no row has an `output` (nor a transcript or workspace) to grade{hint}", where=where)
 
 
 def compile_graders(specs: list[Any], doc: YamlDoc, path: str) -> list[CompiledSpec]:

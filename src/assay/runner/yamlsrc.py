@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from assay.core.errors import SpecError, format_loc
+from assay.runner.files import read_regular
 
 _PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
 
@@ -18,32 +19,50 @@ def split_path(field_path: str) -> list[str | int]:
     return [int(m.group(1)) if m.group(1) is not None else m.group(2) for m in _PART.finditer(field_path)]
 
 
+MAX_SUITE_BYTES = 16 * 1024 * 1024
+"""Largest suite file read; bigger data belongs in a dataset file."""
+MAX_NODES = 1_000_000
+"""Most values a YAML document may hold once its aliases are expanded (an alias bomb of a
+few hundred bytes otherwise expands into billions)."""
+MAX_DEPTH = 100
+"""Deepest nesting of lists and mappings in a YAML document."""
+
+
 class YamlDoc:
     """A parsed YAML file plus its node tree, to find the line of any field.
 
     Fields are named by keys (``"graders", 2, "config"``) or by a field path
-    (``"graders[2].config"``); both may be mixed.
+    (``"graders[2].config"``); both may be mixed. The file must be a regular file of at most
+    ``MAX_SUITE_BYTES``; duplicate keys, nesting beyond ``MAX_DEPTH`` and documents that
+    expand beyond ``MAX_NODES`` values are errors naming the line.
     """
 
     def __init__(self, path: Path, data: Any = None) -> None:
         self.path = path
+        raw = read_regular(path, limit=MAX_SUITE_BYTES, what="suite file")
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SpecError(f"file not found: {path}") from None
+            text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise SpecError(f"not UTF-8 text: {exc}", where=str(path)) from None
-        except OSError as exc:
-            raise SpecError(f"cannot read {path}: {exc.strerror}") from None
+            line = raw[:exc.start].count(b"\n") + 1
+            raise SpecError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
+                            where=f"{path}:{line}") from None
+        loader = yaml.SafeLoader(text)
         try:
-            self.node = yaml.compose(text, Loader=yaml.SafeLoader)
-            self.data: Any = yaml.safe_load(text) if data is None else data
+            self.node = loader.get_single_node()
+            if self.node is not None:
+                _check_tree(self.node, path)
+            self.data: Any = (loader.construct_document(self.node) if self.node is not None else None) \
+                if data is None else data
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             where = f"{path}:{mark.line + 1}" if mark else str(path)
             raise SpecError(f"invalid YAML: {exc.problem or exc.context}", where=where) from None
         except yaml.YAMLError as exc:
             raise SpecError(f"invalid YAML: {exc}", where=str(path)) from None
+        except RecursionError:
+            raise SpecError(f"YAML nested more than {MAX_DEPTH} levels deep", where=str(path)) from None
+        finally:
+            loader.dispose()
 
     def line(self, *keys: str | int) -> int | None:
         """The 1-based line of the deepest existing node along ``keys``."""
@@ -77,6 +96,54 @@ class YamlDoc:
     def locate(self, exc: SpecError) -> SpecError:
         """The error with this file and the line of its field path, unless it has a place."""
         return SpecError(exc.message, path=exc.path, where=exc.where or self.where(exc.focus), focus=exc.focus)
+
+
+def _check_tree(root: yaml.Node, path: Path) -> None:
+    """Refuse duplicate keys, deep nesting, recursive aliases and alias bombs, before any value
+    is built. Sizes are memoised per node, so shared (aliased) nodes are counted as often as
+    they would be expanded, at the cost of one visit each."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node, depth: int) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise SpecError("an alias refers to a value that contains it (recursive alias)",
+                            where=f"{path}:{node.start_mark.line + 1}")
+        if depth > MAX_DEPTH:
+            raise SpecError(f"YAML nested more than {MAX_DEPTH} levels deep",
+                            where=f"{path}:{node.start_mark.line + 1}")
+        total = 1
+        if isinstance(node, (yaml.SequenceNode, yaml.MappingNode)):
+            open_nodes.add(key)
+            if isinstance(node, yaml.MappingNode):
+                _no_duplicate_keys(node, path)
+                children = [n for pair in node.value for n in pair]
+            else:
+                children = node.value
+            for child in children:
+                total += size(child, depth + 1)
+                if total > MAX_NODES:
+                    raise SpecError(f"YAML expands to more than {MAX_NODES:,} values (aliases included)",
+                                    where=f"{path}:{node.start_mark.line + 1}")
+            open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    size(root, 0)
+
+
+def _no_duplicate_keys(node: yaml.MappingNode, path: Path) -> None:
+    seen: dict[str, int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+            continue
+        line = key.start_mark.line + 1
+        if key.value in seen:
+            raise SpecError(f"duplicate key {key.value!r} (first on line {seen[key.value]})", where=f"{path}:{line}")
+        seen[key.value] = line
 
 
 def _flatten(keys: tuple[str | int, ...]) -> list[str | int]:

@@ -25,7 +25,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from assay.core.errors import SpecError
+from assay.core.spec import MAX_WEIGHT, Fraction, Weight
 from assay.runner.formats._common import (
     YamlDoc,
     compile_grader,
@@ -36,6 +39,9 @@ from assay.runner.formats._common import (
     resolve_results,
 )
 from assay.runner.model import LoadedSuite
+
+_WEIGHT: TypeAdapter[float] = TypeAdapter(Weight)
+_FRACTION: TypeAdapter[float | None] = TypeAdapter(Fraction | None)
 
 FORMAT = "vally"
 TOP_KEYS = ("name", "description", "version", "type", "environment", "config", "stimuli", "scoring",
@@ -128,12 +134,18 @@ def _scoring(doc: YamlDoc, raw: Any) -> tuple[dict[str, float], float | None]:
     if not isinstance(weights, Mapping):
         raise doc.error("weights must map grader names to numbers", "scoring", "weights")
     for key, w in weights.items():
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
-            raise doc.error(f"weight of {key!r} must be a number ≥ 0", "scoring", "weights", key)
+        try:
+            _WEIGHT.validate_python(w)
+        except ValidationError:
+            raise doc.error(f"weight of {key!r} must be a number from 0 to {MAX_WEIGHT:g}, got {w!r}",
+                            "scoring", "weights", key) from None
     threshold = raw.get("threshold")
-    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
-                                  or not 0 <= threshold <= 1):
-        raise doc.error("threshold must be a number between 0 and 1", "scoring", "threshold")
+    try:
+        _FRACTION.validate_python(threshold)
+    except ValidationError:
+        if threshold is not None:
+            raise doc.error(f"threshold must be a number between 0 and 1, got {threshold!r}",
+                            "scoring", "threshold") from None
     return {str(k): float(v) for k, v in weights.items()}, None if threshold is None else float(threshold)
 
 

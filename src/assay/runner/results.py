@@ -1,0 +1,161 @@
+"""Results files: one JSON line per graded sample, each stamped with the suite's fingerprint.
+
+The writer (``JsonlSink``) appends and fsyncs per chunk, so a crash loses at most the chunk
+being written, and that only as a torn last line. The reader (``read_results``) is strict:
+a torn last line is dropped, but a damaged line anywhere else, a line without an ``id`` or a
+sample written twice is an error naming the line, never a silent truncation.
+
+The fingerprint names the suite and grader set that produced a line (``suite_fingerprint``):
+resuming a run into a file written by another suite is refused rather than reported as
+"0/0 passed".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+from pydantic import ValidationError
+
+from assay.core.aggregate import SampleVerdict
+from assay.core.errors import SpecError
+from assay.core.result import GraderResult, Status
+from assay.core.untrusted import TooDeep, clean_json
+from assay.runner.files import open_regular
+from assay.runner.model import LoadedSuite
+
+FINGERPRINT_KEY = "fingerprint"
+
+
+def suite_fingerprint(suite: LoadedSuite) -> str:
+    """A short hash of what decides a suite's verdicts: its name, graders (with their
+    configs and weights, task-level ones included), threshold and cost ordering."""
+    def specs(items: list) -> list[Any]:
+        return [s.raw.model_dump(mode="json") | {"name": s.name, "weight": s.weight} for s in items]
+
+    doc = {"name": suite.name, "format": suite.format, "threshold": suite.threshold,
+           "cost_ordered": suite.cost_ordered, "graders": specs(suite.graders),
+           "sample_graders": {k: specs(v) for k, v in sorted(suite.sample_graders.items())}}
+    digest = hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()
+    return digest[:16]
+
+
+def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None) -> bytes:
+    """One results line. Values a JSON writer refuses (lone surrogates, integers beyond 64
+    bits) are normalised here as a last resort, so a line is always written."""
+    row = verdict.to_dict()
+    if fingerprint is not None:
+        row[FINGERPRINT_KEY] = fingerprint
+    try:
+        return orjson.dumps(row) + b"\n"
+    except (orjson.JSONEncodeError, TypeError):
+        try:
+            return orjson.dumps(clean_json(row)) + b"\n"
+        except TooDeep:
+            for r in row["results"]:
+                r["details"] = {"dropped": "details nested too deeply to write"}
+            return orjson.dumps(clean_json(row)) + b"\n"
+
+
+class JsonlSink:
+    """Appends verdicts as they finish; flushed and fsynced per chunk so a crash loses nothing
+    that was reported done."""
+
+    def __init__(self, path: Path, *, fingerprint: str | None = None, append: bool = False) -> None:
+        self.path = path
+        self.fingerprint = fingerprint
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[bytes] = path.open("ab" if append else "wb")
+
+    def __call__(self, verdicts: list[SampleVerdict]) -> None:
+        self._fh.write(b"".join(verdict_line(v, self.fingerprint) for v in verdicts))
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+@dataclass(slots=True)
+class ResultsLog:
+    """What a results file holds: its verdicts in file order and the fingerprints seen."""
+
+    path: Path
+    verdicts: list[SampleVerdict] = field(default_factory=list)
+    fingerprints: set[str | None] = field(default_factory=set)
+    good_bytes: int = 0
+    """Length of the file up to the end of its last complete line."""
+    torn_line: int | None = None
+    """Line number of a torn (unfinished) last line, if there is one."""
+
+    def drop_torn_line(self) -> None:
+        """Cut a torn last line off the file, so appended lines start on a line of their own."""
+        if self.torn_line is not None:
+            with self.path.open("r+b") as fh:
+                fh.truncate(self.good_bytes)
+            self.torn_line = None
+
+
+def read_results(path: Path) -> ResultsLog:
+    """Read a results file strictly; raises SpecError with ``file:line`` for a damaged line."""
+    with open_regular(path, what="results file") as fh:
+        data = fh.read()
+    log = ResultsLog(path)
+    seen: dict[str, int] = {}
+    lines = data.splitlines(keepends=True)
+    offset = 0
+    for n, line in enumerate(lines, 1):
+        last = n == len(lines)
+        where = f"{path}:{n}"
+        if not line.strip():
+            offset += len(line)
+            log.good_bytes = offset
+            continue
+        if last and not line.endswith(b"\n"):
+            # A crash mid-write: even a line that parses lost its newline, so regrade it.
+            log.torn_line = n
+            break
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise SpecError(f"damaged line (not JSON: {exc}); was the file edited, or written by two runs "
+                            "at once?", where=where) from None
+        verdict = verdict_from_row(row, where)
+        if verdict.id in seen:
+            raise SpecError(f"sample {verdict.id!r} is written twice (first on line {seen[verdict.id]})",
+                            where=where)
+        seen[verdict.id] = n
+        log.verdicts.append(verdict)
+        log.fingerprints.add(row.get(FINGERPRINT_KEY))
+        offset += len(line)
+        log.good_bytes = offset
+    return log
+
+
+def verdict_from_row(row: Any, where: str) -> SampleVerdict:
+    """A verdict from one written row (``SampleVerdict.to_dict()``); SpecError at ``where``."""
+    if not isinstance(row, dict):
+        raise SpecError(f"a results line must be an object, got {type(row).__name__}", where=where)
+    if not isinstance(row.get("id"), str) or not row["id"]:
+        raise SpecError("a results line has no sample `id`", where=where)
+    raw_results = row.get("results")
+    if not isinstance(raw_results, list):
+        raise SpecError(f"sample {row['id']!r}: `results` must be a list of grader results", where=where)
+    try:
+        results = [GraderResult.model_validate(r) for r in raw_results]
+        status = Status(row.get("status"))
+    except ValidationError as exc:
+        raise SpecError.from_validation(exc, path="results", where=where) from None
+    except ValueError:
+        raise SpecError(f"sample {row['id']!r}: unknown status {row.get('status')!r}", where=where) from None
+    skipped = row.get("skipped") or []
+    if not isinstance(skipped, list) or not all(isinstance(s, str) for s in skipped):
+        raise SpecError(f"sample {row['id']!r}: `skipped` must be a list of grader names", where=where)
+    score = row.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+        raise SpecError(f"sample {row['id']!r}: `score` must be a number or null", where=where)
+    return SampleVerdict(row["id"], status, status is Status.PASSED, score, results, skipped)
