@@ -169,3 +169,55 @@ def test_killed_run_resumes_without_losing_or_duplicating(tmp_path):
     assert "/120 passed" in r.stdout.splitlines()[-1]
     report = assay("report", str(out))
     assert report.stdout.splitlines()[-1].split(";")[0] in r.stdout.splitlines()[-1]
+
+
+def test_resume_reports_the_whole_file_and_refuses_another_suites_file(tmp_path):
+    rows = [{"id": f"s{i}", "output": "x", "expected": "x" if i % 3 else "y"} for i in range(9)]
+    p = write_suite(tmp_path, [{"type": "exact_match"}], rows)
+    out, junit, summary = tmp_path / "r.jsonl", tmp_path / "r.xml", tmp_path / "s.json"
+    assert assay("run", str(p), "--out", str(out)).returncode == 1
+    lines = out.read_text().splitlines(keepends=True)
+    out.write_text("".join(lines[:4]))                      # as if the run had died after 4 samples
+    r = assay("run", str(p), "--out", str(out), "--resume", "--junit", str(junit), "--summary-json", str(summary))
+    assert r.returncode == 1, r.stderr
+    assert "6/9 passed, 3 failed" in r.stdout and "4 resumed" in r.stdout
+    assert ET.parse(junit).getroot().find("testsuite").get("tests") == "9"
+    assert json.loads(summary.read_text())["total"] == 9
+    # nothing left to do: the summary is still the whole file's, not "0/0 passed"
+    again = assay("run", str(p), "--out", str(out), "--resume")
+    assert again.returncode == 1 and "6/9 passed" in again.stdout
+    other = write_suite(tmp_path / "other", [{"type": "contains"}], rows) if (tmp_path / "other").mkdir() is None \
+        else None
+    r = assay("run", str(other), "--out", str(out), "--resume")
+    assert r.returncode == 2 and "written by another suite or grader set" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("make_args, message", [
+    (lambda t, p: ["--out", str(t)], "is a directory"),
+    (lambda t, p: ["--out", str(t / "data.jsonl")], "would overwrite an input"),
+    (lambda t, p: ["--junit", str(p)], "would overwrite an input"),
+    (lambda t, p: ["--out", str(t / "x.jsonl"), "--junit", str(t / "x.jsonl")], "both write"),
+    (lambda t, p: ["--junit", str(t / "data.jsonl" / "r.xml")], "r.xml"),
+])
+def test_bad_output_paths_exit_2_with_one_line(tmp_path, make_args, message):
+    p = write_suite(tmp_path, [{"type": "contains"}], [{"id": "a", "output": "x", "expected": "x"}])
+    before = (tmp_path / "data.jsonl").read_bytes()
+    r = assay("run", str(p), *make_args(tmp_path, p))
+    assert r.returncode == 2, r.stdout
+    assert message in r.stderr and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert (tmp_path / "data.jsonl").read_bytes() == before
+
+
+def test_junit_is_well_formed_whatever_the_text(tmp_path):
+    rows = [{"id": "ctl\u0001\u0000id", "output": "a\u0000b\u001b[31m\ud800", "expected": "zz\u000c"},
+            {"id": "big", "output": "x" * 200_000, "expected": "y"}]
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (tmp_path / "eval.yaml").write_text("name: ctl\ndataset: data.jsonl\ngraders: [{type: exact_match}]\n")
+    junit, out = tmp_path / "r.xml", tmp_path / "r.jsonl"
+    r = assay("run", str(tmp_path / "eval.yaml"), "--junit", str(junit), "--out", str(out))
+    assert r.returncode == 1, r.stderr
+    cases = ET.parse(junit).getroot().find("testsuite").findall("testcase")
+    assert len(cases) == 2 and all(c.find("failure") is not None for c in cases)
+    assert all(len(c.find("failure").get("message")) < 2000 for c in cases)
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()][1] == "big"

@@ -131,3 +131,42 @@ def test_cost_ordered_with_threshold_skips_only_when_the_verdict_is_decided(tmp_
     result = run_suite(suite, resources=Resources(code_runner=Runner()))
     # 1/3 >= 0.3 is still reachable, so the costly grader runs and decides
     assert all(v.skipped == [] and v.passed for v in result.verdicts)
+
+
+@pytest.mark.parametrize("body, data, message", [
+    ("name: s\nthreshold: true\ngraders: [{type: contains}]\nsamples: [{output: a}]\n", None,
+     r"eval\.yaml:2: threshold: Input should be a valid number"),
+    ("name: s\ngraders: [{type: contains, weight: .inf}]\nsamples: [{output: a}]\n", None,
+     r"graders\[0\]\.weight: Input should be a finite number"),
+    ("name: s\ngraders: [{type: contains, weight: 1.0e+308}]\nsamples: [{output: a}]\n", None,
+     r"graders\[0\]\.weight: Input should be less than or equal to 1000000"),
+    ("name: s\ngraders: [{type: contains, weight: true}]\nsamples: [{output: a}]\n", None,
+     r"graders\[0\]\.weight: Input should be a valid number"),
+    ("name: s\nthreshold: 0.5\ngraders: [{type: contains, weight: 0}, {type: exact_match, weight: 0}]\n"
+     "samples: [{output: a}]\n", None, r"every grader of sample 'row-\d+' has weight 0"),
+    ("name: s\ndataset: data.jsonl\ngraders: [{type: contains}]\nsamples: [{output: a}]\n", '{"output": "a"}\n',
+     r"eval\.yaml:4: samples: give either `dataset` or inline `samples`, not both"),
+    ("name: s\ndataset: data.jsonl\ngraders: [{type: contains}]\n", "\n", r"no samples to grade"),
+    ("name: s\ngraders: [{type: contains}]\nsamples: []\n", None, r"no samples to grade"),
+    ("name: s\ndataset: data.jsonl\ngraders: [{type: contains}]\n", '{"id": 1, "response": "a", "expected": "a"}\n',
+     r"data\.jsonl: no row has an `output`.*columns are: response"),
+    ("name: s\ncost_ordered: 'yes'\ngraders: [{type: contains}]\nsamples: [{output: a}]\n", None,
+     r"cost_ordered: Input should be a valid boolean"),
+])
+def test_nonsense_is_refused_with_what_and_where(tmp_path, body, data, message):
+    p = suite_file(tmp_path, body, data)
+    with pytest.raises(SpecError, match=message):
+        load_suite(p)
+
+
+def test_vally_scoring_weights_must_be_finite(tmp_path):
+    p = suite_file(tmp_path, """\
+        stimuli:
+          - name: one
+            prompt: p
+            graders: [{type: contains, name: c}]
+        scoring:
+          weights: {c: .inf}
+        """)
+    with pytest.raises(SpecError, match=r"eval\.yaml:6.*weight of 'c' must be a number from 0 to 1e\+06"):
+        load_suite(p)
