@@ -130,7 +130,10 @@ def read_results(path: Path) -> ResultsLog:
                             where=where)
         seen[verdict.id] = n
         log.verdicts.append(verdict)
-        log.fingerprints.add(row.get(FINGERPRINT_KEY))
+        fingerprint = row.get(FINGERPRINT_KEY)
+        if fingerprint is not None and not isinstance(fingerprint, str):
+            raise SpecError(f"`{FINGERPRINT_KEY}` must be text, got {type(fingerprint).__name__}", where=where)
+        log.fingerprints.add(fingerprint)
         offset += len(line)
         log.good_bytes = offset
     return log

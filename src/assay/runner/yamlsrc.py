@@ -46,7 +46,12 @@ class YamlDoc:
             line = raw[:exc.start].count(b"\n") + 1
             raise SpecError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
                             where=f"{path}:{line}") from None
-        loader = yaml.SafeLoader(text)
+        try:
+            loader = yaml.SafeLoader(text)
+        except yaml.reader.ReaderError as exc:
+            line = text[:exc.position].count("\n") + 1
+            raise SpecError(f"invalid YAML: character {exc.character!r} is not allowed in YAML text",
+                            where=f"{path}:{line}") from None
         try:
             self.node = loader.get_single_node()
             if self.node is not None:
