@@ -87,3 +87,25 @@ def test_load_verdicts_reports_line(tmp_path):
     bad.write_text('{"id": "a", "status": "passed", "results": []}\nnot json\n{"id": "b"}\n')
     with pytest.raises(SpecError, match="r.jsonl:2"):
         load_verdicts(bad)
+
+
+@pytest.mark.parametrize("line", [
+    "[" * 5000 + "]" * 5000,
+    '{"sample_id": "a", "grader": "review", "passed": "yes", "score": 1, "created_at": ""}',
+    '{"sample_id": "a", "grader": "review", "passed": true, "score": 7, "created_at": ""}',
+    '{"sample_id": ["a"], "grader": "review", "passed": true, "score": 1, "created_at": ""}',
+    '{"unexpected": 1}',
+    '"just text"',
+])
+def test_damaged_reviews_name_their_line(results_file, line):
+    submit_review(results_file, "a", "review", True)
+    with reviews_path(results_file).open("a") as fh:
+        fh.write(line + "\n")
+    with pytest.raises(SpecError, match=r"results\.reviews\.jsonl:2: unreadable review"):
+        load_reviews(results_file)
+
+
+def test_review_text_that_json_cannot_hold_is_normalised(results_file):
+    submit_review(results_file, "a", "review", True, comment="bad \ud800 text", reviewer="r\udfff")
+    [review] = load_reviews(results_file)
+    assert review.comment == "bad \ufffd text" and review.reviewer == "r\ufffd"

@@ -9,7 +9,6 @@ sample is reviewed twice for the same grader, the later review wins.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -21,6 +20,7 @@ import orjson
 from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.errors import SpecError
 from assay.core.result import GraderResult, Status
+from assay.core.untrusted import clean_json
 from assay.runner.files import open_regular
 from assay.runner.results import read_results, verdict_from_row
 
@@ -96,7 +96,7 @@ def submit_review(results_path: str | Path, sample_id: str, grader_name: str, pa
         raise SpecError(f"sample {sample_id!r} has no human grader {grader_name!r} ({hint})")
     review = Review(str(sample_id), grader_name, bool(passed), float(score), comment, reviewer,
                     datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    line = json.dumps(review.to_dict(), ensure_ascii=False) + "\n"
+    line = orjson.dumps(clean_json(review.to_dict())).decode() + "\n"
     with open(reviews_path(results_path), "a", encoding="utf-8") as fh:
         fh.write(line)  # one write per line: concurrent reviewers do not interleave
     return review
@@ -107,15 +107,32 @@ def load_reviews(results_path: str | Path) -> list[Review]:
     path = reviews_path(results_path)
     if not path.exists():
         return []
+    with open_regular(path, what="reviews file") as fh:
+        data = fh.read()
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            out.append(Review(**json.loads(line)))
-        except (ValueError, TypeError) as exc:
+            out.append(_review(orjson.loads(line)))
+        except (orjson.JSONDecodeError, TypeError, ValueError) as exc:
             raise SpecError(f"unreadable review: {exc}", where=f"{path}:{n}") from None
     return out
+
+
+def _review(row: Any) -> Review:
+    if not isinstance(row, dict):
+        raise TypeError(f"a review must be an object, got {type(row).__name__}")
+    review = Review(**row)
+    texts = (review.sample_id, review.grader, review.created_at)
+    if not all(isinstance(t, str) for t in texts) or not isinstance(review.passed, bool):
+        raise TypeError("sample_id, grader and created_at must be text and passed a boolean")
+    if any(v is not None and not isinstance(v, str) for v in (review.comment, review.reviewer)):
+        raise TypeError("comment and reviewer must be text or null")
+    score = review.score
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0.0 <= score <= 1.0:
+        raise ValueError(f"score must be a number between 0 and 1, got {score!r}")
+    return review
 
 
 def apply_reviews(verdicts: Sequence[SampleVerdict], reviews: Iterable[Review], *,
