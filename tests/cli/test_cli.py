@@ -221,3 +221,14 @@ def test_junit_is_well_formed_whatever_the_text(tmp_path):
     assert len(cases) == 2 and all(c.find("failure") is not None for c in cases)
     assert all(len(c.find("failure").get("message")) < 2000 for c in cases)
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()][1] == "big"
+
+
+@pytest.mark.parametrize("option", ["--out", "--junit", "--summary-json"])
+def test_a_full_disk_is_one_line_naming_the_path(tmp_path, option):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    p = write_suite(tmp_path, [{"type": "contains"}], [{"id": "a", "output": "x", "expected": "x"}])
+    r = assay("run", str(p), option, "/dev/full")
+    assert r.returncode == 2
+    assert r.stderr.strip().startswith("error: cannot write") and "/dev/full: No space left on device" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -22,7 +23,7 @@ import orjson
 from pydantic import ValidationError
 
 from assay.core.aggregate import SampleVerdict
-from assay.core.errors import SpecError
+from assay.core.errors import AssayError, SpecError
 from assay.core.result import GraderResult, Status
 from assay.core.untrusted import TooDeep, clean_json
 from assay.runner.files import open_regular
@@ -68,16 +69,28 @@ class JsonlSink:
     def __init__(self, path: Path, *, fingerprint: str | None = None, append: bool = False) -> None:
         self.path = path
         self.fingerprint = fingerprint
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[bytes] = path.open("ab" if append else "wb")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh: IO[bytes] = path.open("ab" if append else "wb")
+            self._durable = stat.S_ISREG(os.fstat(self._fh.fileno()).st_mode)
+        except OSError as exc:
+            raise AssayError(f"cannot write results to {path}: {exc.strerror or exc}") from None
 
     def __call__(self, verdicts: list[SampleVerdict]) -> None:
-        self._fh.write(b"".join(verdict_line(v, self.fingerprint) for v in verdicts))
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        try:
+            self._fh.write(b"".join(verdict_line(v, self.fingerprint) for v in verdicts))
+            self._fh.flush()
+            if self._durable:  # a regular file, not /dev/null or a pipe: make the chunk durable
+                os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise AssayError(f"cannot write results to {self.path}: {exc.strerror or exc} "
+                             "(the lines written before are kept; fix this and use --resume)") from None
 
     def close(self) -> None:
-        self._fh.close()
+        try:
+            self._fh.close()
+        except OSError:
+            pass  # a failed flush was reported by the write that failed
 
 
 @dataclass(slots=True)
