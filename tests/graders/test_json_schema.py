@@ -64,3 +64,150 @@ def test_invalid_schema_is_invalid_config(schema):
 def test_schema_required():
     with pytest.raises(SpecError, match=r"config\.schema: Field required"):
         compile_spec({"type": "json_schema", "config": {}})
+
+
+# --- Schemas never reach the network or the file system -----------------------------------
+
+@pytest.fixture
+def listener():
+    """A 127.0.0.1 HTTP server that serves a schema and counts the requests it gets."""
+    import http.server
+    import threading
+
+    hits = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            hits.append(self.path)
+            body = b'{"type": "integer"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("make, named", [
+    (lambda base: {"$ref": f"{base}/x.json"}, "/x.json"),
+    (lambda base: {"properties": {"a": {"$ref": f"{base}/deep.json#/a"}}}, "/deep.json"),
+    (lambda base: {"$id": f"{base}/root.json", "$ref": "other.json"}, "/other.json"),
+    (lambda base: {"$schema": f"{base}/meta.json"}, "/meta.json"),
+    (lambda base: {"$schema": "http://json-schema.org/draft-07/schema#",
+                   "definitions": {"a": {"$ref": f"{base}/d7.json"}}, "$ref": "#/definitions/a"}, "/d7.json"),
+])
+def test_remote_references_are_refused_without_a_request(listener, make, named):
+    base, hits = listener
+    with pytest.raises(SpecError, match=r"config\.schema: ") as err:
+        compile_spec(spec(make(base)))
+    assert named in str(err.value)
+    assert "outside the schema" in str(err.value) or "not a bundled draft" in str(err.value)
+    assert hits == []
+
+
+def test_unknown_schema_uri_is_not_fetched(listener):
+    base, hits = listener
+    with pytest.raises(SpecError, match=r"config\.schema: \$schema '.*/meta' is not a bundled draft"):
+        compile_spec(spec({"$schema": f"{base}/meta", "type": "integer"}))
+    with pytest.raises(SpecError, match=r"is not a bundled draft"):  # jsonschema-rs would ask the network
+        compile_spec(spec({"$schema": "http://json-schema.org/schema#"}))
+    assert hits == []
+
+
+def test_file_reference_does_not_read_the_file(tmp_path):
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"const": "hunter2-SECRET"}')
+    with pytest.raises(SpecError, match=r"config\.schema: reference 'file://.*secret\.json' is outside") as err:
+        compile_spec(spec({"$ref": secret.as_uri()}))
+    assert "hunter2" not in str(err.value)
+
+
+def test_fifo_reference_returns_at_once(tmp_path):
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    outcome = []
+    thread = threading.Thread(target=lambda: outcome.append(_spec_error({"$ref": fifo.as_uri()})), daemon=True)
+    thread.start()
+    thread.join(5)
+    if thread.is_alive():  # blocked opening the FIFO: give it a writer so the thread can end
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.write(fd, b"{}")
+        os.close(fd)
+        thread.join(5)
+        pytest.fail("compiling a schema with a FIFO reference blocked")
+    assert outcome and "outside the schema" in outcome[0]
+
+
+def _spec_error(schema):
+    try:
+        compile_spec(spec(schema))
+    except SpecError as exc:
+        return str(exc)
+    return "compiled"
+
+
+@pytest.mark.parametrize("schema, good, bad", [
+    ({"$ref": "#/$defs/n", "$defs": {"n": {"type": "integer"}}}, "1", '"1"'),
+    ({"$ref": "#num", "$defs": {"n": {"$anchor": "num", "type": "integer"}}}, "1", '"1"'),
+    ({"$id": "https://example.com/root.json", "$ref": "item.json",
+      "$defs": {"i": {"$id": "item.json", "type": "integer"}}}, "1", '"1"'),
+    ({"type": "array", "items": {"$ref": "#"}}, "[[], [[]]]", "[1]"),
+    ({"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {"n": {"type": "integer"}},
+      "$ref": "#/definitions/n"}, "1", '"1"'),
+    ({"$schema": "https://json-schema.org/draft/2019-09/schema", "$ref": "#/$defs/n",
+      "$defs": {"n": {"type": "integer"}}}, "1", '"1"'),
+    ({"$ref": "https://json-schema.org/draft/2020-12/schema"}, '{"type": "string"}', '{"type": 5}'),
+])
+def test_local_references_still_resolve(grade, schema, good, bad):
+    assert grade(spec(schema), output=good).passed
+    assert grade(spec(schema), output=bad).status == "failed"
+
+
+def test_schema_compiled_once_per_spec(monkeypatch):
+    import jsonschema_rs
+
+    from assay.core.sample import Sample
+
+    calls = []
+    real = jsonschema_rs.validator_for
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jsonschema_rs, "validator_for", counting)
+    grader = compile_spec(spec()).build()
+    grader.grade_batch([Sample(id=str(i), output='{"city": "x", "population": 1}') for i in range(3)])
+    assert len(calls) == 1
+
+
+def test_reason_cuts_the_offending_value(grade):
+    schema = {"type": "object", "properties": {"a": {"maxLength": 3}, "b": {"type": "string"}},
+              "additionalProperties": False}
+    output = {"a": "y" * 50_000, "b": {"k": list(range(20_000))}, "z" * 50_000: 1}
+    r = grade(spec(schema), output=output)
+    assert r.status == "failed"
+    assert len(r.reason) < 2_000
+    assert "is longer than 3 characters" in r.reason and 'is not of type "string"' in r.reason
+    assert all(len(e["message"]) <= 400 and len(e["path"]) <= 400 for e in r.details["errors"])
+
+
+@pytest.mark.parametrize("output", [{1: 2}, {"a": [{3, 4}]}, [object()]])
+def test_output_that_is_not_json_is_an_error(grade, output):
+    r = grade(spec({"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}),
+              output=output)
+    assert (r.status, r.error) == ("error", "invalid_output")

@@ -69,3 +69,64 @@ def test_waza_lists_score_share_of_checks(grade):
 def test_invalid_config(config, message):
     with pytest.raises(SpecError, match=message):
         compile_spec({"type": "regex", "config": config})
+
+
+# --- Reasons, error positions, hostile patterns and outputs --------------------------------
+
+def test_reasons_quote_at_most_a_preview_of_the_pattern(grade):
+    long = "needle-" + "x" * 5000
+    r = grade({"type": "regex", "config": {"pattern": long}}, output="hay")
+    assert r.status == "failed" and len(r.reason) < 200 and long not in r.reason
+    r = grade({"type": "regex", "config": {"must_match": [long], "must_not_match": ["hay" + "y?" * 3000]}},
+              output="hay")
+    assert len(r.reason) < 400 and "missing /needle-xxx" in r.reason and "forbidden /hayy?" in r.reason
+    assert all(len(c["pattern"]) <= 100 for c in r.details["checks"])
+
+
+def test_timeout_reason_quotes_a_preview(grade):
+    pattern = r"^(a|aa)+\1$" + "|z" * 2000
+    r = grade({"type": "regex", "config": {"pattern": pattern, "timeout_ms": 20}}, output="a" * 60 + "!")
+    assert r.error == "timeout" and len(r.reason) < 250
+
+
+@pytest.mark.parametrize("pattern, flags, position", [
+    ("(a", "", 2),
+    ("(a", "ims", 2),                      # the flags prefix (?ims) does not count
+    (r"\u0041\u{1F600}(b)\1(", "u", 21),   # nor do translated JavaScript escapes
+    (r"\u{1F600}[", "u", 10),              # regex reports the place after the [
+    ("a{2,1}(b)\\1", "i", 2),
+])
+def test_syntax_error_position_counts_in_the_written_pattern(pattern, flags, position):
+    with pytest.raises(SpecError, match=rf"invalid regular expression: .* at position {position}\b"):
+        compile_spec({"type": "regex", "config": {"pattern": pattern, "flags": flags}})
+
+
+def test_javascript_escapes_work_with_the_backtracking_engine(grade):
+    r = grade({"type": "regex", "config": {"pattern": r"\u{1F600}(a)\1", "flags": "u"}}, output="x 😀aa")
+    assert r.passed and r.details["match"] == "😀aa"
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"pattern": "((a{1000}){1000}){1000}"}, r"unroll to more than"),           # would compile for minutes
+    ({"pattern": r"(a)\1((a{1000}){1000}){1000}"}, r"unroll to more than"),
+    ({"pattern": "x" * 20_000}, r"pattern is 20,000 characters long; at most 10,000"),
+    ({"pattern": "a\ud800"}, r"lone surrogate U\+D800 at position 1"),
+])
+def test_hostile_patterns_are_refused_promptly(config, message):
+    start = time.perf_counter()
+    with pytest.raises(SpecError, match=message):
+        compile_spec({"type": "regex", "config": config})
+    assert time.perf_counter() - start < 2
+
+
+@pytest.mark.parametrize("pattern", ["b", r"(b)\1?"])
+def test_hostile_outputs_give_clean_results(grade, pattern):
+    r = grade({"type": "regex", "config": {"pattern": pattern}}, output="a\ud800b")  # lone surrogate
+    assert r.passed and r.details["span"] == [2, 3]
+    deep: list = []
+    for _ in range(300):
+        deep = [deep]
+    r = grade({"type": "regex", "config": {"pattern": pattern}}, output=deep)
+    assert (r.status, r.error) == ("error", "invalid_output")
+    r = grade({"type": "regex", "config": {"must_match": [pattern], "must_not_match": ["z"]}}, output={1: {2**80}})
+    assert r.status == "failed" and r.reason == f"missing /{pattern}/"

@@ -98,3 +98,78 @@ def test_levenshtein_batch_scores_are_exact_whatever_the_threshold():
         g = compile_spec({"type": "similarity", "config": {"threshold": threshold}}).build()
         got = [r.score for r in g.grade_batch(samples)]
         assert got == [Levenshtein.normalized_similarity(a, b) for a, b in pairs]
+
+
+# --- Bounds, normalisation, token-empty texts ------------------------------------------------
+
+ALGORITHMS = ["levenshtein", "cosine", "jaccard"]
+
+
+def _grade_pairs(config, pairs):
+    from assay.core.sample import Sample
+
+    g = compile_spec({"type": "similarity", "config": config}).build()
+    return g.grade_batch([Sample(id=str(i), output=o, expected=e) for i, (o, e) in enumerate(pairs)])
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_megabyte_texts_are_refused_promptly(algorithm):
+    import time
+
+    big = "lorem ipsum dolor " * 60_000  # about 1 MB
+    start = time.perf_counter()
+    long_out, long_exp, fine = _grade_pairs({"algorithm": algorithm},
+                                            [(big, big[::-1]), ("short", big), ("same text", "same text")])
+    assert time.perf_counter() - start < 5  # unbounded, levenshtein takes about 40 s
+    assert (long_out.status, long_out.error) == ("error", "invalid_output")
+    assert long_out.reason == (f"output is {len(big):,} characters long; similarity compares at most "
+                               "100,000 (config max_length)")
+    assert long_exp.error == "invalid_output" and long_exp.reason.startswith("expected is 1,080,000 characters")
+    assert fine.passed and fine.score == 1.0
+
+
+def test_max_length_is_configurable():
+    over, at = _grade_pairs({"max_length": 10}, [("a" * 11, "a"), ("a" * 10, "a" * 10)])
+    assert over.error == "invalid_output" and "at most 10 (config max_length)" in over.reason
+    assert at.passed
+    with pytest.raises(SpecError, match=r"config\.max_length"):
+        compile_spec({"type": "similarity", "config": {"max_length": 0}})
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_canonically_equal_texts_are_equal(algorithm):
+    composed, decomposed = "café crème", "cafe\u0301 cre\u0300me"
+    [r] = _grade_pairs({"algorithm": algorithm}, [(composed, decomposed)])
+    assert r.passed and r.score == 1.0
+    [r] = _grade_pairs({"algorithm": algorithm, "normalize": "none"}, [(composed, decomposed)])
+    assert r.score < 1.0
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_nfkc_folds_compatibility_forms(algorithm):
+    pair = ("ﬁne ①", "fine 1")
+    [nfc] = _grade_pairs({"algorithm": algorithm}, [pair])
+    [nfkc] = _grade_pairs({"algorithm": algorithm, "normalize": "NFKC"}, [pair])
+    assert nfc.score < 1.0 and nfkc.score == 1.0
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("output, expected, score", [
+    ("", "!!!", 0.0), ("!!!", "", 0.0), ("?!", "...", 0.0), ("", " ", 0.0),
+    ("!!!", "!!!", 1.0), ("", "", 1.0), ("…", "…", 1.0),
+])
+def test_texts_without_tokens_are_equal_only_when_identical(algorithm, output, expected, score):
+    batch = _grade_pairs({"algorithm": algorithm}, [(output, expected), ("x", "x")])
+    single = _grade_pairs({"algorithm": algorithm}, [(output, expected)])
+    assert batch[0].score == single[0].score == score
+    assert batch[0].passed is (score == 1.0)
+
+
+def test_values_that_are_not_text():
+    deep: list = []
+    for _ in range(300):  # past orjson's limit too
+        deep = [deep]
+    big_int, deep_r, mixed = _grade_pairs({}, [(2**80, str(2**80)), (deep, "x"), ({1: {2, 3}}, '{"1":[2,3]}')])
+    assert big_int.passed
+    assert (deep_r.status, deep_r.error) == ("error", "invalid_output") and "levels deep" in deep_r.reason
+    assert mixed.passed

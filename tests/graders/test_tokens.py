@@ -127,3 +127,17 @@ def test_score_parity_random(pair):
     assert _tokens.cosine(a, b) == sim.py_cosine(a, b)
     assert _tokens.jaccard_many([a, b], [b, b]) == [sim.py_jaccard(a, b), 1.0]
     assert _tokens.cosine_many([a, b], [b, a]) == [sim.py_cosine(a, b), sim.py_cosine(b, a)]
+
+
+def test_build_implements_current_rules():
+    """A build from older source is ignored by similarity.py, which this test would then catch."""
+    assert _tokens.RULES == sim.RULES
+
+
+@pytest.mark.parametrize("a, b", [("", "!!"), ("!!", "??"), (" ", ""), ("…", "—"), ("", "\u3000")])
+def test_token_empty_texts_score_zero_unless_equal(a, b):
+    for c_fn, py_fn in ((_tokens.jaccard, sim.py_jaccard), (_tokens.cosine, sim.py_cosine)):
+        assert c_fn(a, b) == py_fn(a, b) == 0.0
+        assert c_fn(a, a) == py_fn(a, a) == 1.0
+    assert _tokens.jaccard_many([a, a], [b, a]) == sim._py_many(sim.py_jaccard)([a, a], [b, a]) == [0.0, 1.0]
+    assert _tokens.cosine_many([a, a], [b, a]) == sim._py_many(sim.py_cosine)([a, a], [b, a]) == [0.0, 1.0]

@@ -75,3 +75,68 @@ def test_results_paired_without_ids():
 def test_config_errors(config, message):
     with pytest.raises(SpecError, match=message):
         compile_spec({"type": "tool_calls", "config": config})
+
+
+# --- One time budget per sample; hostile patterns and transcripts ---------------------------
+
+def _many_calls(n, text):
+    return Sample(id="many", transcript=[{"type": "tool_call", "name": "bash", "call_id": str(i),
+                                          "arguments": {"command": text}} for i in range(n)])
+
+
+def test_one_time_budget_for_the_whole_sample():
+    import time
+
+    # Each search backtracks for some milliseconds, well within a bound per search; 5 patterns
+    # x 40 calls of them used to add up unbounded (a bound per search of 300 ms allowed 60 s).
+    patterns = [{"arguments": {"command": r"^(a|aa)+\1$"}} for _ in range(5)]
+    spec = {"type": "tool_calls", "config": {"forbidden": patterns, "timeout_ms": 300}}
+    grader = compile_spec(spec).build()
+    start = time.perf_counter()
+    r = grader.grade(_many_calls(40, "a" * 22 + "!"))
+    assert time.perf_counter() - start < 2.3
+    assert (r.status, r.error) == ("error", "timeout")
+    assert "matching 40 tool calls against 5 patterns took longer than the 300 ms budget per sample" in r.reason
+
+
+def test_budget_covers_linear_time_patterns_too():
+    patterns = [f"step-{i}" for i in range(100)]
+    r = compile_spec({"type": "tool_calls", "config": {"required": patterns, "timeout_ms": 1}}).build() \
+        .grade(_many_calls(3000, "x" * 500))
+    assert r.error == "timeout"
+    r = compile_spec({"type": "tool_calls", "config": {"required": patterns[:2]}}).build() \
+        .grade(_many_calls(50, "step-1"))
+    assert r.status == "failed" and r.score == 0.5  # the default budget is ample for ordinary samples
+
+
+def test_name_pattern_error_position_counts_in_the_written_pattern():
+    with pytest.raises(SpecError, match=r"required\[0\]: invalid regular expression: missing \) at position 3"):
+        compile_spec({"type": "tool_calls", "config": {"required": [{"name": "ba("}]}})
+
+
+def test_reason_quotes_a_preview_of_long_patterns():
+    long = "never-" + "x" * 3000
+    r = grade({"required": [long], "forbidden": ["bash"]})
+    assert len(r.reason) < 400 and long not in r.reason
+    assert all(len(c["pattern"]) <= 100 for c in r.details["checks"])
+
+
+def test_arguments_and_results_that_are_not_plain_json():
+    deep: list = []
+    for _ in range(300):
+        deep = [deep]
+    odd = Sample(id="odd", transcript=[
+        {"type": "tool_call", "name": "t", "call_id": "1", "arguments": {"n": 2**80, "s": {1, 2}, "k": {3: "v"}}},
+        {"type": "tool_result", "call_id": "1", "result": {"big": 2**80}},
+    ])
+    spec = {"type": "tool_calls", "config": {"required": [{"arguments": "1208925819614629174706176",
+                                                           "result": "1208925819614629174706176"}]}}
+    assert compile_spec(spec).build().grade(odd).passed
+    too_deep = Sample(id="deep", transcript=[{"type": "tool_call", "name": "t", "call_id": "1"},
+                                             {"type": "tool_result", "call_id": "1", "result": deep}])
+    r = compile_spec({"type": "tool_calls", "config": {"required": [{"result": "x"}]}}).build().grade(too_deep)
+    assert (r.status, r.error) == ("error", "invalid_output")
+    deep_argument = Sample(id="deep", transcript=[{"type": "tool_call", "name": "t", "arguments": {"a": deep}}])
+    r = compile_spec({"type": "tool_calls", "config": {"required": [{"arguments": {"a": "x"}}]}}).build() \
+        .grade(deep_argument)
+    assert (r.status, r.error) == ("error", "invalid_output")

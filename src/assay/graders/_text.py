@@ -6,14 +6,58 @@ from typing import Any
 
 import orjson
 
+from assay.core.untrusted import TooDeep, clean_json, clean_text
+
+_SORTED = orjson.OPT_SORT_KEYS
+
 
 def as_text(value: Any) -> str:
-    """A sample field as text: strings unchanged, None as '', other JSON values as compact JSON."""
+    """A sample field as text: strings unchanged, None as '', other JSON values as compact JSON
+    with sorted keys.
+
+    Values plain JSON cannot hold (integers past 64 bits, sets, non-text keys, lone surrogates,
+    other objects) are first made writable by ``core.untrusted.clean_json``. Raises ``TooDeep``
+    when the value nests deeper than ``core.untrusted.MAX_DEPTH``.
+    """
     if isinstance(value, str):
         return value
     if value is None:
         return ""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    try:
+        return orjson.dumps(value, option=_SORTED).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return orjson.dumps(clean_json(value), option=_SORTED).decode()
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type of a value, with its article: ``a string``, ``a number``, ``null``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return f"a {type(value).__name__}"
+
+
+def describe(value: Any, limit: int = 60) -> str:
+    """``a number (42)``, ``a string ("42")``: a value's JSON type and a short JSON rendering."""
+    kind = json_kind(value)
+    if value is None:
+        return kind
+    if isinstance(value, str):
+        return f"{kind} ({orjson.dumps(clean_text(preview(value, limit))).decode()})"
+    try:
+        shown = preview(as_text(value), limit)
+    except TooDeep:
+        shown = "…"
+    return f"{kind} ({shown})"
 
 
 def preview(text: str, limit: int = 120) -> str:

@@ -236,13 +236,12 @@ static double score(Work *w, PyObject *a, PyObject *b, int is_cosine)
     if ((len[0] = hash_text(w, a, 0)) < 0 || (len[1] = hash_text(w, b, 1)) < 0
         || compare(w, len, &st) < 0)
         return -1.0;
+    /* Unequal texts without tokens have nothing in common (similarity.py's rule). */
     if (!is_cosine) {
         if (!st.distinct[0] && !st.distinct[1])
-            return 1.0;
+            return 0.0;
         return (double)st.common / (double)(st.distinct[0] + st.distinct[1] - st.common);
     }
-    if (!len[0] && !len[1])
-        return 1.0;
     if (!len[0] || !len[1] || !st.dot)
         return 0.0;
     double x = (double)st.dot / (sqrt((double)st.sq[0]) * sqrt((double)st.sq[1]));
@@ -336,11 +335,23 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* The version of similarity.py's scoring rules this file implements (similarity.RULES): a build
+ * from older source is recognised and left unused. */
+#define RULES 2
+
+static int exec_module(PyObject *m) { return PyModule_AddIntConstant(m, "RULES", RULES); }
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, exec_module},
+    {0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "assay.graders._tokens",
     .m_doc = "C tokenizer and token-set similarity for assay.graders.similarity.",
     .m_methods = methods,
+    .m_slots = slots,
 };
 
 PyMODINIT_FUNC PyInit__tokens(void) { return PyModuleDef_Init(&module); }

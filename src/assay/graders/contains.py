@@ -1,4 +1,8 @@
-"""``contains``: the expected text occurs in the output (an empty expected is contained)."""
+"""``contains``: the expected text occurs in the output (an empty expected is contained).
+
+Values that are not text are searched, or searched for, as their compact JSON with sorted
+keys (``{"answer": 42}`` contains ``"answer":42``); a failure's reason then says so.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,10 @@ from pydantic import Field
 
 from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
-from assay.core.result import GraderResult
+from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.graders._text import as_text, preview
+from assay.core.untrusted import TooDeep
+from assay.graders._text import as_text, json_kind, preview
 
 
 class ContainsConfig(GraderConfig):
@@ -29,14 +34,27 @@ class Contains(BatchGrader):
         out = []
         for s in samples:
             needle, hay = s.expected, s.output
-            if needle.__class__ is not str:
-                needle = as_text(needle)
-            if hay.__class__ is not str:
-                hay = as_text(hay)
+            try:
+                if needle.__class__ is not str:
+                    needle = as_text(needle)
+                if hay.__class__ is not str:
+                    hay = as_text(hay)
+            except TooDeep as exc:
+                out.append(self.error(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
+                continue
             if fold:
                 needle, hay = needle.casefold(), hay.casefold()
             if needle in hay:
                 out.append(verdict(True, 1.0))
             else:
-                out.append(verdict(False, 0.0, f"output does not contain {preview(needle)!r}"))
+                out.append(verdict(False, 0.0, _missing(needle, s.output, s.expected)))
         return out
+
+
+def _missing(needle: str, output: object, expected: object) -> str:
+    reason = f"output does not contain {preview(needle)!r}"
+    kinds = [f"{name} is {json_kind(value)}" for name, value in (("output", output), ("expected", expected))
+             if value is not None and not isinstance(value, str)]
+    if kinds:
+        reason += f" ({' and '.join(kinds)}, compared as JSON text)"
+    return reason

@@ -1,21 +1,54 @@
-"""``exact_match``: the output equals the expected value, exactly."""
+"""``exact_match``: the output equals the expected value, exactly.
+
+Text compares character for character. Other JSON values compare as values, without
+coercion: the number 42 is not the string "42", and (unlike Python's ``==``) ``true`` is not
+``1``; an integer does equal the same float (``1`` and ``1.0`` are one JSON number). With
+``trim`` or ``ignore_case``, both sides compare as text and a non-text value as its compact
+JSON (so there 42 does equal "42").
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import Field
 
 from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
-from assay.core.result import GraderResult
+from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.graders._text import as_text, common_prefix_length
+from assay.core.untrusted import TooDeep
+from assay.graders._text import as_text, common_prefix_length, describe, json_kind, preview
 
 
 class ExactMatchConfig(GraderConfig):
-    trim: bool = Field(default=False, description="Strip leading and trailing whitespace first.")
-    ignore_case: bool = Field(default=False, description="Compare case-insensitively.")
+    trim: bool = Field(default=False, description="Strip leading and trailing whitespace first "
+                                                  "(values that are not text compare as their JSON text).")
+    ignore_case: bool = Field(default=False, description="Compare case-insensitively "
+                                                         "(values that are not text compare as their JSON text).")
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """JSON equality: ``==``, except that a boolean never equals a number. Iterative, so deep
+    values cannot exhaust the stack."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if x is not y:
+                return False
+        elif isinstance(x, dict):
+            if not isinstance(y, dict) or x.keys() != y.keys():
+                return False
+            stack.extend((v, y[k]) for k, v in x.items())
+        elif isinstance(x, (list, tuple)):
+            if not isinstance(y, (list, tuple)) or len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif isinstance(y, (dict, list, tuple)) or x != y:
+            return False
+    return True
 
 
 @register
@@ -24,9 +57,7 @@ class ExactMatch(BatchGrader):
     description = "Output equals the expected value exactly (options: trim, ignore_case)."
     Config = ExactMatchConfig
 
-    def _normalise(self, value: object) -> object:
-        if not (self.config.trim or self.config.ignore_case):
-            return value
+    def _normalise(self, value: object) -> str:
         text = as_text(value)
         if self.config.trim:
             text = text.strip()
@@ -40,18 +71,29 @@ class ExactMatch(BatchGrader):
         verdict = self.verdict
         out = []
         for s in samples:
-            ok = s.output == s.expected if plain else norm(s.output) == norm(s.expected)
-            if ok:
-                out.append(verdict(True, 1.0))
-            else:
-                out.append(verdict(False, 0.0, _differ(s.output, s.expected)))
+            a, b = s.output, s.expected
+            try:
+                if a.__class__ is str and b.__class__ is str and plain:
+                    ok = a == b
+                else:
+                    ok = same_value(a, b) if plain else norm(a) == norm(b)
+                out.append(verdict(True, 1.0) if ok else verdict(False, 0.0, _differ(a, b)))
+            except TooDeep as exc:
+                out.append(self.error(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
         return out
 
 
 def _differ(output: object, expected: object) -> str:
     if expected is None:
         return "no expected value to compare with"
+    kind = json_kind(output)
+    if kind != json_kind(expected):
+        return f"output is {describe(output)}, expected is {describe(expected)}"
+    if kind in ("a number", "a boolean"):
+        return f"output is {as_text(output)}, expected {as_text(expected)}"
     a = output if output.__class__ is str else as_text(output)
     b = expected if expected.__class__ is str else as_text(expected)
+    if a == b:  # e.g. NaN, which JSON writes as null
+        return f"output and expected differ although both are written {preview(a, 60)} in JSON"
     i = common_prefix_length(a, b)
     return f"output differs from expected at character {i}: got {a[i:i + 40]!r}, expected {b[i:i + 40]!r}"

@@ -1,50 +1,126 @@
 """``json_schema``: the output parses as JSON and validates against a schema
-(Draft 2020-12 unless ``$schema`` names another draft)."""
+(Draft 2020-12 unless ``$schema`` names another draft).
+
+A schema is self-contained: its references resolve inside it (``#/...``, ``$defs``,
+``$anchor``, ``$id``s of subschemas it embeds) or to the bundled drafts' metaschemas. Nothing
+is fetched: a reference to a URL or a file is an ``invalid_config`` error when the spec is
+validated, before any I/O. The schema is compiled once, then, and kept with the config.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import jsonschema_rs
 import orjson
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
-from assay.core.result import GraderResult
+from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+from assay.graders._text import preview
 
 MAX_REPORTED_ERRORS = 5
+MAX_INSTANCE = 200
+"""Characters of the offending value shown in a violation's message."""
+MAX_MESSAGE = 400
+"""Characters of one violation's message (and of its path) kept."""
+_BUNDLED_DRAFTS = ("http://json-schema.org/draft-04/schema#, http://json-schema.org/draft-06/schema#, "
+                   "http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, "
+                   "https://json-schema.org/draft/2020-12/schema")
 
 
 class JsonSchemaConfig(GraderConfig):
-    schema_: dict[str, Any] | bool = Field(alias="schema", description="The JSON Schema the output must satisfy.")
+    schema_: dict[str, Any] | bool = Field(
+        alias="schema",
+        description="The JSON Schema the output must satisfy. Its references must stay inside it "
+                    "(#/..., $defs, $anchor, embedded $id); $schema may name a bundled draft "
+                    "(04, 06, 07, 2019-09, 2020-12). Nothing is fetched from the network or files.")
 
     _validator: Any = PrivateAttr(default=None)
 
-    @field_validator("schema_")
-    @classmethod
-    def _valid_schema(cls, value: dict[str, Any] | bool) -> dict[str, Any] | bool:
-        _compile(value)
-        return value
+    @model_validator(mode="after")
+    def _compile(self) -> JsonSchemaConfig:
+        try:
+            self._validator = compile_schema(self.schema_)
+        except ValueError as exc:
+            _fail("schema", str(exc), self.schema_)
+        return self
 
-    def model_post_init(self, context: Any) -> None:
-        self._validator = _compile(self.schema_)
+
+def _fail(field: str, message: str, value: Any) -> NoReturn:
+    """Raise a validation error placed at ``field`` (a model validator's own errors have no field)."""
+    error = PydanticCustomError("value_error", "{reason}", {"reason": message})
+    raise ValidationError.from_exception_data(
+        JsonSchemaConfig.__name__, [InitErrorDetails(type=error, loc=(field,), input=value)])
 
 
-def _compile(schema: dict[str, Any] | bool) -> Any:
+def compile_schema(schema: dict[str, Any] | bool) -> Any:
+    """A validator for ``schema``; raises ValueError saying what is wrong with it.
+
+    jsonschema-rs asks its ``retriever`` for every resource it does not hold (it holds the
+    schema's own resources and the bundled drafts); ours refuses them all, without I/O.
+    """
+    refused: list[str] = []
+
+    def refuse(uri: str) -> NoReturn:
+        refused.append(uri)
+        raise ValueError("assay does not fetch schema references")
+
     try:
-        return jsonschema_rs.validator_for(schema)
+        validator = jsonschema_rs.validator_for(schema, retriever=refuse)
     except jsonschema_rs.ValidationError as exc:
-        where = _pointer(exc.instance_path)
-        raise ValueError(f"invalid JSON Schema at {where.lstrip('.') or 'its root'}: {exc.message}") from None
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"invalid JSON Schema: {exc}") from None
+        if refused:
+            raise ValueError(_outside(refused[0], schema)) from None
+        where = _pointer(exc.instance_path).lstrip(".") or "its root"
+        raise ValueError(f"invalid JSON Schema at {preview(where, MAX_MESSAGE)}: {_short(exc.message)}") from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        if refused:
+            raise ValueError(_outside(refused[0], schema)) from None
+        raise ValueError(f"invalid JSON Schema: {_short(str(exc))}") from None
+    if refused:  # some refusals are recovered from (an unknown $schema falls back to a default)
+        raise ValueError(_outside(refused[0], schema))
+    return validator
+
+
+def _outside(uri: str, schema: dict[str, Any] | bool) -> str:
+    uri = uri.removeprefix("json-schema:///")  # how jsonschema-rs spells a reference with no base
+    declared = schema.get("$schema") if isinstance(schema, dict) else None
+    if isinstance(declared, str) and declared.rstrip("#") == uri.rstrip("#"):
+        return f"$schema {preview(declared, 200)!r} is not a bundled draft; use one of {_BUNDLED_DRAFTS}"
+    return f"reference {preview(uri, 200)!r} is outside the schema; only local references (#/…) are allowed"
 
 
 def _pointer(path: Sequence[str | int]) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+
+
+def _short(message: str) -> str:
+    """At most ``MAX_MESSAGE`` characters, keeping the end, where the broken rule is named."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    tail = MAX_MESSAGE // 3
+    return f"{message[:MAX_MESSAGE - tail - 1]}…{message[-tail:]}"
+
+
+def _message(err: Any) -> str:
+    """A violation's message with the offending value cut to ``MAX_INSTANCE`` characters.
+
+    jsonschema-rs starts most messages with the value as compact JSON with sorted keys, which
+    is orjson's rendering too; where they differ, the whole message is shortened instead."""
+    message = err.message
+    if len(message) <= MAX_INSTANCE:
+        return message
+    try:
+        shown = orjson.dumps(err.instance, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        shown = ""
+    if len(shown) > MAX_INSTANCE and message.startswith(shown):
+        message = preview(shown, MAX_INSTANCE) + message[len(shown):]
+    return _short(message)
 
 
 @register
@@ -69,17 +145,17 @@ class JsonSchema(BatchGrader):
                     continue
             else:
                 doc = raw
-            if is_valid(doc):
-                out.append(verdict(True, 1.0))
-            else:
-                out.append(self._violations(validator, doc))
+            try:
+                out.append(verdict(True, 1.0) if is_valid(doc) else self._violations(validator, doc))
+            except (ValueError, TypeError, OverflowError) as exc:  # a Python value JSON cannot hold
+                out.append(self.error(ErrorCode.INVALID_OUTPUT, f"output is not a JSON value: {_short(str(exc))}"))
         return out
 
     def _violations(self, validator: Any, doc: Any) -> GraderResult:
         errors = []
         for err in validator.iter_errors(doc):
-            errors.append({"path": "$" + _pointer(err.instance_path), "message": err.message,
-                           "schema_path": "/".join(str(p) for p in err.schema_path)})
+            errors.append({"path": preview("$" + _pointer(err.instance_path), MAX_MESSAGE), "message": _message(err),
+                           "schema_path": preview("/".join(str(p) for p in err.schema_path), MAX_MESSAGE)})
             if len(errors) >= MAX_REPORTED_ERRORS:
                 break
         reason = "; ".join(f"{e['path']}: {e['message']}" for e in errors)

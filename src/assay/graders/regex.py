@@ -12,8 +12,16 @@ from assay.core.grader import BatchGrader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+from assay.core.untrusted import TooDeep
 from assay.graders._patterns import CompiledPattern, PatternError, check_flags
 from assay.graders._text import as_text, preview
+
+SHOWN = 100
+"""Characters of a pattern quoted in a reason or in details; the rest is cut with an ellipsis."""
+
+
+def _shown(pat: CompiledPattern) -> str:
+    return f"/{preview(pat.source, SHOWN)}/{pat.flags}"
 
 
 class RegexConfig(GraderConfig):
@@ -82,16 +90,25 @@ class Regex(BatchGrader):
         return [self._many(s, checks) for s in samples]
 
     def _single(self, samples: Sequence[Sample], pat: CompiledPattern) -> list[GraderResult]:
-        texts = [s.output if s.output.__class__ is str else as_text(s.output) for s in samples]
+        texts: list[str] = []
+        unreadable: dict[int, str] = {}
+        for i, s in enumerate(samples):
+            try:
+                texts.append(s.output if s.output.__class__ is str else as_text(s.output))
+            except TooDeep as exc:
+                unreadable[i] = f"output is {exc}"
+                texts.append("")
         if pat.engine == "re2":
             found: list[Any] = pat.search_many(texts)
         else:  # the backtracking engine may time out on any one text
             found = [_bounded(pat, text) for text in texts]
         verdict = self.verdict
-        no_match = f"output does not match /{pat.source}/{pat.flags}"
+        no_match = f"output does not match {_shown(pat)}"
         out = []
-        for m in found:
-            if m is None:
+        for i, m in enumerate(found):
+            if unreadable and i in unreadable:
+                out.append(self.error(ErrorCode.INVALID_OUTPUT, unreadable[i]))
+            elif m is None:
                 out.append(verdict(False, 0.0, no_match))
             elif m is _TIMED_OUT:
                 out.append(self._timeout(pat))
@@ -101,7 +118,10 @@ class Regex(BatchGrader):
         return out
 
     def _many(self, sample: Sample, checks: list[tuple[CompiledPattern, bool]]) -> GraderResult:
-        text = as_text(sample.output)
+        try:
+            text = as_text(sample.output)
+        except TooDeep as exc:
+            return self.error(ErrorCode.INVALID_OUTPUT, f"output is {exc}")
         rows: list[dict[str, Any]] = []
         failures = []
         for pat, expect in checks:
@@ -110,9 +130,10 @@ class Regex(BatchGrader):
             except TimeoutError:
                 return self._timeout(pat)
             ok = found == expect
-            rows.append({"pattern": pat.source, "must_match": expect, "matched": found, "passed": ok})
+            rows.append({"pattern": preview(pat.source, SHOWN), "must_match": expect, "matched": found,
+                         "passed": ok})
             if not ok:
-                failures.append(f"{'missing' if expect else 'forbidden'} /{pat.source}/")
+                failures.append(f"{'missing' if expect else 'forbidden'} {_shown(pat)}")
         passed = sum(r["passed"] for r in rows)
         return self.verdict(not failures, passed / len(rows),
                             "; ".join(failures) if failures else f"{passed}/{len(rows)} checks passed",
@@ -120,6 +141,6 @@ class Regex(BatchGrader):
 
     def _timeout(self, pat: CompiledPattern) -> GraderResult:
         return self.error(ErrorCode.TIMEOUT,
-                          f"pattern /{pat.source}/ needs backtracking and exceeded "
+                          f"pattern {_shown(pat)} needs backtracking and exceeded "
                           f"{self.config.timeout_ms} ms (catastrophic backtracking?)",
                           {"engine": pat.engine})

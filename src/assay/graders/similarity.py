@@ -7,6 +7,12 @@ bigrams for unspaced ones (Chinese, Japanese kana, Thai, ...), so 北京是中�
 token. cosine and jaccard run in the C extension ``assay.graders._tokens`` when it is built;
 the pure-Python functions here (``py_tokenize``, ``py_jaccard``, ``py_cosine``) define the same
 results and are used otherwise. tests/graders/test_tokens.py checks that the two agree.
+
+Equal texts score 1. Texts without tokens (empty, or only spaces and punctuation) have nothing
+to compare, so cosine and jaccard score them 1 only when they are equal and 0 otherwise ("" is
+not "!!"). Before comparing, both texts are Unicode-normalised (``normalize``, NFC by default,
+so a precomposed é equals e + combining accent), and texts longer than ``max_length``
+characters are an ``invalid_output`` error rather than a slow comparison.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from operator import add
@@ -26,8 +33,9 @@ from rapidfuzz.process import cpdist
 
 from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
-from assay.core.result import GraderResult
+from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+from assay.core.untrusted import TooDeep
 from assay.graders._text import as_text
 
 log = logging.getLogger("assay.graders.similarity")
@@ -97,7 +105,7 @@ def py_jaccard(a: str, b: str, tokens: Callable[[str], list[str]] = py_tokenize)
         return 1.0
     sa, sb = set(tokens(a)), set(tokens(b))
     if not sa and not sb:
-        return 1.0
+        return 0.0  # unequal texts without tokens: nothing in common
     inter = len(sa & sb)
     return inter / (len(sa) + len(sb) - inter)
 
@@ -106,10 +114,8 @@ def py_cosine(a: str, b: str, tokens: Callable[[str], list[str]] = py_tokenize) 
     if a == b:
         return 1.0
     ca, cb = Counter(tokens(a)), Counter(tokens(b))
-    if not ca and not cb:
-        return 1.0
     if not ca or not cb:
-        return 0.0
+        return 0.0  # unequal texts, at least one of them without tokens
     if len(ca) > len(cb):
         ca, cb = cb, ca
     dot = sum(n * cb[t] for t, n in ca.items() if t in cb)
@@ -137,11 +143,21 @@ def _py_many(fn: Callable[..., float]) -> Callable[[list[str], list[str]], list[
     return many
 
 
+RULES = 2
+"""Version of the scoring rules above. ``_tokens.c`` declares the version it implements, and a
+build of an older version (compiled before the rules changed) is not used."""
+
 try:
     from assay.graders import _tokens
 except ImportError:  # not built (no C compiler at install time): same results, slower
     _tokens = None  # type: ignore[assignment]
     log.debug("similarity: C extension assay.graders._tokens not available, using pure Python")
+else:
+    if getattr(_tokens, "RULES", 1) != RULES:
+        log.warning("similarity: assay.graders._tokens was built from older source; using pure Python "
+                    "(rebuild it: pip install -e .)")
+        _tokens = None  # type: ignore[assignment]
+if _tokens is None:
     tokenize, jaccard, cosine = py_tokenize, py_jaccard, py_cosine
     jaccard_many, cosine_many = _py_many(py_jaccard), _py_many(py_cosine)
 else:
@@ -157,12 +173,47 @@ def levenshtein(a: str, b: str) -> float:
 ALGORITHMS = {"levenshtein": levenshtein, "cosine": cosine, "jaccard": jaccard}
 
 
+MAX_LENGTH = 100_000
+"""Default longest text compared. levenshtein's cost grows with the product of the two lengths:
+two texts of this length take about 0.3 s; cosine and jaccard grow linearly."""
+
+
 class SimilarityConfig(GraderConfig):
     threshold: float = Field(default=0.8, ge=0.0, le=1.0, description="Pass when similarity ≥ threshold.")
     algorithm: Literal["levenshtein", "cosine", "jaccard"] = Field(
         default="levenshtein", description="levenshtein (short text), cosine (long text), jaccard (keywords).")
     ignore_case: bool = Field(default=False, description="levenshtein only: compare case-insensitively "
                                                         "(cosine and jaccard always fold case).")
+    normalize: Literal["NFC", "NFKC", "none"] = Field(
+        default="NFC", description="Unicode normalisation of both texts before comparing: NFC (composed "
+                                   "characters, so é typed either way is equal), NFKC (also folds "
+                                   "compatibility forms: ﬁ is fi, ① is 1) or none.")
+    max_length: int = Field(
+        default=MAX_LENGTH, ge=1, le=10_000_000,
+        description="Longest output or expected text compared, in characters (after normalising); a "
+                    "longer one is an invalid_output error. levenshtein's time grows with the product of "
+                    "the two lengths (two 100,000-character texts: about 0.3 s).")
+
+
+def _prepare(value: object, cfg: SimilarityConfig, what: str) -> str:
+    """The text to compare, normalised; raises ValueError saying why a value cannot be compared."""
+    try:
+        text = value if value.__class__ is str else as_text(value)
+    except TooDeep as exc:
+        raise ValueError(f"{what} is {exc}") from None
+    limit = cfg.max_length
+    if len(text) <= limit:  # normalising may lengthen the text: measured again below
+        form = cfg.normalize
+        if form != "none" and not unicodedata.is_normalized(form, text):
+            text = unicodedata.normalize(form, text)
+        if cfg.ignore_case and cfg.algorithm == "levenshtein":
+            text = text.casefold()
+            if form != "none" and not unicodedata.is_normalized(form, text):
+                text = unicodedata.normalize(form, text)
+    if len(text) > limit:
+        raise ValueError(f"{what} is {len(text):,} characters long; similarity compares at most "
+                         f"{limit:,} (config max_length)")
+    return text
 
 
 @register
@@ -173,12 +224,17 @@ class Similarity(BatchGrader):
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         cfg = self.config
-        outputs = [s.output if s.output.__class__ is str else as_text(s.output) for s in samples]
-        expected = [s.expected if s.expected.__class__ is str else as_text(s.expected) for s in samples]
+        outputs, expected = [], []
+        refused: dict[int, str] = {}
+        for i, s in enumerate(samples):
+            try:
+                a, b = _prepare(s.output, cfg, "output"), _prepare(s.expected, cfg, "expected")
+            except ValueError as exc:
+                refused[i] = str(exc)
+                a = b = ""  # a placeholder pair, cheap to score; its result is the error
+            outputs.append(a)
+            expected.append(b)
         if cfg.algorithm == "levenshtein":
-            if cfg.ignore_case:
-                outputs = [t.casefold() for t in outputs]
-                expected = [t.casefold() for t in expected]
             # score_hint: rapidfuzz tries a narrow diagonal band first and widens it only when
             # needed; scores stay exact, and pairs near the threshold cost half as much.
             # dtype: cpdist answers float32 unless asked, which would blur scores near a threshold.
@@ -190,7 +246,10 @@ class Similarity(BatchGrader):
         verdict = self.verdict
         algo = cfg.algorithm
         out = []
-        for score in scores:
+        for i, score in enumerate(scores):
+            if refused and i in refused:
+                out.append(self.error(ErrorCode.INVALID_OUTPUT, refused[i]))
+                continue
             score = 0.0 if score < 0.0 else 1.0 if score > 1.0 else float(score)
             if score >= threshold:
                 out.append(verdict(True, score))

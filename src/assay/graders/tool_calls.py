@@ -15,11 +15,14 @@ Checks: each ``required`` pattern matches some call; each ``forbidden`` pattern 
 ``min_calls`` / ``max_calls`` bound the number of calls; ``sequence`` patterns match calls in
 that order (other calls may come between). Score = checks passed / checks.
 Matching ignores case unless ``ignore_case`` is false (waza matched case-insensitively).
+All the matching for one sample shares one time budget (``timeout_ms``); past it the result is a
+``timeout`` error, however many calls and patterns there are.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -28,8 +31,12 @@ from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Event, Sample
+from assay.core.untrusted import TooDeep, clean_json
 from assay.graders._patterns import CompiledPattern, PatternError
-from assay.graders._text import as_text
+from assay.graders._text import as_text, preview
+
+SHOWN = 100
+"""Characters of a pattern quoted in a reason or in details."""
 
 
 class ToolPattern(BaseModel):
@@ -52,8 +59,10 @@ class ToolPattern(BaseModel):
         return self
 
     def describe(self) -> str:
+        """The pattern for a reason line, shortened to ``SHOWN`` characters."""
         parts = [f"{k}={v!r}" for k, v in self.model_dump(exclude_none=True).items()]
-        return self.pattern if parts == [f"pattern={self.pattern!r}"] else "{" + ", ".join(parts) + "}"
+        text = self.pattern if parts == [f"pattern={self.pattern!r}"] else "{" + ", ".join(parts) + "}"
+        return preview(text or "", SHOWN)
 
 
 def _as_pattern(value: Any) -> Any:
@@ -67,8 +76,9 @@ class ToolCallsConfig(GraderConfig):
     max_calls: int | None = Field(default=None, ge=0, description="Most tool calls allowed.")
     min_calls: int | None = Field(default=None, ge=0, description="Fewest tool calls required.")
     ignore_case: bool = Field(default=True, description="Match patterns case-insensitively.")
-    timeout_ms: int = Field(default=100, ge=1, le=10_000,
-                            description="Time bound per search for patterns RE2 cannot run.")
+    timeout_ms: int = Field(default=1000, ge=1, le=60_000,
+                            description="Time budget for matching one sample: all its calls against all "
+                                        "patterns. Past it the result is a timeout error.")
 
     _compiled: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
 
@@ -89,7 +99,7 @@ class ToolCallsConfig(GraderConfig):
 
         def comp(src: str, where: str, anchored: bool = False) -> CompiledPattern:
             try:
-                return CompiledPattern(f"^(?:{src})$" if anchored else src, flags, timeout_s=timeout)
+                return CompiledPattern(src, flags, timeout_s=timeout, anchored=anchored)
             except PatternError as exc:
                 raise ValueError(f"{where}: {exc}") from None
 
@@ -110,6 +120,30 @@ class ToolCallsConfig(GraderConfig):
         return self
 
 
+class _Call:
+    """One tool call (and its result) as the matchers read it, rendered once per sample."""
+
+    __slots__ = ("name", "args", "args_json", "texts", "result", "result_text")
+
+    def __init__(self, call: Event, result: Event | None) -> None:
+        self.name = name = call.name or ""
+        args = call.arguments or {}
+        self.args = {key: as_text(value) for key, value in args.items()}
+        self.args_json = _args_json(args) if args else ""
+        self.texts = [name, f"{name} {self.args_json}".strip()] + [v for v in args.values() if isinstance(v, str)]
+        if call.content:
+            self.texts.append(call.content)
+        self.result = result
+        self.result_text = as_text(result.result) if result is not None else ""
+
+
+def _args_json(args: dict[str, Any]) -> str:
+    try:
+        return json.dumps(args, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # not plain JSON: sets, mixed key types, objects
+        return json.dumps(clean_json(args), sort_keys=True, ensure_ascii=False)
+
+
 class _Matcher:
     __slots__ = ("pattern", "name", "args", "args_text", "result", "success")
 
@@ -117,25 +151,20 @@ class _Matcher:
         for k, v in kw.items():
             setattr(self, k, v)
 
-    def matches(self, call: Event, result: Event | None) -> bool:
-        name = call.name or ""
-        args = call.arguments or {}
-        args_json = json.dumps(args, sort_keys=True, ensure_ascii=False) if args else ""
-        if self.name is not None and not self.name.test(name):
+    def matches(self, call: _Call, deadline: float) -> bool:
+        """Whether every facet matches; TimeoutError once ``deadline`` (monotonic) has passed."""
+        if self.name is not None and not self.name.test(call.name, deadline):
             return False
-        if self.pattern is not None:
-            texts = [name, f"{name} {args_json}".strip()] + [v for v in args.values() if isinstance(v, str)]
-            if call.content:
-                texts.append(call.content)
-            if not any(self.pattern.test(t) for t in texts):
-                return False
+        if self.pattern is not None and not any(self.pattern.test(t, deadline) for t in call.texts):
+            return False
         if self.args is not None:
             for key, pat in self.args.items():
-                if key not in args or not pat.test(as_text(args[key])):
+                if key not in call.args or not pat.test(call.args[key], deadline):
                     return False
-        if self.args_text is not None and not self.args_text.test(args_json):
+        if self.args_text is not None and not self.args_text.test(call.args_json, deadline):
             return False
-        if self.result is not None and (result is None or not self.result.test(as_text(result.result))):
+        result = call.result
+        if self.result is not None and (result is None or not self.result.test(call.result_text, deadline)):
             return False
         if self.success is not None and (result is None or result.success is not self.success):
             return False
@@ -170,21 +199,27 @@ class ToolCalls(Grader):
 
     def grade(self, sample: Sample) -> GraderResult:
         cfg: ToolCallsConfig = self.config
-        calls = pair_results(sample.transcript)
+        deadline = time.monotonic() + cfg.timeout_ms / 1000
+        try:
+            calls = [_Call(call, res) for call, res in pair_results(sample.transcript)]
+        except TooDeep as exc:
+            return self.error(ErrorCode.INVALID_OUTPUT, f"a tool call's arguments or result is {exc}")
         checks: list[dict[str, Any]] = []
         try:
             comp = cfg._compiled
             for p, m in zip(cfg.required, comp["required"]):
-                hits = _hits(m, calls)
+                hits = _hits(m, calls, deadline)
                 checks.append({"check": "required", "pattern": p.describe(), "passed": bool(hits), "calls": hits})
             for p, m in zip(cfg.forbidden, comp["forbidden"]):
-                hits = _hits(m, calls)
+                hits = _hits(m, calls, deadline)
                 checks.append({"check": "forbidden", "pattern": p.describe(), "passed": not hits, "calls": hits})
             if cfg.sequence:
-                checks.append(_sequence(cfg.sequence, comp["sequence"], calls))
+                checks.append(_sequence(cfg.sequence, comp["sequence"], calls, deadline))
         except TimeoutError:
-            return self.error(ErrorCode.TIMEOUT, f"a tool pattern needs backtracking and exceeded "
-                              f"{cfg.timeout_ms} ms (catastrophic backtracking?)")
+            patterns = len(cfg.required) + len(cfg.forbidden) + len(cfg.sequence)
+            return self.error(ErrorCode.TIMEOUT, f"matching {len(calls)} tool calls against {patterns} patterns "
+                              f"took longer than the {cfg.timeout_ms} ms budget per sample (config timeout_ms; "
+                              f"a pattern that needs backtracking may be catastrophic)")
         n = len(calls)
         if cfg.min_calls is not None:
             checks.append({"check": "min_calls", "limit": cfg.min_calls, "count": n, "passed": n >= cfg.min_calls})
@@ -195,19 +230,19 @@ class ToolCalls(Grader):
         reason = "; ".join(failures) if failures else f"{passed}/{len(checks)} tool checks passed"
         return self.verdict(not failures, passed / len(checks), reason,
                             {"checks": checks, "total_tool_calls": n,
-                             "tools_used": sorted({c.name for c, _ in calls if c.name})})
+                             "tools_used": sorted({c.name for c in calls if c.name})})
 
 
-def _hits(m: _Matcher, calls: list[tuple[Event, Event | None]]) -> list[int]:
-    return [i for i, (call, res) in enumerate(calls) if m.matches(call, res)]
+def _hits(m: _Matcher, calls: list[_Call], deadline: float) -> list[int]:
+    return [i for i, call in enumerate(calls) if m.matches(call, deadline)]
 
 
-def _sequence(seq: list[ToolPattern], matchers: list[_Matcher],
-              calls: list[tuple[Event, Event | None]]) -> dict[str, Any]:
+def _sequence(seq: list[ToolPattern], matchers: list[_Matcher], calls: list[_Call],
+              deadline: float) -> dict[str, Any]:
     matched: list[int] = []
     pos = 0
     for m in matchers:
-        while pos < len(calls) and not m.matches(*calls[pos]):
+        while pos < len(calls) and not m.matches(calls[pos], deadline):
             pos += 1
         if pos == len(calls):
             break
@@ -226,7 +261,9 @@ def _failure(check: dict[str, Any]) -> str:
     if kind == "required":
         return f"no tool call matches {check['pattern']}"
     if kind == "forbidden":
-        return f"forbidden tool call {check['pattern']} made (call {', '.join(map(str, check['calls']))})"
+        calls = check["calls"]
+        listed = ", ".join(map(str, calls[:10])) + (f" and {len(calls) - 10} more" if len(calls) > 10 else "")
+        return f"forbidden tool call {check['pattern']} made (call {listed})"
     if kind == "sequence":
         step = check["missing_step"]
         return f"tool sequence broken at step {step + 1}: no later call matches {check['pattern'][step]}"
