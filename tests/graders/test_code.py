@@ -1,7 +1,9 @@
 """The `code` grader: config checks at validation, result validation, and real sandbox runs."""
 
+import math
 import shutil
 
+import orjson
 import pytest
 
 import assay
@@ -88,6 +90,41 @@ def test_returned_value_is_validated_strictly(value, message):
     result, _ = graded(value)
     assert result.status == "error" and result.error == "invalid_output"
     assert message in result.reason
+
+
+def _nested(n):
+    v = 1
+    for _ in range(n):
+        v = [v]
+    return v
+
+
+@pytest.mark.parametrize("value, status, reason, details", [
+    ({"passed": True, "reason": "a\ud800", "details": {"k\udc00": ["\ud800", 2 ** 100, -0.0]}},
+     "passed", "a\ufffd", {"k\ufffd": ["\ufffd", str(2 ** 100), -0.0]}),
+    ({"passed": True, "details": {"v": _nested(300)}}, "error", "evaluate() returned `details` nested more than 100", {}),
+    ({"passed": True, "details": {1: float("inf"), "s": {1, 2}}}, "passed", None, None),
+    ({"passed": True, "score": "NaN"}, "error", "evaluate() returned `score` 'NaN', expected a finite number", {}),
+])
+def test_a_runner_that_does_not_normalise_cannot_break_a_writer(value, status, reason, details):
+    """The sandboxes hand back clean values; the grader's check still copes with one that does not."""
+    result, _ = graded(value)
+    orjson.dumps(result.model_dump())
+    assert result.status == status
+    assert reason is None or result.reason.startswith(reason), result.reason
+    if details is not None:
+        assert {k: v for k, v in result.details.items() if k != "limits"} == details
+
+
+def test_negative_zero_score_is_zero():
+    result, _ = graded({"passed": False, "score": -0.0})
+    assert result.score == 0.0 and math.copysign(1.0, result.score) == 1.0
+
+
+def test_assertion_rows_that_are_not_objects_are_invalid_output():
+    spec = {"type": "code", "config": {"assertions": ["True"]}}
+    result, _ = graded(["not a row"], spec=spec)
+    assert (result.status, result.error) == ("error", "invalid_output")
 
 
 def test_sandbox_errors_pass_through_with_traceback():

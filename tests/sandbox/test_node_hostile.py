@@ -210,7 +210,7 @@ def test_promise_that_never_settles_fails_fast(host):
 
 
 @pytest.mark.parametrize(("source", "codes"), [
-    ("module.exports = () => ({ passed: NaN })", {ErrorCode.INVALID_OUTPUT}),
+    ("module.exports = () => { throw new Error('\\ud800' + 'x'.repeat(10e6)); }", {ErrorCode.RUNTIME_ERROR}),
     ("module.exports = () => () => 1", {ErrorCode.INVALID_OUTPUT}),
     ("module.exports = () => { const a = []; a.push(a); return { passed: true, a }; }", {ErrorCode.INVALID_OUTPUT}),
     ("module.exports = () => ({ passed: true, reason: 'x'.repeat(50e6) })", {ErrorCode.INVALID_OUTPUT, ErrorCode.MEMORY}),

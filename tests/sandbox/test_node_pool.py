@@ -113,10 +113,9 @@ def test_thrown_error_keeps_user_frames(pool):
 
 
 @pytest.mark.parametrize(("source", "fragment"), [
-    ("module.exports = () => NaN", "NaN"),
     ("module.exports = () => ({ passed: true, f() {} })", "function"),
     ("module.exports = () => { const a = { passed: true }; a.self = a; return a; }", "circular"),
-    ("module.exports = () => ({ passed: true, big: 10n })", "bigint"),
+    ("module.exports = () => ({ passed: true, s: Symbol('x') })", "symbol"),
     ("module.exports = () => 'x'.repeat(3 << 20)", "too large"),
     ("module.exports = () => undefined", "undefined"),
 ])
@@ -124,6 +123,17 @@ def test_invalid_outputs(pool, source, fragment):
     out = run(pool, source)
     assert out.error is ErrorCode.INVALID_OUTPUT, out
     assert fragment in out.message
+
+
+@pytest.mark.parametrize(("source", "value"), [
+    ("module.exports = () => NaN", "NaN"),
+    ("module.exports = () => [Infinity, -Infinity, 10n, 2n ** 100n, -(2n ** 64n)]",
+     ["Infinity", "-Infinity", 10, str(2 ** 100), str(-(2 ** 64))]),
+    ("module.exports = () => 'a\\ud800b' + '\\udc00'", "a\ufffdb\ufffd"),
+])
+def test_odd_json_values_are_normalised(pool, source, value):
+    out = run(pool, source)
+    assert out.ok and out.value == value, out
 
 
 def test_check_reports_syntax_line_and_missing_export(pool):

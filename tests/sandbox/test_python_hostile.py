@@ -57,12 +57,13 @@ def contained(pool):
 def _strays(zygotes: set[int]) -> list[int]:
     """Sandbox processes other than the zygotes and one waiting pre-forked child per zygote.
 
-    Zygotes of other pools in this test process (the library's default pool, started by
-    earlier tests) and their own waiting children are not this pool's business; a process
-    that escaped its evaluation is re-parented away from every zygote and so is still caught.
+    Zygotes of other pools and their own children are not this pool's business: those of this
+    test process (the library's default pool, started by earlier tests) and those of any other
+    live process (a test run beside this one). A process that escaped its evaluation is
+    re-parented to init, never to a host process, and so is still caught.
     """
     found = sandbox_processes()
-    others = {pid for pid, (ppid, _) in found.items() if ppid == os.getpid() and pid not in zygotes}
+    others = {pid for pid, (ppid, _) in found.items() if pid not in zygotes and ppid not in found and ppid != 1}
     found = {pid: v for pid, v in found.items() if pid not in others and v[0] not in others}
     stray = [pid for pid, (ppid, _) in found.items() if pid not in zygotes and ppid not in zygotes]
     per_zygote = [ppid for ppid, _ in found.values() if ppid in zygotes]
@@ -249,15 +250,23 @@ def test_cannot_kill_the_parent_or_the_host(pool):
 
 
 def test_flood_of_output_is_capped(pool):
-    source = "import sys\ndef evaluate(*a):\n    s = 'x' * (1 << 20)\n    for _ in range(200):\n        sys.stdout.write(s)\n    return 1\n"
+    # print() keeps 4096 characters and only counts the rest: the evaluation goes on.
+    source = "def evaluate(*a):\n    s = 'x' * (1 << 20)\n    for _ in range(200):\n        print(s, end='')\n    return 1\n"
     out = run(pool, source, timeout_ms=3000)
+    assert out.ok and out.value == 1, out
+    assert out.output == "x" * 4096 + f"\n[... first 4096 of {200 << 20} characters]"
+    # Written around print(), straight to the pipe: the host stops reading and cuts what it kept.
+    raw = PRELUDE + ("def evaluate(*a):\n    s = b'x' * (1 << 20)\n    for _ in range(200):\n"
+                     "        os.write(1, s)\n    return 1\n")
+    out = run(pool, raw, timeout_ms=3000)
     assert out.error in (ErrorCode.RUNTIME_ERROR, ErrorCode.TIMEOUT), out
-    assert len(out.traceback or "") < 16_000
+    assert len(out.output) < 8300 and out.output.endswith("characters in all]")
+    assert len(out.traceback or "") < 16_500
 
 
 def test_huge_result_is_refused(pool):
     out = run(pool, "def evaluate(*a):\n    return 'x' * (2 << 20)\n")
-    assert out.error == ErrorCode.INVALID_OUTPUT and "KiB" in out.message, out
+    assert out.error == ErrorCode.INVALID_OUTPUT and "too large" in out.message, out
 
 
 def test_deep_recursion(pool):
@@ -275,14 +284,40 @@ def test_deep_recursion(pool):
 
 
 @pytest.mark.parametrize(("expr", "word"), [
-    ("float('nan')", "NaN"), ("{'s': [1.0, float('inf')]}", "NaN"), ("object()", "not JSON"),
-    ("{1, 2}", "not JSON"), ("b'bytes'", "not JSON"), ("cyc", "cycle"),
-    ("{(1, 2): 3}", "not JSON"), ("'\\ud800'", "not valid JSON"),
+    ("object()", "not JSON"), ("{1, 2}", "not JSON"), ("b'bytes'", "not JSON"), ("cyc", "cycle"),
+    ("{(1, 2): 3}", "not JSON"),
 ])
 def test_non_json_results(pool, expr, word):
     source = f"cyc = []\ncyc.append(cyc)\ndef evaluate(*a):\n    return {expr}\n"
     out = run(pool, source)
     assert out.error == ErrorCode.INVALID_OUTPUT and word in out.message, out
+
+
+@pytest.mark.parametrize(("expr", "value"), [
+    ("float('nan')", "NaN"), ("{'s': [1.0, float('-inf')]}", {"s": [1.0, "-Infinity"]}),
+    ("'a\\ud800b'", "a\ufffdb"), ("[2 ** 100, -(2 ** 64)]", [str(2 ** 100), str(-(2 ** 64))]),
+])
+def test_odd_json_values_are_normalised(pool, expr, value):
+    out = run(pool, f"def evaluate(*a):\n    return {expr}\n")
+    assert out.ok and out.value == value, out
+
+
+@pytest.mark.parametrize("forged", [
+    b'{"value": NaN}', b'{"value": "\\udc00"}', b'{"value": 123456789012345678901234567890}',
+    b'{"value": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+    b'{"error": "runtime_error", "message": "' + b"m" * 500_000 + b'", "traceback": "' + b"t" * 500_000 + b'"}',
+])
+def test_forged_results_are_normalised_and_bounded(pool, forged):
+    """Bytes written on the result pipe around the child's own writer get the same treatment."""
+    source = PRELUDE + ("def evaluate(*a):\n    for fd in range(3, 64):\n        try:\n"
+                        f"            os.write(fd, {forged!r})\n        except OSError:\n            pass\n"
+                        "    os._exit(0)\n")
+    out = run(pool, source)
+    assert out.ok or out.error in (ErrorCode.INVALID_OUTPUT, ErrorCode.RUNTIME_ERROR), out
+    assert len(out.message or "") < 66_000 and len(out.traceback or "") < 16_500
+    assert out.value in (None, "NaN", "\ufffd", "123456789012345678901234567890"), out
+    if b"[[[" in forged:
+        assert out.error == ErrorCode.INVALID_OUTPUT and "100 levels" in out.message, out
 
 
 def test_forged_result_on_raw_fds_is_rejected(pool):

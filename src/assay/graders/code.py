@@ -25,6 +25,7 @@ from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.transcript import waza_context
+from assay.core.untrusted import TooDeep, clean_json, clean_text
 
 DEFAULT_TIMEOUT_MS = 5000
 MAX_TIMEOUT_MS = int(os.environ.get("ASSAY_CODE_TIMEOUT_MAX_MS", "60000"))
@@ -128,7 +129,7 @@ class Code(Grader):
 
     def _assertions(self, outcome: CodeOutcome) -> GraderResult:
         rows = outcome.value
-        if not isinstance(rows, list) or not rows:
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
             return self.error(ErrorCode.INVALID_OUTPUT, "assertion runner returned no results")
         held = sum(1 for r in rows if r.get("passed"))
         failed = [r["assertion"] for r in rows if not r.get("passed")]
@@ -140,13 +141,18 @@ class Code(Grader):
     def _evaluated(self, outcome: CodeOutcome) -> GraderResult:
         value = outcome.value
         problem = _check_returned(value)
+        if problem is None:
+            details = _writable_details(value.get("details") or {})
+            problem = details if isinstance(details, str) else None
         if problem:
             return self.error(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}", _sandbox_details(outcome))
         score = value.get("score")
         passed = value["passed"]
-        details = {**(value.get("details") or {}), **_sandbox_details(outcome)}
-        return self.verdict(passed, float(score) if score is not None else (1.0 if passed else 0.0),
-                            value.get("reason"), details)
+        reason = value.get("reason")
+        # The sandboxes hand back clean values; a runner that does not must not break a writer.
+        return self.verdict(passed, float(score) + 0.0 if score is not None else (1.0 if passed else 0.0),
+                            None if reason is None else clean_text(reason),
+                            {**details, **_sandbox_details(outcome)})
 
 
 def _sandbox_details(outcome: CodeOutcome) -> dict[str, Any]:
@@ -176,9 +182,21 @@ def _check_returned(value: Any) -> str | None:
     if reason is not None and not isinstance(reason, str):
         return f"`reason` as {type(reason).__name__}, expected a string"
     details = value.get("details")
-    if details is not None:
-        if not isinstance(details, dict):
-            return f"`details` as {type(details).__name__}, expected an object"
-        if len(orjson.dumps(details)) > MAX_DETAILS_BYTES:
-            return f"`details` larger than {MAX_DETAILS_BYTES // 1024} KB"
+    if details is not None and not isinstance(details, dict):
+        return f"`details` as {type(details).__name__}, expected an object"
     return None
+
+
+def _writable_details(details: dict[str, Any]) -> dict[str, Any] | str:
+    """``details`` as every writer accepts them (normally as they are), or why they cannot be."""
+    try:
+        size = len(orjson.dumps(details))
+    except orjson.JSONEncodeError:  # not normalised by the runner: do it here, once
+        try:
+            details = clean_json(details)
+        except TooDeep as exc:
+            return f"`details` {exc}"
+        size = len(orjson.dumps(details))
+    if size > MAX_DETAILS_BYTES:
+        return f"`details` larger than {MAX_DETAILS_BYTES // 1024} KB"
+    return details

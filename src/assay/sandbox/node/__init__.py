@@ -6,6 +6,8 @@ JSON text with it. The process itself is confined before ``node`` is exec'd: a n
 namespace, then ``confine.apply_in_child`` (rlimits without an address-space cap, Landlock
 read-only on the runtime's files, uid 65534, seccomp without fork). Python keeps its own
 watchdog: past ``timeout_ms`` plus a margin the worker's process group is killed and replaced.
+Every response is untrusted text: it is parsed and normalised by ``sandbox.results`` (the
+returned value exactly as a Python evaluator's is) and its messages are capped.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from typing import Any
 
 from assay.core.interfaces import CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
+from assay.core.untrusted import cap_text
+from assay.sandbox.results import MAX_OUTPUT, MAX_TRACEBACK, cap_message, load_json, refusal
 
 NODE_DIR = Path(__file__).resolve().parent
 WORKER_JS = NODE_DIR / "worker.js"
@@ -135,13 +139,18 @@ class _Worker:
     def request(self, payload: dict[str, Any], deadline: float) -> dict[str, Any]:
         self._seq += 1
         payload["id"] = self._seq
-        data = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode() + b"\n"
+        # ASCII with escapes: a lone surrogate in a sample reaches the evaluator as it is (as in
+        # Python) instead of failing to encode as UTF-8.
+        data = json.dumps(payload, allow_nan=False).encode() + b"\n"
         try:
             self.proc.stdin.write(data)
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise _Dead(f"cannot write to the worker: {exc}") from None
-        response = json.loads(self._readline(deadline), parse_constant=_reject_constant)
+        try:
+            response = load_json(self._readline(deadline))
+        except ValueError as exc:  # TooDeep included: the worker's own envelope is flat
+            raise _Dead(f"the worker wrote a malformed response ({str(exc).split(':')[0]})") from None
         if not isinstance(response, dict) or response.get("id") != self._seq:
             raise _Dead("the worker answered out of turn")
         return response
@@ -177,8 +186,25 @@ class _Worker:
         self.proc.wait()
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def _outcome(response: dict[str, Any], out: CodeOutcome) -> CodeOutcome:
+    """``out`` completed from a worker's response: the value normalised, or the error capped."""
+    status = response.get("status")
+    if status == "ok":
+        try:
+            out.value = load_json(str(response.get("json")).encode())
+        except ValueError as exc:
+            out.error, out.message = ErrorCode.INVALID_OUTPUT, refusal(exc)
+        return out
+    out.error = ErrorCode(response["code"]) if "code" in response else _STATUS.get(status, ErrorCode.RUNTIME_ERROR)
+    message = response.get("message")
+    out.message = cap_message(message) if isinstance(message, str) and message else str(status)
+    out.traceback = _text(response.get("stack"), MAX_TRACEBACK)
+    return out
+
+
+def _text(value: Any, limit: int) -> str | None:
+    """A text field of a response, capped; None when absent or not text."""
+    return cap_text(value, limit) if isinstance(value, str) and value else None
 
 
 def _confinement(node: str, weak: bool) -> tuple[Any, list[str]]:
@@ -246,13 +272,8 @@ class NodePool:
             return CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=f"arguments are not JSON: {exc}", limits=limits)
         response, elapsed, layers = self._roundtrip(payload, request.timeout_ms / 1000)
         limits["layers"] = layers
-        status = response.get("status")
-        output = response.get("output") if isinstance(response.get("output"), str) else None
-        if status == "ok":
-            return CodeOutcome(value=response.get("value"), duration_ms=elapsed, limits=limits, output=output)
-        code = ErrorCode(response["code"]) if "code" in response else _STATUS.get(status, ErrorCode.RUNTIME_ERROR)
-        return CodeOutcome(error=code, message=str(response.get("message") or status),
-                           traceback=response.get("stack"), duration_ms=elapsed, limits=limits, output=output)
+        return _outcome(response, CodeOutcome(duration_ms=elapsed, limits=limits,
+                                              output=_text(response.get("output"), MAX_OUTPUT)))
 
     def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
         """None when ``source`` compiles and exports ``function``; else the problem, with its line.

@@ -12,6 +12,9 @@
  * A state is a string: 'D'+json (done), 'E'+json {name,message,stack} (thrown),
  * 'I'+message (invalid output), 'W'+ms (pending, a timer is due in ms), 'P' (pending,
  * microtasks may still settle it), 'S' (stuck: pending with no timer that could settle it).
+ * The returned value is written as JSON the way the Python sandbox writes it: NaN and the
+ * infinities as their names in text, a BigInt as a number when it is safe and as its decimal
+ * text otherwise (the host then normalises both languages' values alike: sandbox/results.py).
  * Builtins are captured before user code runs, so that a user who poisons JSON or Array in
  * the context spoils only their own result; the worker treats every state as hostile text.
  */
@@ -20,7 +23,9 @@ module.exports = String.raw`
   'use strict';
   const stringify = JSON.stringify, isFinite_ = Number.isFinite, apply = Reflect.apply;
   const PromiseResolve = Promise.resolve.bind(Promise), then = Promise.prototype.then;
-  const now = Date.now, freeze = Object.freeze, MAX_RESULT = 1 << 20;
+  const now = Date.now, freeze = Object.freeze, toNumber = Number;
+  const MAX_RESULT = 1 << 20; // sandbox/results.py: MAX_RESULT
+  const MAX_SAFE = 9007199254740991n;
 
   // Libraries: tables of [factory, {spec: index}] registered by the packed library scripts.
   const tables = Object.create(null), loaded = Object.create(null);
@@ -56,7 +61,7 @@ module.exports = String.raw`
   if (typeof Atomics === 'object') { delete Atomics.wait; delete Atomics.waitAsync; }
   // console writes into a capped buffer the worker reads after the evaluation: the user's
   // print-debugging comes back in the result's details, and nothing leaves the isolate.
-  const MAX_OUTPUT = 4096, join = Array.prototype.join, map = Array.prototype.map, toText = String;
+  const MAX_OUTPUT = 4096 /* sandbox/results.py: MAX_PRINTED */, join = Array.prototype.join, map = Array.prototype.map, toText = String;
   let printed = '', printedTotal = 0;
   function show(v) {
     try {
@@ -114,21 +119,28 @@ module.exports = String.raw`
 
   function replacer(key, v) {
     const t = typeof v;
-    if (t === 'function' || t === 'symbol' || t === 'bigint')
+    if (t === 'number') return isFinite_(v) ? v : v !== v ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+    if (t === 'bigint') return v <= MAX_SAFE && v >= -MAX_SAFE ? toNumber(v) : '' + v;
+    if (t === 'function' || t === 'symbol')
       throw new TypeError('a ' + t + ' is not JSON' + (key ? " (at key '" + key + "')" : ''));
-    if (t === 'number' && !isFinite_(v))
-      throw new TypeError(v + ' is not a JSON number' + (key ? " (at key '" + key + "')" : ''));
     return v;
   }
 
+  // The messages match the Python sandbox's (python/child.py) word for word.
   function encode(v) {
     if (v === undefined) return 'I' + 'evaluate() returned undefined; return {passed, score?, reason?}';
     let text;
     try { text = stringify(v, replacer); } catch (e) {
-      return 'I' + 'the result is not JSON-serializable: ' + (e && typeof e.message === 'string' ? e.message : 'error');
+      const why = e && typeof e.message === 'string' ? e.message : 'error';
+      if (e instanceof TypeError && /circular/i.test(why))
+        return 'I' + 'the returned value contains a reference cycle (a circular structure)';
+      if (e instanceof RangeError && /call stack/i.test(why))
+        return 'I' + 'the returned value is nested more than 100 levels deep';  // core.untrusted.MAX_DEPTH
+      return 'I' + 'the returned value is not JSON data: ' + why;
     }
-    if (typeof text !== 'string') return 'I' + 'the result is not JSON-serializable';
-    if (text.length > MAX_RESULT) return 'I' + 'the result is too large (' + text.length + ' characters, limit ' + MAX_RESULT + ')';
+    if (typeof text !== 'string') return 'I' + 'the returned value is not JSON data';
+    if (text.length > MAX_RESULT)
+      return 'I' + 'the returned value is too large: ' + text.length + ' characters of JSON, more than the limit of ' + MAX_RESULT;
     return 'D' + text;
   }
 

@@ -7,7 +7,7 @@
  *   first line written:  {"ready": true, "node": "v20...", "modules": {name: version}}
  *                        or {"ready": false, "error": "..."} (then the worker exits)
  *   {"id", "op": "call", "source", "function", "args": [...], "timeout_ms", "memory_mb"}
- *     -> {"id", "status": "ok", "value": <JSON>, "ms"}
+ *     -> {"id", "status": "ok", "json": "<the returned value as JSON text>", "ms"}
  *     -> {"id", "status": "timeout" | "memory" | "error" | "invalid_output" | "syntax",
  *         "message", "stack"?, "ms"}
  *   {"id", "op": "check", "source", "function"} -> {"id", "status": "ok" | "syntax" | "error", "message"?}
@@ -17,6 +17,10 @@
  * `memoryLimit`), and everything crosses the boundary as strings: no reference from this realm
  * is ever handed to the isolate, so user code has nothing to climb out through. The isolate is
  * replaced when it is disposed (memory limit, watchdog) or its heap stays large.
+ *
+ * The returned value is passed on as the text the isolate wrote, unparsed: the host parses and
+ * normalises it exactly as it does a Python evaluator's (sandbox/results.py). Stacks are cut
+ * at MAX_TEXT characters and messages by capMessage, so no evaluation makes a response too large.
  */
 const path = require('path');
 const bootstrapSource = require('./bootstrap.js');
@@ -24,6 +28,15 @@ const { ENTRIES, packLibrary, versions } = require('./libraries.js');
 
 const NODE_MODULES = path.join(__dirname, 'node_modules');
 const MAX_USER_SCRIPTS = 32; // compiled evaluator scripts kept per isolate (same source, many samples)
+const MAX_TEXT = 16384; // characters of a stack passed on (sandbox/results.py: MAX_TRACEBACK)
+const MAX_REASON = 4096; // core/untrusted.py: MAX_REASON
+
+/** As cap_message in sandbox/results.py: cut to fit a reason, noting the full length. */
+function capMessage(text) {
+  if (text.length <= MAX_REASON) return text;
+  const note = `… [${text.length} characters in all]`;
+  return text.slice(0, MAX_REASON - note.length) + note;
+}
 
 let ivm;
 try {
@@ -93,7 +106,7 @@ class Failure extends Error {
 function userFrames(stack) {
   const lines = String(stack).split('\n');
   const kept = lines.filter((l) => !/^\s+at /.test(l) || l.includes('evaluator.js'));
-  return kept.join('\n').slice(0, 16384);
+  return kept.join('\n').slice(0, MAX_TEXT);
 }
 
 /**
@@ -143,9 +156,7 @@ async function drive(entry, fn, argsJson, left) {
     if (typeof state !== 'string' || state.length === 0) throw new Failure('invalid_output', 'the harness state was corrupted');
     const tag = state[0];
     const rest = state.slice(1);
-    if (tag === 'D') {
-      try { return JSON.parse(rest); } catch (_) { throw new Failure('invalid_output', 'the result is not valid JSON'); }
-    }
+    if (tag === 'D') return rest; // JSON text, parsed by the host
     if (tag === 'I') throw new Failure('invalid_output', rest);
     if (tag === 'E') {
       let err;
@@ -198,7 +209,7 @@ async function withIsolate(req, body) {
     else status = 'error';
     if (status === 'timeout') message = `the evaluation ran past ${timeoutMs} ms`;
     if (status === 'memory') message = `the evaluation exceeded the ${memoryMb} MB memory limit`;
-    const out = { status, message, ms: elapsed() };
+    const out = { status, message: capMessage(message), ms: elapsed() };
     if (e instanceof Failure && e.userStack) out.stack = e.userStack;
     return out;
   } finally {
@@ -224,6 +235,10 @@ async function handleCall(req) {
       context.release(); // timers and everything else the evaluation left behind go with it
     }
   });
+  if (res.status === 'ok') {
+    res.json = res.value;
+    delete res.value;
+  }
   if (output) res.output = output;
   return res;
 }
@@ -273,6 +288,15 @@ async function handle(line) {
   return res;
 }
 
+/** A response as one line; a response that cannot be written says so rather than killing the worker. */
+function encodeResponse(res) {
+  try {
+    return JSON.stringify(res);
+  } catch (e) {
+    return JSON.stringify({ id: res.id, status: 'error', message: 'worker: the response cannot be written: ' + e.message });
+  }
+}
+
 function main() {
   process.stdout.write(JSON.stringify({ ready: true, node: process.version, modules: versions(NODE_MODULES) }) + '\n');
   let buffer = '';
@@ -286,7 +310,7 @@ function main() {
       buffer = buffer.slice(nl + 1);
       if (!line.trim()) continue;
       chain = chain.then(() => handle(line)).then(
-        (res) => process.stdout.write(JSON.stringify(res) + '\n'),
+        (res) => process.stdout.write(encodeResponse(res) + '\n'),
         (e) => process.stdout.write(JSON.stringify({ id: null, status: 'error', message: 'worker: ' + e.message }) + '\n'),
       );
     }

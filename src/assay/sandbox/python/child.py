@@ -4,6 +4,8 @@ Runs in a child of the zygote and never returns (``os._exit``). Every layer is a
 *before* the request is read, so the tenant's code and data only ever exist in a confined
 process; the zygote never sees them (the host writes straight into this child's pipe).
 Result on the result pipe: ``{"value": v}`` or ``{"error": code, "message": m, "traceback": t}``.
+The value is written as the standard library writes it (``NaN`` and big integers included): the
+host normalises it (``sandbox.results``), the same way as a Node.js evaluator's.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import inspect
+import io
 import json
 import linecache
 import math
@@ -21,10 +24,11 @@ import traceback
 import types
 from typing import Any
 
+from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.sandbox.confine import Confinement, apply_in_child
+from assay.sandbox.results import MAX_PRINTED, MAX_RESULT, cap_message
 
 FILENAME = "<evaluator>"
-MAX_RESULT_BYTES = 1 << 20
 MAX_TRACEBACK_CHARS = 8000
 EXIT_CONFINE_FAILED = 71
 # Built in the zygote: reporting a failure must not need memory the evaluation used up.
@@ -47,6 +51,7 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
                                        "message": f"sandbox confinement failed: {exc}"}).encode())
         os._exit(EXIT_CONFINE_FAILED)
     code = 0
+    printed = sys.stdout = sys.stderr = _Printed(sys.stdout)
     try:
         request = json.loads(_read_all(req_fd))
         os.close(req_fd)
@@ -54,11 +59,10 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
         payload = _evaluate(request, user_builtins)
     except BaseException as exc:  # noqa: BLE001 - the interpreter itself is in trouble
         payload, code = _last_words(exc), 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:  # noqa: BLE001 - the host may have closed an overlong log
-            pass
+    try:
+        printed.finish()
+    except BaseException:  # noqa: BLE001 - the host may have closed an overlong log
+        pass
     try:
         _write_all(res_fd, payload)
     finally:
@@ -67,21 +71,23 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
 
 def _evaluate(request: dict[str, Any], user_builtins: dict[str, Any]) -> bytes:
     outcome = _call_user(request, user_builtins)  # the exception and its frames are gone here
+    if "value" not in outcome:
+        return json.dumps(outcome).encode()
+    # Written and measured as the Node.js harness (bootstrap.js) does, with the same messages.
     try:
-        data = json.dumps(outcome, allow_nan=False)
+        data = json.dumps(outcome["value"], separators=(",", ":"))
     except ValueError as exc:
         if "Circular" in str(exc):
-            return _error("invalid_output", "the returned value contains a reference cycle")
-        return _error("invalid_output", "the returned value contains NaN or Infinity, which JSON cannot carry")
+            return _error("invalid_output", "the returned value contains a reference cycle (a circular structure)")
+        return _error("invalid_output", f"the returned value is not JSON data: {exc}")
     except TypeError as exc:
         return _error("invalid_output", f"the returned value is not JSON data: {exc}")
     except RecursionError:
-        return _error("invalid_output", "the returned value is nested too deeply")
-    encoded = data.encode()  # ensure_ascii: lone surrogates stay escaped; the host rejects them
-    if len(encoded) > MAX_RESULT_BYTES:
-        return _error("invalid_output", f"the returned value is {len(encoded)} bytes of JSON, more than "
-                                        f"the {MAX_RESULT_BYTES >> 10} KiB allowed")
-    return encoded
+        return _error("invalid_output", f"the returned value is nested more than {MAX_DEPTH} levels deep")
+    if len(data) > MAX_RESULT:  # ensure_ascii: characters are bytes, lone surrogates stay escaped
+        return _error("invalid_output", f"the returned value is too large: {len(data)} characters of JSON, "
+                                        f"more than the limit of {MAX_RESULT}")
+    return b'{"value":' + data.encode() + b"}"
 
 
 def _call_user(request: dict[str, Any], user_builtins: dict[str, Any]) -> dict[str, Any]:
@@ -115,7 +121,7 @@ def _describe(exc: BaseException) -> str:
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     if isinstance(exc, PermissionError):
         text += " (denied by the sandbox: no files, network, processes or signals)"
-    return text[:2000]
+    return cap_message(text)
 
 
 def _user_traceback(exc: BaseException) -> str:
@@ -127,6 +133,40 @@ def _user_traceback(exc: BaseException) -> str:
     if len(text) > MAX_TRACEBACK_CHARS:
         text = text[:MAX_TRACEBACK_CHARS // 2] + "\n...\n" + text[-MAX_TRACEBACK_CHARS // 2:]
     return text
+
+
+class _Printed(io.TextIOBase):
+    """``sys.stdout`` and ``sys.stderr`` of an evaluation: the first ``MAX_PRINTED`` characters
+    go to the output pipe and the rest is only counted, so that printing a lot neither fails
+    nor floods the host; ``finish`` notes the cut the way Node.js evaluators' console does."""
+
+    def __init__(self, stream: io.TextIOBase) -> None:
+        self._stream = stream
+        self._total = 0
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._stream.encoding
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = MAX_PRINTED - self._total
+        self._total += len(text)
+        if room > 0:
+            self._stream.write(clean_text(text[:room]))  # a lone surrogate would fail to encode
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def finish(self) -> None:
+        if self._total > MAX_PRINTED:
+            self._stream.write(f"\n[... first {MAX_PRINTED} of {self._total} characters]")
+        self._stream.flush()
 
 
 def _last_words(exc: BaseException) -> bytes:

@@ -6,14 +6,14 @@ import os
 import signal
 from typing import Any
 
-import orjson
-
 from assay.core.interfaces import CodeOutcome
 from assay.core.result import ErrorCode
+from assay.core.untrusted import MAX_DEPTH, cap_text
 from assay.sandbox.python.session import Exchange
+from assay.sandbox.results import MAX_OUTPUT, MAX_TRACEBACK, cap_message, load_json, refusal
 
 _CODES = {code.value: code for code in ErrorCode}
-_OUTPUT_IN_REPORT = 4096
+_LAST_WORDS = 4096  # bytes of output searched for a memory error when the child died silently
 
 
 def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) -> CodeOutcome:
@@ -33,13 +33,14 @@ def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) 
         if code is None or not isinstance(message, str):
             return _failed(ex, ErrorCode.INVALID_OUTPUT, "the evaluator wrote a malformed result")
         trace = parsed.get("traceback")
-        return _failed(ex, code, message, trace if isinstance(trace, str) else None)
+        return _failed(ex, code, cap_message(message),
+                       cap_text(trace, MAX_TRACEBACK) if isinstance(trace, str) else None)
     return _no_result(ex, status, memory_mb)
 
 
 def _no_result(ex: Exchange, status: int | None, memory_mb: int) -> CodeOutcome:
     """The child died without a word: say why from its wait status and its last output."""
-    said = ex.output[-_OUTPUT_IN_REPORT:].decode("utf-8", "replace")
+    said = ex.output[-_LAST_WORDS:].decode("utf-8", "replace")
     if "MemoryError" in said or "Cannot allocate memory" in said:
         return _failed(ex, ErrorCode.MEMORY, f"the evaluator ran out of memory (limit {memory_mb} MB)")
     if status is not None and os.WIFSIGNALED(status):
@@ -64,11 +65,11 @@ def _no_result(ex: Exchange, status: int | None, memory_mb: int) -> CodeOutcome:
 
 
 def _parse(data: bytes) -> dict[str, Any] | str:
-    """Strict JSON: finite numbers, valid UTF-8, no lone surrogates, bounded depth."""
+    """The result envelope, normalised (``sandbox.results``), or what is wrong with it."""
     try:
-        parsed = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        return f"the evaluator's result is not valid JSON data ({str(exc).split(':')[0]})"
+        parsed = load_json(data, max_depth=MAX_DEPTH + 1)  # the envelope is one level
+    except ValueError as exc:
+        return refusal(exc)
     if not isinstance(parsed, dict):
         return "the evaluator wrote a malformed result"
     return parsed
@@ -79,13 +80,10 @@ def _failed(ex: Exchange, code: ErrorCode, message: str, trace: str | None = Non
 
 
 def _printed(ex: Exchange) -> str | None:
-    """The start of what the evaluator printed, marked when cut."""
+    """What the evaluator printed: the child cuts it and says so; only raw writes are cut here."""
     if not ex.output:
         return None
-    shown = ex.output[:_OUTPUT_IN_REPORT].decode("utf-8", "replace")
-    if ex.output_total > _OUTPUT_IN_REPORT:
-        shown += f"\n[... first {_OUTPUT_IN_REPORT} of {ex.output_total} bytes]"
-    return shown
+    return cap_text(ex.output.decode("utf-8", "replace"), MAX_OUTPUT)
 
 
 def _signal_name(sig: int) -> str:

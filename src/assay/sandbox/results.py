@@ -1,0 +1,96 @@
+"""JSON text handed back by a sandbox, parsed into values that every writer accepts.
+
+Both sandboxes (Python and Node.js) return what an evaluator produced as JSON text written by
+untrusted code, and must turn the same odd value into the same clean one (the rules are
+``core.untrusted``'s: lone surrogates become U+FFFD, NaN and the infinities their names as
+text, integers beyond 64 bits their decimal text, nesting deeper than ``MAX_DEPTH`` refused).
+
+The common result is small and plain, so it stays cheap: orjson parses it and two byte scans
+show that nothing needs cleaning. Only otherwise (orjson refused a lone surrogate escape or a
+``NaN``, or the text has enough brackets to be deep, or a digit run long enough that orjson
+would have rounded an integer to a float) is it read again by the standard parser, which keeps
+all of those, and normalised by ``clean_json``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+from assay.core.untrusted import MAX_DEPTH, MAX_REASON, TooDeep, clean_json
+
+MAX_PRINTED = 4096
+"""Characters of what an evaluation prints that are kept; the rest is counted and noted."""
+MAX_RESULT = 1 << 20
+"""Characters of JSON an evaluator's returned value may take."""
+# What a host keeps of a sandbox's words, whatever the sandbox sent. The sandboxes cut their
+# own first (printing at MAX_PRINTED plus a note, tracebacks at MAX_TRACEBACK, messages with
+# ``cap_message``), so these only bind a sandbox that was subverted.
+MAX_OUTPUT = 2 * MAX_PRINTED
+MAX_TRACEBACK = 16 * 1024
+
+# 19 digits reach below -2**63 and 20 beyond 2**64 - 1, where orjson returns a rounded float.
+_ZEROED = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_DIGITS = b"0" * 19
+_SQUARE = bytes.maketrans(b"{}", b"[]")
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
+
+
+def cap_message(text: str) -> str:
+    """``text`` cut so that, with its note of the full length, it fits in a reason (``MAX_REASON``).
+
+    An error message becomes a result's reason; cut here, where its length is still known,
+    the note tells the truth (``Grader.error`` would otherwise cut it again, and count the cut
+    text). The Node.js worker cuts its messages the same way (``capMessage``).
+    """
+    if len(text) <= MAX_REASON:
+        return text
+    note = f"… [{len(text)} characters in all]"
+    return text[:MAX_REASON - len(note)] + note
+
+
+def load_json(data: bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+    """``data`` parsed and normalised; raises ``ValueError`` when it is not JSON, or ``TooDeep``.
+
+    ``max_depth`` counts every container, an envelope around the value included.
+    """
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        if _LONG_DIGITS not in data.translate(_ZEROED) and _within(data, max_depth):
+            return value
+    try:
+        value = json.loads(data.decode())  # NaN, Infinity, lone surrogates and big integers survive this
+    except RecursionError:
+        raise TooDeep(f"nested more than {MAX_DEPTH} levels deep") from None
+    return clean_json(value, max_depth=max_depth)
+
+
+def _within(data: bytes, max_depth: int) -> bool:
+    """Whether valid JSON ``data`` nests no deeper than ``max_depth``, without walking the value.
+
+    Few brackets prove it at once. Otherwise the brackets outside strings are kept (escaped
+    backslashes and quotes dropped, then every other piece between quotes) and each pass drops
+    the innermost pairs, so the passes needed are the depth. All of it is C-level byte work:
+    a long flat list costs a pass or two, not a walk of every row.
+    """
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return True
+    quoted = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(_SQUARE, _NOT_STRUCTURE)
+    brackets = b"".join(quoted.split(b'"')[::2])
+    for _ in range(max_depth):
+        if not brackets:
+            return True
+        brackets = brackets.replace(b"[]", b"")
+    return not brackets
+
+
+def refusal(exc: ValueError) -> str:
+    """What an outcome says when ``load_json`` refused a result (the same for both sandboxes)."""
+    if isinstance(exc, TooDeep):
+        return f"the returned value is {exc}"
+    return f"the evaluator's result is not valid JSON data ({str(exc).split(':')[0]})"
