@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -30,7 +30,9 @@ class SuiteFile(BaseModel):
 
     name: str = Field(description="Suite name, used in reports.")
     description: str | None = None
-    dataset: str | None = Field(default=None, description="Path to a JSONL, CSV or JSON dataset.")
+    dataset: str | None = Field(default=None, description="Path to a JSONL, CSV, TSV or JSON dataset.")
+    delimiter: Literal[",", ";", "\t", "tab", "|"] | None = Field(
+        default=None, description="Cell separator of a CSV dataset (default `,`; tab for .tsv).")
     samples: list[dict[str, Any]] | None = Field(default=None, description="Inline samples.")
     graders: list[dict[str, Any]] = Field(min_length=1, description="Grader specs applied to every sample.")
     threshold: Fraction | None = Field(default=None, description="Minimum weighted score for a sample to pass.")
@@ -104,7 +106,7 @@ def _load_assay(doc: YamlDoc, results: Path | None) -> LoadedSuite:
     base = doc.path.parent
     source = results or (base / suite.dataset if suite.dataset else None)
     if source is not None:
-        samples = load_dataset(source)
+        samples = load_dataset(source, delimiter=suite.delimiter)
         _check_outputs(samples, str(source))
     elif suite.samples is not None:
         samples = samples_from_rows(((doc.line("samples", i) or 0, row)
