@@ -8,6 +8,7 @@ import shutil
 import sys
 import time
 
+import orjson
 import pytest
 
 from assay.core.errors import SpecError
@@ -238,3 +239,127 @@ def test_runs_through_the_process_runner_interface(tmp_path):
     assert call.env["EVALUATE_WORKSPACE"] == os.path.realpath(tmp_path)
     none = spec.build(Resources()).grade(Sample(id="s"))
     assert none.error == "unavailable" and "no process runner" in none.reason
+
+
+# -- hostile configs: refused when the spec is validated, naming the field
+
+@pytest.mark.parametrize("config, field, text", [
+    ({"env": {"A=B": "x"}}, "config.env", "not an environment variable name"),
+    ({"env": {"": "x"}}, "config.env", "not an environment variable name"),
+    ({"env": {"A\0B": "x"}}, "config.env", "not an environment variable name"),
+    ({"env": {"FOO": "a\0b"}}, "config.env.FOO", "NUL"),
+    ({"env": {"FOO": "\ud800"}}, "config.env.FOO", "lone surrogate U+D800"),
+    ({"program": "py\0thon"}, "config.program", "NUL"),
+    ({"args": ["ok", "a\0b"]}, "config.args[1]", "NUL"),
+    ({"args": ["\udcff"]}, "config.args[0]", "lone surrogate"),
+    ({"args": ["x" * 200_000]}, "config.args[0]", "longer than 131071 bytes"),
+    ({"args": ["x" * 70_000, "y" * 70_000], "shell": True}, "config", "shell command"),
+    ({"workspace": "/tmp\0x"}, "config.workspace", "NUL"),
+    ({"base_dir": "/tmp\0x"}, "config.base_dir", "NUL"),
+    ({"sub_path": "a\0b"}, "config.sub_path", "NUL"),
+    ({"timeout": float("inf")}, "config.timeout", "at most 3600s"),
+    ({"timeout": float("nan")}, "config.timeout", "greater than zero"),
+    ({"timeout": -5}, "config.timeout", "greater than zero"),
+    ({"timeout": 10**400}, "config.timeout", "at most 3600s"),
+    ({"timeout": "2h"}, "config.timeout", "at most 3600s (got 7200s)"),
+    ({"timeout": "9" * 400 + "s"}, "config.timeout", "at most 3600s"),
+    ({"timeout": "x" * 100_000}, "config.timeout", "invalid duration"),
+    ({"max_output_bytes": float("nan")}, "config.max_output_bytes", ""),
+])
+def test_hostile_config_is_a_spec_error(config, field, text):
+    with pytest.raises(SpecError) as exc:
+        compile_spec({"type": "program", "config": {"program": "true", **config}})
+    message = str(exc.value)
+    assert message.startswith(f"{field}: ") and text in message
+    assert len(message) < 300
+
+
+def test_longest_timeout_is_accepted():
+    assert compile_spec({"type": "program", "config": {"program": "true", "timeout": "1h"}}).config.timeout == 3600
+
+
+# -- hostile output: a clean failed grade (Vally's semantics), always writable
+
+def printing(tmp_path, data: bytes, **extra) -> dict:
+    (tmp_path / "out.bin").write_bytes(data)
+    return {**py("import sys; sys.stdout.buffer.write(open('out.bin', 'rb').read())"), **extra}
+
+
+def report(**fields) -> bytes:
+    doc = {"name": "n", "passed": True, "score": 1, "evidence": "e", "kind": "code", **fields}
+    return json.dumps(doc).encode()
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+@pytest.mark.parametrize("data, status, reason", [
+    (b"\xff\xfe{}", "failed", "Grader returned unparseable JSON output on stdout: JSONDecodeError"),
+    (DEEP, "failed", "Grader returned unparseable JSON output on stdout: nested more than 100 levels deep"),
+    (report(metadata={"a": "x"}).replace(b'"x"', b"[" * 150 + b"]" * 150), "failed",
+     "Grader returned unparseable JSON output on stdout: nested more than 100 levels deep"),
+    (b'{"a": ' + b"9" * 5000 + b"}", "failed", "Grader returned unparseable JSON output on stdout: ValueError"),
+    (report(score=1.5), "failed", "Grader output did not match schema: score"),
+    (report(score="0.5"), "failed", "Grader output did not match schema: score"),
+    (report().replace(b'"score": 1', b'"score": NaN'), "failed", "Grader output did not match schema: score"),
+    (report().replace(b'"score": 1', b'"score": ' + b"9" * 40), "failed", "Grader output did not match schema: score"),
+    (json.dumps({f"k{i}": i for i in range(50_000)}).encode(), "failed", "Grader output did not match schema"),
+    (json.dumps({"k" * 100_000: 1}).encode(), "failed", "Grader output did not match schema"),
+    (b"null", "failed", "Grader output did not match schema: <root>"),
+    (report(passed=True, score=0), "passed", "e"),  # Vally: `passed` decides, whatever the score
+])
+def test_hostile_output_is_a_clean_result(data, status, reason, tmp_path):
+    r = grade(printing(tmp_path, data), tmp_path=tmp_path)
+    assert r.status.value == status and r.reason.startswith(reason)
+    assert len(r.details.get("schema_errors", [])) <= 11
+    assert all(len(p) <= 200 for p in r.details.get("schema_errors", []))
+    orjson.dumps(r.model_dump())
+
+
+def test_odd_values_in_a_report_are_normalised(tmp_path):
+    data = (report(name="\\ud800", evidence="ok \\udfff", metadata={"\\ud800k": "\\udc00", "nan": 1, "big": 2})
+            .replace(b"\\\\u", b"\\u").replace(b'"nan": 1', b'"nan": NaN')
+            .replace(b'"big": 2', b'"big": ' + b"9" * 30))
+    r = grade(printing(tmp_path, data), tmp_path=tmp_path)
+    assert (r.status.value, r.reason) == ("passed", "ok \ufffd")
+    assert r.details["metadata"] == {"\ufffdk": "\ufffd", "nan": "NaN", "big": "9" * 30}
+    assert r.details["reported_name"] == "\ufffd"
+    orjson.dumps(r.model_dump())
+
+
+def test_large_output_within_the_cap_is_parsed(tmp_path):
+    data = report(metadata={"blob": "x" * (10 << 20)})
+    r = grade(printing(tmp_path, data, max_output_bytes=64 << 20), tmp_path=tmp_path)
+    assert r.status.value == "passed" and len(r.details["metadata"]["blob"]) == 10 << 20
+    r = grade(printing(tmp_path, data), tmp_path=tmp_path)  # the default 1 MiB cap
+    assert r.status.value == "failed" and "exceeded the 1048576-byte cap" in r.reason
+
+
+# -- hostile samples: handed to the program cleanly, or a clean error
+
+def test_odd_sample_values_reach_the_program_cleaned(tmp_path):
+    code = ("import json, os; d = json.load(open(os.environ['EVALUATE_GRADER_INPUT'], encoding='utf-8'));"
+            "assert d['output'] == '\\ufffd' and d['metadata'] == {'x': 'NaN', 'y': '1' + '0' * 30}, d")
+    sample = Sample(id="s", output="\ud800", metadata={"x": float("nan"), "y": 10**30}, workspace=str(tmp_path))
+    r = grade(py(code), sample)
+    assert r.status.value == "passed", r.details.get("stderr")
+
+
+def test_sample_too_deep_for_the_program_is_an_error(tmp_path):
+    deep: list = []
+    for _ in range(150):
+        deep = [deep]
+    r = grade({"program": "true"}, Sample(id="s", metadata={"d": deep}, workspace=str(tmp_path)))
+    assert r.status.value == "error" and r.error.value == "invalid_output"
+    assert "nested more than 100 levels deep" in r.reason
+
+
+# -- nothing the program starts outlives the grade, or holds it
+
+def test_background_job_holding_stdout_does_not_hold_the_grade(tmp_path):
+    pidfile = tmp_path / "bg.pid"
+    start = time.monotonic()
+    r = grade({"program": f"sleep 30 & echo $! > {pidfile}", "shell": True, "timeout": "20s"}, tmp_path=tmp_path)
+    assert time.monotonic() - start < 5
+    assert (r.status.value, r.reason) == ("passed", "Grader exited successfully")
+    assert not _alive(int(pidfile.read_text()))

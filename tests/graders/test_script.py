@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import orjson
 import pytest
 
 from assay.core.errors import SpecError
@@ -70,3 +71,67 @@ def test_default_timeout_and_strict_config():
     assert compile_spec({"type": "script", "config": {"script": "x.py"}}).config.timeout == 30
     with pytest.raises(SpecError, match="config.scriptt"):
         compile_spec({"type": "script", "config": {"scriptt": "x.py"}})
+
+
+@pytest.mark.parametrize("config, field, text", [
+    ({"env": {"A=B": "x"}}, "config.env", "not an environment variable name"),
+    ({"env": {"FOO": "a\0b"}}, "config.env.FOO", "NUL"),
+    ({"script": "g\0.py"}, "config.script", "NUL"),
+    ({"args": ["\ud800"]}, "config.args[0]", "lone surrogate"),
+    ({"interpreter": ""}, "config.interpreter", "must not be empty"),
+    ({"interpreter": "py\0"}, "config.interpreter", "NUL"),
+    ({"base_dir": "/tmp\0"}, "config.base_dir", "NUL"),
+    ({"threshold": float("nan")}, "config.threshold", "finite"),
+    ({"timeout": float("inf")}, "config.timeout", "at most 3600s"),
+    ({"timeout": 10**400}, "config.timeout", "at most 3600s"),
+    ({"timeout": "61m"}, "config.timeout", "at most 3600s"),
+])
+def test_hostile_config_is_a_spec_error(config, field, text):
+    with pytest.raises(SpecError) as exc:
+        compile_spec({"type": "script", "config": {"script": "g.py", **config}})
+    assert str(exc.value).startswith(f"{field}: ") and text in str(exc.value)
+
+
+def printer(data: bytes) -> str:
+    return f"import sys; sys.stdout.buffer.write({data!r})"
+
+
+@pytest.mark.parametrize("data, text", [
+    (b"\xff{}", "not JSON"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested more than 100 levels deep"),
+    (b'{"passed": true, "details": {"x": ' + b"[" * 150 + b"]" * 150 + b"}}", "nested more than 100 levels deep"),
+    (b'{"score": NaN}', "score"),
+    (b'{"score": ' + b"9" * 40 + b"}", "score"),
+    (b'{"passed": true, "score": "high"}', "score"),
+    (b'{"a": ' + b"9" * 5000 + b"}", "not JSON"),
+    (b"null", "<root>"),
+    (b"x" * (2 << 20), "longer than the 1048576-byte cap"),
+])
+def test_hostile_output_is_invalid_output(tmp_path, data, text):
+    r = grade(tmp_path, "g.py", printer(data))
+    assert r.status.value == "error" and r.error.value == "invalid_output", r.reason
+    assert text in r.reason
+    orjson.dumps(r.model_dump())
+
+
+def test_odd_values_in_details_are_normalised(tmp_path):
+    data = b'{"passed": true, "message": "ok \\udc00", "details": {"nan": NaN, "big": ' + b"9" * 30 + b', "s": "\\ud800"}}'
+    r = grade(tmp_path, "g.py", printer(data))
+    assert (r.status.value, r.reason) == ("passed", "ok \ufffd")
+    assert r.details["script_details"] == {"nan": "NaN", "big": "9" * 30, "s": "\ufffd"}
+    orjson.dumps(r.model_dump())
+
+
+def test_odd_sample_values_reach_the_script_as_json(tmp_path):
+    body = ("import json, sys; c = json.load(sys.stdin);"
+            "ok = c['output'] == '\\ufffd' and c['metadata'] == {'x': 'NaN'};"
+            "print(json.dumps({'passed': ok}))")
+    (tmp_path / "g.py").write_text(body)
+    spec = compile_spec({"type": "script", "config": {"script": "g.py", "base_dir": str(tmp_path)}})
+    r = spec.build(default_resources()).grade(Sample(id="s", output="\ud800", metadata={"x": float("nan")}))
+    assert r.status.value == "passed", r.details
+    deep: list = []
+    for _ in range(150):
+        deep = [deep]
+    r = spec.build(default_resources()).grade(Sample(id="s", output=deep))
+    assert r.error.value == "invalid_output" and "nested more than 100 levels deep" in r.reason

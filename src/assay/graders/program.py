@@ -3,6 +3,11 @@ workspace root) and ``EVALUATE_GRADER_INPUT`` (a temporary JSON file holding the
 input) set; the program answers by exit code (nothing on stdout) or by printing a
 GraderResult JSON object ``{name, passed, score, evidence, kind, metadata?}`` on stdout.
 
+As in Vally, output that is not such an object is a failed grade (score 0) whose reason says
+what was wrong, not an error. What the program prints is untrusted: it is parsed with the
+nesting capped at ``core.untrusted.MAX_DEPTH`` and normalised (lone surrogates, NaN, integers
+past 64 bits), so whatever is kept of it can be written.
+
 The workspace root is the sample's ``workspace``, else the config's ``workspace``, else the
 suite directory (``base_dir``), else the current directory. Relative program and argument
 paths that name a file in ``base_dir`` (and not in the working directory) are passed as
@@ -26,27 +31,40 @@ from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.transcript import to_vally_events
-from assay.graders._process import NO_PROCESS_RUNNER, build_env, format_duration, parse_duration
+from assay.core.untrusted import TooDeep, clean_json
+from assay.graders._process import (
+    MAX_ARG_BYTES,
+    MAX_TIMEOUT_S,
+    NO_PROCESS_RUNNER,
+    OsText,
+    build_env,
+    check_env_names,
+    format_duration,
+    load_output,
+    parse_duration,
+    schema_problems,
+)
 from assay.graders._text import preview
 
 RESERVED_ENV = ("EVALUATE_WORKSPACE", "EVALUATE_GRADER_INPUT")
 
 
 class ProgramConfig(GraderConfig):
-    program: str = Field(min_length=1, description="The program to run (e.g. python3, node, bash).")
-    args: list[str] = Field(default_factory=list, description="Command-line arguments passed to the program.")
+    program: OsText = Field(min_length=1, description="The program to run (e.g. python3, node, bash).")
+    args: list[OsText] = Field(default_factory=list, description="Command-line arguments passed to the program.")
     shell: bool = Field(default=False, description="Run through /bin/sh: program and args are joined by spaces.")
-    sub_path: str | None = Field(default=None, description="Working directory, relative to the workspace root; "
-                                                            "must stay inside it (no '..' or symlink escapes).")
-    timeout: float = Field(default=60.0, description="Wall-clock limit, e.g. 60s, 2m, 500ms (or seconds); "
-                                                     "the program and all its children are killed at the limit.")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables, merged over the "
-                                                                  "environment; EVALUATE_* names are reserved.")
+    sub_path: OsText | None = Field(default=None, description="Working directory, relative to the workspace root; "
+                                                               "must stay inside it (no '..' or symlink escapes).")
+    timeout: float = Field(default=60.0, description=f"Wall-clock limit, e.g. 60s, 2m, 500ms (or seconds), at most "
+                                                     f"{MAX_TIMEOUT_S:g}s; the program and everything it started "
+                                                     "are killed at the limit, and when the program exits.")
+    env: dict[str, OsText] = Field(default_factory=dict, description="Extra environment variables, merged over the "
+                                                                     "environment; EVALUATE_* names are reserved.")
     scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env` "
                                                        "instead of the whole environment.")
-    workspace: str | None = Field(default=None, description="Workspace root for samples that carry none.")
-    base_dir: str | None = Field(default=None, description="The suite's directory (set by suite loaders); "
-                                                           "relative script paths are looked up there.")
+    workspace: OsText | None = Field(default=None, description="Workspace root for samples that carry none.")
+    base_dir: OsText | None = Field(default=None, description="The suite's directory (set by suite loaders); "
+                                                              "relative script paths are looked up there.")
     max_output_bytes: int = Field(default=DEFAULT_STDOUT_LIMIT, ge=1024, le=64 << 20,
                                   description="Cap on captured stdout; stderr keeps its last 64 KiB.")
 
@@ -58,7 +76,7 @@ class ProgramConfig(GraderConfig):
     @field_validator("env")
     @classmethod
     def _no_reserved(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in value:
+        for key in check_env_names(value):
             if key.upper() in RESERVED_ENV:
                 raise ValueError(f"{key!r} is set by the grader and cannot be given in env")
         return value
@@ -74,6 +92,12 @@ class ProgramConfig(GraderConfig):
         if norm == ".." or norm.startswith(".." + os.sep):
             raise ValueError(f"sub_path {value!r} escapes the workspace root")
         return value
+
+    @model_validator(mode="after")
+    def _shell_command_fits(self) -> ProgramConfig:
+        if self.shell and len(" ".join((self.program, *self.args)).encode("utf-8")) > MAX_ARG_BYTES:
+            raise ValueError(f"the shell command (program and args joined) is longer than {MAX_ARG_BYTES} bytes")
+        return self
 
     @model_validator(mode="after")
     def _static_workspace(self) -> ProgramConfig:
@@ -138,10 +162,14 @@ class Program(Grader):
         if runner is None:
             return self.error(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
         argv = [_locate(a, cwd, cfg.base_dir) for a in (cfg.program, *cfg.args)]
+        try:
+            document = clean_json(grader_input(sample, cfg, root))
+        except TooDeep as exc:
+            return self.error(ErrorCode.INVALID_OUTPUT, f"cannot pass the sample to the program: a value is {exc}")
         fd, input_path = tempfile.mkstemp(prefix="assay-grader-input-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(grader_input(sample, cfg, root), fh, default=str, ensure_ascii=False)
+                json.dump(document, fh, ensure_ascii=False)
             env = build_env({**cfg.env, "EVALUATE_WORKSPACE": root, "EVALUATE_GRADER_INPUT": input_path},
                             scrub=cfg.scrub_env)
             outcome = runner.run(ProcessCall(
@@ -183,15 +211,16 @@ class Program(Grader):
             return self.verdict(False, 0.0, f"Grader exited with exit code {code}", details)
         details["stdout"] = preview(stdout, 2000)
         try:
-            doc = json.loads(stdout)
+            doc = load_output(stdout)
+        except TooDeep as exc:
+            return self.verdict(False, 0.0, f"Grader returned unparseable JSON output on stdout: {exc}", details)
         except ValueError as exc:
             return self.verdict(False, 0.0, f"Grader returned unparseable JSON output on stdout: "
                                 f"{type(exc).__name__}: {exc}", details)
         try:
             report = ProgramReport.model_validate(doc)
         except ValidationError as exc:
-            problems = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
-                        for e in exc.errors(include_url=False)]
+            problems = schema_problems(exc)
             details["schema_errors"] = problems
             return self.verdict(False, 0.0, "Grader output did not match schema: " + "; ".join(problems), details)
         details.pop("stdout")

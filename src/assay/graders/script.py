@@ -6,7 +6,9 @@ else to the current directory. ``.py`` files run with this Python, ``.js``/``.mj
 with ``node``, ``.sh`` with ``sh``; ``interpreter`` overrides the choice.
 
 A script that crashes, times out or prints something other than that object is an ``error``
-(``runtime_error``, ``timeout``, ``invalid_output``), never a silent failure.
+(``runtime_error``, ``timeout``, ``invalid_output``), never a silent failure. What it prints is
+untrusted: parsed with the nesting capped at ``core.untrusted.MAX_DEPTH`` and normalised (lone
+surrogates, NaN, integers past 64 bits), so whatever is kept of it can be written.
 """
 
 from __future__ import annotations
@@ -24,28 +26,53 @@ from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.transcript import waza_context
-from assay.graders._process import NO_PROCESS_RUNNER, build_env, format_duration, parse_duration
+from assay.core.untrusted import TooDeep, clean_json
+from assay.graders._process import (
+    MAX_TIMEOUT_S,
+    NO_PROCESS_RUNNER,
+    OsText,
+    build_env,
+    check_env_names,
+    format_duration,
+    load_output,
+    parse_duration,
+    schema_problems,
+)
 from assay.graders._text import preview
 
 _INTERPRETERS = {".py": sys.executable, ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "sh"}
 
 
 class ScriptConfig(GraderConfig):
-    script: str = Field(min_length=1, description="Path of the script, relative to the suite directory.")
-    args: list[str] = Field(default_factory=list, description="Extra command-line arguments for the script.")
-    timeout: float = Field(default=30.0, description="Wall-clock limit, e.g. 30s, 2m (or seconds).")
-    interpreter: str | None = Field(default=None, description="Program that runs the script; "
-                                                              "chosen by file extension when omitted.")
-    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    script: OsText = Field(min_length=1, description="Path of the script, relative to the suite directory.")
+    args: list[OsText] = Field(default_factory=list, description="Extra command-line arguments for the script.")
+    timeout: float = Field(default=30.0, description=f"Wall-clock limit, e.g. 30s, 2m (or seconds), at most "
+                                                     f"{MAX_TIMEOUT_S:g}s; the script and everything it started "
+                                                     "are killed at the limit, and when the script exits.")
+    interpreter: OsText | None = Field(default=None, description="Program that runs the script; "
+                                                                 "chosen by file extension when omitted.")
+    env: dict[str, OsText] = Field(default_factory=dict, description="Extra environment variables.")
     scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env`.")
-    base_dir: str | None = Field(default=None, description="The suite's directory (set by suite loaders).")
-    threshold: float = Field(default=0.5, ge=0.0, le=1.0,
+    base_dir: OsText | None = Field(default=None, description="The suite's directory (set by suite loaders).")
+    threshold: float = Field(default=0.5, ge=0.0, le=1.0, allow_inf_nan=False,
                              description="When the script reports a score but no `passed`, it passes at this score.")
 
     @field_validator("timeout", mode="before")
     @classmethod
     def _duration(cls, value: Any) -> float:
         return parse_duration(value)
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
+        return check_env_names(value)
+
+    @field_validator("interpreter")
+    @classmethod
+    def _interpreter(cls, value: str | None) -> str | None:
+        if value == "":
+            raise ValueError("must not be empty (omit it to choose by the script's extension)")
+        return value
 
 
 class ScriptReport(BaseModel):
@@ -80,8 +107,12 @@ class Script(Grader):
             return self.error(ErrorCode.INVALID_CONFIG, f"script {cfg.script!r} not found (looked for {path})")
         interpreter = cfg.interpreter or _INTERPRETERS.get(os.path.splitext(path)[1].lower())
         argv = ([interpreter] if interpreter else []) + [path, *cfg.args]
+        try:
+            context = json.dumps(clean_json(waza_context(sample))).encode()
+        except TooDeep as exc:
+            return self.error(ErrorCode.INVALID_OUTPUT, f"cannot pass the sample to the script: a value is {exc}")
         call = ProcessCall(argv=argv, cwd=os.path.dirname(path), env=build_env(cfg.env, scrub=cfg.scrub_env),
-                           timeout_s=cfg.timeout, stdin=json.dumps(waza_context(sample), default=str).encode())
+                           timeout_s=cfg.timeout, stdin=context)
         runner = self.resources.process_runner
         if runner is None:
             return self.error(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
@@ -99,11 +130,15 @@ class Script(Grader):
             tail = out.stderr_text(300).strip()
             return self.error(ErrorCode.RUNTIME_ERROR, f"script exited with code {out.returncode}"
                               + (f": {tail}" if tail else ""), details)
+        if out.stdout_truncated:
+            return self.error(ErrorCode.INVALID_OUTPUT, f"script output is invalid (longer than the "
+                              f"{len(out.stdout)}-byte cap)", details)
         stdout = out.stdout.decode("utf-8", errors="replace").strip()
         try:
-            report = ScriptReport.model_validate(json.loads(stdout))
-        except ValueError as exc:
-            reason = _validation_text(exc) if isinstance(exc, ValidationError) else f"not JSON: {exc}"
+            report = ScriptReport.model_validate(load_output(stdout))
+        except ValueError as exc:  # TooDeep and ValidationError included
+            reason = ("; ".join(schema_problems(exc)) if isinstance(exc, ValidationError)
+                      else str(exc) if isinstance(exc, TooDeep) else f"not JSON: {exc}")
             details["stdout"] = preview(stdout, 2000)
             return self.error(ErrorCode.INVALID_OUTPUT, f"script output is invalid ({reason}); print "
                               "{\"score\", \"passed\", \"message\", \"details\"} as JSON", details)
@@ -114,8 +149,3 @@ class Script(Grader):
         if report.details:
             details["script_details"] = report.details
         return self.verdict(passed, score, report.message, details)
-
-
-def _validation_text(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
-                     for e in exc.errors(include_url=False))
