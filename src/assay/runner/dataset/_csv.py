@@ -1,0 +1,147 @@
+"""CSV and TSV datasets, checked row by row.
+
+The reader is strict: a row must have one cell per header column, a header name must be
+present and unique, and a quote left open is an error rather than the rest of the file read
+into one cell. A ``metadata`` column holds a JSON object.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from assay.core.errors import SpecError
+from assay.runner.dataset import _text
+from assay.runner.dataset._json import BadJson, parse_json
+
+DELIMITERS = {",": ",", ";": ";", "\t": "\t", "tab": "\t", "|": "|"}
+"""Delimiters a dataset may name, by spelling (``tab`` is easier to write in YAML than ``"\\t"``)."""
+_KIND = {",": "comma", ";": "`;`", "\t": "tab", "|": "`|`"}
+_SPELLING = {",": "','", ";": "';'", "\t": "tab", "|": "'|'"}
+
+
+def csv_rows(fh: BinaryIO, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    # Process-wide, so only ever raised: a row is bounded by MAX_LINE_BYTES already.
+    if csv.field_size_limit() < _text.MAX_LINE_BYTES:
+        csv.field_size_limit(_text.MAX_LINE_BYTES)
+    src = _Lines(fh, path)
+    reader = csv.reader(src, delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    header_line = 0
+    for start, cells in _records(reader, src, path):
+        if header is None:
+            header, header_line = _checked_header(cells, delimiter, f"{path}:{start}"), start
+            continue
+        if header_line:
+            _check_delimiter(header, cells, delimiter, f"{path}:{header_line}")
+            header_line = 0
+        if len(cells) != len(header):
+            raise _width_error(len(cells), len(header), delimiter, start, src.line_no, f"{path}:{start}")
+        data: dict[str, Any] = dict(zip(header, cells))
+        if "metadata" in data:
+            data["metadata"] = _metadata(data["metadata"], f"{path}:{start}")
+        yield start, data
+
+
+def _records(reader: Any, src: _Lines, path: Path) -> Iterator[tuple[int, list[str]]]:
+    """Non-blank records with the line each starts on; csv errors named by line."""
+    while True:
+        src.next_row()
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise _csv_error(str(exc), src.row_start, src.line_no, path) from None
+        if cells:
+            yield src.row_start, cells
+
+
+class _Lines:
+    """Decoded lines for ``csv.reader``, counting the bytes of the row being read."""
+
+    def __init__(self, fh: BinaryIO, path: Path) -> None:
+        self._lines = _text.lines(fh, path)
+        self._path = path
+        self._row_bytes = 0
+        self.line_no = 0
+        self.row_start = 1
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        self.line_no, raw = next(self._lines)
+        self._row_bytes += len(raw)
+        if self._row_bytes > _text.MAX_LINE_BYTES:
+            size = _text.size_text(_text.MAX_LINE_BYTES)
+            raise SpecError(f"the row is longer than {size} (by line {self.line_no}); a quote left open "
+                            "reads the following lines into one cell", where=f"{self._path}:{self.row_start}")
+        return _text.utf8(raw, f"{self._path}:{self.line_no}")
+
+    def next_row(self) -> None:
+        self.row_start = self.line_no + 1
+        self._row_bytes = 0
+
+
+def _checked_header(cells: list[str], delimiter: str, where: str) -> list[str]:
+    seen: dict[str, int] = {}
+    for i, name in enumerate(cells, 1):
+        if not name.strip():
+            raise SpecError(f"column {i} of the header has no name; name every column (a `{delimiter}` at "
+                            "the end of the header line makes an empty one)", where=where)
+        if name in seen:
+            raise SpecError(f"column {i} of the header repeats {_short(name)} (column {seen[name]}); "
+                            "each column needs its own name", where=where)
+        seen[name] = i
+    return cells
+
+
+def _check_delimiter(header: list[str], cells: list[str], delimiter: str, where: str) -> None:
+    """A header and first row of one column each, both holding another delimiter: the wrong one."""
+    if len(header) != 1 or len(cells) != 1:
+        return
+    for other in _KIND:
+        if other != delimiter and other in header[0] and other in cells[0]:
+            raise SpecError(f"the header has a single column but the file looks {_KIND[other]}-separated; "
+                            f"set `delimiter: {_SPELLING[other]}`", where=where)
+
+
+def _width_error(n: int, width: int, delimiter: str, start: int, end: int, where: str) -> SpecError:
+    if n > width:
+        hint = f"quote cells that contain `{delimiter}`" if delimiter != "\t" else "quote cells that contain a tab"
+    else:
+        hint = "give every column a cell, even an empty one"
+    if end > start:
+        hint += f"; this row runs from line {start} to {end}: check for a quote left open"
+    return SpecError(f"row has {n} cells but the header has {width}; {hint}", where=where)
+
+
+def _csv_error(message: str, start: int, line: int, path: Path) -> SpecError:
+    if "unexpected end of data" in message:
+        return SpecError(f"unterminated quote: a quoted cell in the row starting on line {start} is never "
+                         "closed, so the rest of the file was read into it; close the quote",
+                         where=f"{path}:{start}")
+    if "expected after" in message:
+        opened = f" (this row starts on line {start}: check for a quote left open there)" if line > start else ""
+        return SpecError("text after the closing quote of a cell; inside a quoted cell write a quote twice "
+                         f"(\"\"){opened}", where=f"{path}:{line}")
+    if "new-line character" in message:
+        return SpecError("a carriage return (\\r) inside an unquoted cell; save the file with \\n or \\r\\n "
+                         "line endings, or quote the cell", where=f"{path}:{line}")
+    return SpecError(f"invalid CSV: {message}", where=f"{path}:{line}")
+
+
+def _metadata(cell: str, where: str) -> Any:
+    if not cell:
+        return {}
+    try:
+        return parse_json(cell.encode("utf-8"))
+    except BadJson as exc:
+        raise SpecError(f"metadata: not a JSON object: {exc}", where=where) from None
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "…"
