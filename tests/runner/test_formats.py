@@ -100,6 +100,12 @@ TASK = "id: t1\ninputs:\n  prompt: hi\n  output: hello\n"
     ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\n",
       "tasks/a.yaml": "id: t1\ninputs:\n  prompt: hi\n", "results.jsonl": '{"output": "x"}\n'},
      "needs task_id", "results.jsonl:1"),
+    ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\n",
+      "tasks/a.yaml": "id: t1\ninputs:\n  prompt: hi\n", "results.jsonl": '{"task_id": "t1", "output": NaN}\n'},
+     "NaN is not JSON", "results.jsonl:1"),
+    ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\n",
+      "tasks/a.yaml": "id: t1\ninputs:\n  prompt: hi\n", "results.jsonl": "[" * 100000 + "]" * 100000 + "\n"},
+     "nested too deeply", "results.jsonl:1"),
 ])
 def test_waza_errors_name_file_and_line(tmp_path, files, message, where):
     path = write(tmp_path, files)

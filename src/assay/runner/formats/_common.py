@@ -3,21 +3,22 @@ with their file and line, and run records read from results files."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from assay.core import registry
 from assay.core.errors import SpecError, format_loc
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec, compile_spec
 from assay.core.transcript import TranscriptError, parse_transcript
+from assay.runner.dataset._json import BadJson, jsonl_rows, parse_json
+from assay.runner.files import open_regular, read_regular
 from assay.runner.yamlsrc import YamlDoc
 
 SPEC_KEYS = ("type", "name", "config", "weight")
+MAX_RECORDS_BYTES = 1024 * 1024 * 1024
+"""Largest JSON results document read whole (JSON Lines files stream, with no limit)."""
 
 
 def open_suite(path: Path, data: Any, what: str) -> tuple[YamlDoc, Mapping[str, Any], Path]:
@@ -78,23 +79,18 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
         for f in sorted(path.glob("*.json")):
             out.extend(read_records(f))
         return out
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(f"cannot read results file {path}: {exc.strerror}") from None
     if path.suffix == ".jsonl":
-        rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append((f"{path}:{n}", json.loads(line)))
-                except ValueError as exc:
-                    raise SpecError(f"not JSON: {exc}", where=f"{path}:{n}") from None
+        with open_regular(path, what="results file") as fh:
+            rows = [(f"{path}:{n}", row) for n, row in jsonl_rows(fh, path)]
     else:
-        try:
-            doc = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        except (ValueError, yaml.YAMLError) as exc:
-            raise SpecError(f"cannot parse results: {exc}", where=str(path)) from None
+        if path.suffix == ".json":
+            raw = read_regular(path, limit=MAX_RECORDS_BYTES, what="results file")
+            try:
+                doc = parse_json(raw)
+            except (BadJson, UnicodeDecodeError) as exc:
+                raise SpecError(f"cannot parse results: {exc}", where=str(path)) from None
+        else:
+            doc = YamlDoc(path).data
         if isinstance(doc, Mapping):
             key = next((k for k in ("results", "runs", "trajectories", "samples", "tasks")
                         if isinstance(doc.get(k), list)), None)
