@@ -13,7 +13,7 @@ from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.core.spec import GraderSpec, compile_spec
 from assay.runner.execute import grade_many, grade_one
-from assay.runner.resources import default_resources
+from assay.runner.resources import Defaults, build_context
 
 _samples = TypeAdapter(list[Sample])
 
@@ -36,6 +36,12 @@ def _mapping(value: Any, where: str) -> Mapping[str, Any]:
     return value
 
 
+def _grader(spec: Mapping[str, Any] | GraderSpec, resources: Resources | None):
+    """Compile ``spec`` and build its grader; Node.js code is checked by the sandbox that will run it."""
+    resources = resources or Defaults.resources()
+    return compile_spec(spec, context=build_context(Defaults.settings(), resources)).build(resources)
+
+
 def grade(spec: Mapping[str, Any] | GraderSpec, sample: Mapping[str, Any] | Sample, *,
           resources: Resources | None = None) -> GraderResult:
     """Grade one sample with one grader spec ``{type, name?, config?, weight?}``.
@@ -43,14 +49,13 @@ def grade(spec: Mapping[str, Any] | GraderSpec, sample: Mapping[str, Any] | Samp
     Raises SpecError for an invalid spec or sample; grading problems come back as a
     result with ``status == "error"``.
     """
-    grader = compile_spec(spec).build(resources or default_resources())
-    return grade_one(grader, _sample(sample))
+    return grade_one(_grader(spec, resources), _sample(sample))
 
 
 def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[str, Any] | Sample], *,
                 resources: Resources | None = None) -> list[GraderResult]:
     """Grade many samples under one spec, validated once; vectorised where the grader allows."""
-    grader = compile_spec(spec).build(resources or default_resources())
+    grader = _grader(spec, resources)
     if all(isinstance(s, Sample) for s in samples):
         parsed = list(samples)
     else:

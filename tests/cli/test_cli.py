@@ -1,6 +1,7 @@
 """The command line as a user runs it: a real process, real files, exit codes."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -232,3 +233,24 @@ def test_a_full_disk_is_one_line_naming_the_path(tmp_path, option):
     assert r.returncode == 2
     assert r.stderr.strip().startswith("error: cannot write") and "/dev/full: No space left on device" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_relative_script_paths_resolve_against_the_suite_folder(tmp_path):
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "graders").mkdir(parents=True)
+    (suite_dir / "graders" / "ok.py").write_text(
+        "import json, sys\nctx = json.load(sys.stdin)\nprint(json.dumps({'passed': ctx['output'] == 'x'}))\n")
+    p = write_suite(suite_dir, [{"type": "script", "config": {"script": "graders/ok.py"}}],
+                    [{"id": "a", "output": "x"}])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = assay("run", str(p), cwd=elsewhere)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_settings_are_read_once_and_checked(tmp_path):
+    p = write_suite(tmp_path, [{"type": "contains"}], [{"id": "a", "output": "x", "expected": "x"}])
+    env = {**os.environ, "ASSAY_SANDBOX_ALLOW_WEAK": "maybe"}
+    r = subprocess.run([sys.executable, "-m", "assay.cli.main", "run", str(p)], capture_output=True, text=True,
+                       env=env, timeout=60)
+    assert r.returncode == 2 and "ASSAY_SANDBOX_ALLOW_WEAK='maybe'" in r.stderr

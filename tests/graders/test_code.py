@@ -7,10 +7,12 @@ import orjson
 import pytest
 
 import assay
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.interfaces import CodeOutcome, Resources
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
+from assay.runner.resources import Defaults
 
 node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
@@ -49,8 +51,23 @@ def test_python_code_checked_at_validation(code, message):
     ("const x = 1;", r"does not export a function 'evaluate'"),
 ])
 def test_node_code_checked_at_validation(code, message):
+    spec = {"type": "code", "config": {"language": "nodejs", "code": code}}
     with pytest.raises(SpecError, match=message):
-        compile_spec({"type": "code", "config": {"language": "nodejs", "code": code}})
+        compile_spec(spec, context=Defaults.context())
+    compile_spec(spec)  # pure validation, without a checker in the context, starts nothing
+
+
+def test_validation_is_pure_and_limits_come_from_the_context():
+    calls = []
+    context = SpecContext(check_code=lambda *args: calls.append(args) or "SyntaxError at line 3: nope",
+                          code_timeout_max_ms=1000)
+    with pytest.raises(SpecError, match="SyntaxError at line 3"):
+        compile_spec({"type": "code", "config": {"language": "nodejs", "code": "x("}}, context=context)
+    assert calls == [("nodejs", "x(", "evaluate")]
+    with pytest.raises(SpecError, match=r"config\.timeout: Input should be less than or equal to 1000"):
+        compile_spec({"type": "code", "config": {"code": "def evaluate(*a): pass", "timeout": 2000}}, context=context)
+    assert compile_spec({"type": "code", "config": {"code": "def evaluate(*a): pass", "timeout": 2000}})
+    assert compile_spec({"type": "code", "config": {"code": "def evaluate(*a): pass"}}, context=context).config.timeout == 1000
 
 
 @pytest.mark.parametrize("config, message", [

@@ -11,6 +11,7 @@ import time
 import orjson
 import pytest
 
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
@@ -208,7 +209,9 @@ def test_relative_script_found_in_base_dir(tmp_path):
     (suite / "graders").mkdir(parents=True)
     ws.mkdir()
     (suite / "graders" / "ok.py").write_text("pass\n")
-    r = grade({"program": PY, "args": ["graders/ok.py"], "base_dir": str(suite)}, Sample(id="s", workspace=str(ws)))
+    spec = compile_spec({"type": "program", "config": {"program": PY, "args": ["graders/ok.py"]}},
+                        context=SpecContext(base_dir=suite))
+    r = spec.build(default_resources()).grade(Sample(id="s", workspace=str(ws)))
     assert r.status.value == "passed", r.details
 
 
@@ -255,7 +258,7 @@ def test_runs_through_the_process_runner_interface(tmp_path):
     ({"args": ["x" * 200_000]}, "config.args[0]", "longer than 131071 bytes"),
     ({"args": ["x" * 70_000, "y" * 70_000], "shell": True}, "config", "shell command"),
     ({"workspace": "/tmp\0x"}, "config.workspace", "NUL"),
-    ({"base_dir": "/tmp\0x"}, "config.base_dir", "NUL"),
+    ({"base_dir": "/tmp"}, "config.base_dir", "unknown field"),
     ({"sub_path": "a\0b"}, "config.sub_path", "NUL"),
     ({"timeout": float("inf")}, "config.timeout", "at most 3600s"),
     ({"timeout": float("nan")}, "config.timeout", "greater than zero"),

@@ -7,6 +7,7 @@ import shutil
 import orjson
 import pytest
 
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
@@ -26,7 +27,7 @@ print(json.dumps({"score": 1.0 if ok else 0.0, "passed": ok, "message": "checked
 
 def grade(tmp_path, name, body, **config):
     (tmp_path / name).write_text(body)
-    spec = compile_spec({"type": "script", "config": {"script": name, "base_dir": str(tmp_path), **config}})
+    spec = compile_spec({"type": "script", "config": {"script": name, **config}}, context=SpecContext(base_dir=tmp_path))
     return spec.build(default_resources()).grade(SAMPLE)
 
 
@@ -63,7 +64,8 @@ def test_script_errors(tmp_path, body, code, text):
 
 
 def test_missing_script(tmp_path):
-    r = compile_spec({"type": "script", "config": {"script": "nope.py", "base_dir": str(tmp_path)}}).build(default_resources()).grade(SAMPLE)
+    spec = compile_spec({"type": "script", "config": {"script": "nope.py"}}, context=SpecContext(base_dir=tmp_path))
+    r = spec.build(default_resources()).grade(SAMPLE)
     assert r.error.value == "invalid_config" and "not found" in r.reason
 
 
@@ -80,7 +82,7 @@ def test_default_timeout_and_strict_config():
     ({"args": ["\ud800"]}, "config.args[0]", "lone surrogate"),
     ({"interpreter": ""}, "config.interpreter", "must not be empty"),
     ({"interpreter": "py\0"}, "config.interpreter", "NUL"),
-    ({"base_dir": "/tmp\0"}, "config.base_dir", "NUL"),
+    ({"base_dir": "/tmp"}, "config.base_dir", "unknown field"),
     ({"threshold": float("nan")}, "config.threshold", "finite"),
     ({"timeout": float("inf")}, "config.timeout", "at most 3600s"),
     ({"timeout": 10**400}, "config.timeout", "at most 3600s"),
@@ -127,7 +129,7 @@ def test_odd_sample_values_reach_the_script_as_json(tmp_path):
             "ok = c['output'] == '\\ufffd' and c['metadata'] == {'x': 'NaN'};"
             "print(json.dumps({'passed': ok}))")
     (tmp_path / "g.py").write_text(body)
-    spec = compile_spec({"type": "script", "config": {"script": "g.py", "base_dir": str(tmp_path)}})
+    spec = compile_spec({"type": "script", "config": {"script": "g.py"}}, context=SpecContext(base_dir=tmp_path))
     r = spec.build(default_resources()).grade(Sample(id="s", output="\ud800", metadata={"x": float("nan")}))
     assert r.status.value == "passed", r.details
     deep: list = []

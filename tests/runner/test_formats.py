@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from assay.core.aggregate import judge_sample
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.runner.execute import grade_one
 from assay.runner.formats import detect_format, vally, waza
@@ -22,7 +23,7 @@ def load(path: Path, **extra):
     data.update(extra)
     fmt = detect_format(path, data)
     assert fmt is not None
-    return fmt.load(path, data)
+    return fmt.load(path, data, SpecContext())
 
 
 def run(suite):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -37,11 +36,20 @@ def _delegate(fn: Callable[..., int], *args: Any, **kwargs: Any) -> None:
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as exc:  # noqa: BLE001  the edge turns every failure into one line
-        if os.environ.get("ASSAY_DEBUG"):
+        if _debug():
             raise
         _fail_invalid(AssayError(f"internal error ({type(exc).__name__}: {exc}); "
                                  "please report it; ASSAY_DEBUG=1 shows the traceback"))
     raise typer.Exit(code)
+
+
+def _debug() -> bool:
+    from assay.runner.resources import Defaults
+
+    try:
+        return Defaults.settings().debug
+    except AssayError:
+        return False
 
 
 # Options shared by several commands.

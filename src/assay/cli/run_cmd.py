@@ -14,6 +14,7 @@ from assay.core.errors import SpecError
 from assay.core.result import Status
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.report import summary_table, write_junit
+from assay.runner.resources import Defaults
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
 from assay.runner.run import run_suite
@@ -30,7 +31,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     from assay.cli._console import make_console
 
     console = make_console()
-    suite = load_suite(suite_path, results=results)
+    suite = load_suite(suite_path, results=results, context=Defaults.context())
     if threshold is not None:
         suite.threshold = threshold
     if cost_ordered is not None:
@@ -46,7 +47,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
         with _progress(show_progress, len(suite.samples) - len(done)) as advance:
-            result = run_suite(suite, concurrency=concurrency, done_ids=done, sink=sink, on_progress=advance,
+            result = run_suite(suite, resources=Defaults.resources(), concurrency=concurrency, done_ids=done,
+                               sink=sink, on_progress=advance,
                                chunk_size=_chunk(suite, concurrency))
     finally:
         if sink is not None:

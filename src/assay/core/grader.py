@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, ValidationInfo, model_validator
 
+from assay.core.context import SpecContext, spec_context
 from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import ErrorCode, GraderResult, Kind, Status, make_result
@@ -16,9 +17,27 @@ from assay.core.untrusted import MAX_REASON, cap_text
 
 
 class GraderConfig(BaseModel):
-    """Base of every grader's config: unknown keys are rejected."""
+    """Base of every grader's config: unknown keys are rejected.
+
+    ``base_dir`` is not a field: it comes from the validation context (``SpecContext``), so a
+    relative path in a config means the same in every suite format, and users cannot set it.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    _base_dir: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _remember_base_dir(self, info: ValidationInfo) -> Self:
+        base = spec_context(info.context).base_dir
+        self._base_dir = None if base is None else str(base)
+        return self
+
+    @property
+    def base_dir(self) -> str | None:
+        """The folder relative paths in this config resolve against (the suite file's), or
+        None for the current directory."""
+        return self._base_dir
 
 
 class Taxonomy(BaseModel):
@@ -57,12 +76,13 @@ class Grader(ABC):
         self.resources = resources or Resources()
 
     @classmethod
-    def parse_config(cls, raw: Any, *, path: str = "config") -> GraderConfig:
-        """Validate a raw config; raises SpecError naming the bad field."""
+    def parse_config(cls, raw: Any, *, path: str = "config", context: SpecContext | None = None) -> GraderConfig:
+        """Validate a raw config under ``context`` (see core.context); raises SpecError naming
+        the bad field."""
         if raw is None:
             raw = {}
         try:
-            return cls.Config.model_validate(raw)
+            return cls.Config.model_validate(raw, context=context or SpecContext())
         except ValidationError as exc:
             raise SpecError.from_validation(exc, path=path) from None
         except (ValueError, TypeError) as exc:

@@ -3,13 +3,11 @@ tests use fakes. Graders receive them through ``Resources``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from assay.core.context import Language
 from assay.core.result import ErrorCode
-
-Language = Literal["python", "nodejs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,23 +98,6 @@ class ProcessRunner(Protocol):
     """Runs trusted operator programs (``program`` and ``script`` graders) under a time limit."""
 
     def run(self, call: ProcessCall) -> ProcessOutcome: ...
-
-
-SourceCheck = Callable[[Language, str, str], "str | None"]
-_source_check: SourceCheck | None = None
-
-
-def set_source_check(check: SourceCheck | None) -> None:
-    """Install the checker ``code`` specs use at validation time for languages they cannot
-    check in-process (Node.js). The package's entry point wires in the sandbox's checker."""
-    global _source_check
-    _source_check = check
-
-
-def check_source(language: Language, source: str, function: str = "evaluate") -> str | None:
-    """The problem with ``source`` (syntax, missing function) with its line, or None when it
-    is fine or no checker is installed."""
-    return _source_check(language, source, function) if _source_check is not None else None
 
 
 @dataclass(slots=True)

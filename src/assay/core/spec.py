@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.core import registry
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.grader import Grader, GraderConfig
 from assay.core.interfaces import Resources
@@ -53,11 +54,17 @@ class CompiledSpec:
         return self.grader_cls.type
 
     def build(self, resources: Resources | None = None) -> Grader:
+        """A grader for this spec, doing its I/O through ``resources``."""
         return self.grader_cls(self.config, name=self.name, weight=self.weight, resources=resources)
 
 
-def compile_spec(raw: Mapping[str, Any] | GraderSpec, *, path: str = "") -> CompiledSpec:
-    """Validate a spec and its config. Raises SpecError naming the field path."""
+def compile_spec(raw: Mapping[str, Any] | GraderSpec, *, path: str = "",
+                 context: SpecContext | None = None) -> CompiledSpec:
+    """Validate a spec and its config. Raises SpecError naming the field path.
+
+    ``context`` carries what validation may need from the caller (the suite's folder, a code
+    checker, limits); validation itself does no I/O.
+    """
     if isinstance(raw, GraderSpec):
         spec = raw
     else:
@@ -73,7 +80,7 @@ def compile_spec(raw: Mapping[str, Any] | GraderSpec, *, path: str = "") -> Comp
         hint = difflib.get_close_matches(spec.type, known, n=1)
         suggestion = f" (did you mean {hint[0]!r}?)" if hint else f"; known types: {', '.join(known)}"
         raise SpecError(f"unknown grader type {spec.type!r}{suggestion}", path=_join(path, "type"))
-    config = cls.parse_config(spec.config, path=_join(path, "config"))
+    config = cls.parse_config(spec.config, path=_join(path, "config"), context=context)
     return CompiledSpec(cls, config, spec.name or spec.type, spec.weight, spec)
 
 

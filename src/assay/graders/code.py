@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import ast
 import math
-import os
 from typing import Any, Literal
 
 import orjson
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS, spec_context
 from assay.core.grader import Grader, GraderConfig, Taxonomy
-from assay.core.interfaces import CodeCall, CodeOutcome, check_source
+from assay.core.interfaces import CodeCall, CodeOutcome
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -28,7 +28,6 @@ from assay.core.transcript import waza_context
 from assay.core.untrusted import TooDeep, clean_json, clean_text
 
 DEFAULT_TIMEOUT_MS = 5000
-MAX_TIMEOUT_MS = int(os.environ.get("ASSAY_CODE_TIMEOUT_MAX_MS", "60000"))
 MAX_DETAILS_BYTES = 64 * 1024
 
 ASSERTIONS_SOURCE = '''
@@ -56,8 +55,9 @@ def check(context, assertions):
 class CodeConfig(GraderConfig):
     language: Literal["python", "nodejs"] = Field(default="python", description="Language of `code`.")
     code: str | None = Field(default=None, description="Source defining evaluate(input, output, expected, metadata).")
-    timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, le=MAX_TIMEOUT_MS,
-                         description=f"Time limit in ms (default {DEFAULT_TIMEOUT_MS}, at most {MAX_TIMEOUT_MS}).")
+    timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, strict=True,
+                         description=f"Time limit in ms (default {DEFAULT_TIMEOUT_MS}; at most "
+                                     f"ASSAY_CODE_TIMEOUT_MAX_MS, {DEFAULT_CODE_TIMEOUT_MAX_MS} unless set).")
     assertions: list[str] | None = Field(default=None, description="waza: Python expressions that must hold.")
 
     @field_validator("assertions")
@@ -71,15 +71,29 @@ class CodeConfig(GraderConfig):
                                  f"(column {exc.offset})") from None
         return value
 
+    @field_validator("timeout")
+    @classmethod
+    def _within_cap(cls, value: int, info: ValidationInfo) -> int:
+        cap = spec_context(info.context).code_timeout_max_ms
+        if value > cap:
+            raise ValueError(f"Input should be less than or equal to {cap} (ms; this deployment's "
+                             "ASSAY_CODE_TIMEOUT_MAX_MS)")
+        return value
+
     @model_validator(mode="after")
-    def _one_shape(self) -> CodeConfig:
+    def _one_shape(self, info: ValidationInfo) -> CodeConfig:
+        context = spec_context(info.context)
+        if self.timeout > context.code_timeout_max_ms:  # only the default can be: lower it to the cap
+            self.__dict__["timeout"] = context.code_timeout_max_ms
         if (self.code is None) == (self.assertions is None):
             raise ValueError("give either `code` (with `language`) or `assertions`, not both or neither")
         if self.code is not None:
             if self.language == "python":
                 problem = check_python(self.code)
+            elif context.check_code is not None:
+                problem = context.check_code(self.language, self.code, "evaluate")
             else:
-                problem = check_source(self.language, self.code)
+                problem = None
             if problem:
                 raise ValueError(f"code: {problem}")
         return self

@@ -63,8 +63,6 @@ class ProgramConfig(GraderConfig):
     scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env` "
                                                        "instead of the whole environment.")
     workspace: OsText | None = Field(default=None, description="Workspace root for samples that carry none.")
-    base_dir: OsText | None = Field(default=None, description="The suite's directory (set by suite loaders); "
-                                                              "relative script paths are looked up there.")
     max_output_bytes: int = Field(default=DEFAULT_STDOUT_LIMIT, ge=1024, le=64 << 20,
                                   description="Cap on captured stdout; stderr keeps its last 64 KiB.")
 

@@ -53,7 +53,6 @@ class ScriptConfig(GraderConfig):
                                                                  "chosen by file extension when omitted.")
     env: dict[str, OsText] = Field(default_factory=dict, description="Extra environment variables.")
     scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env`.")
-    base_dir: OsText | None = Field(default=None, description="The suite's directory (set by suite loaders).")
     threshold: float = Field(default=0.5, ge=0.0, le=1.0, allow_inf_nan=False,
                              description="When the script reports a score but no `passed`, it passes at this score.")
 

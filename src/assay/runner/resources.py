@@ -1,15 +1,19 @@
-"""The real I/O adapters, created lazily and shared by a whole process (a CLI run or the service)."""
+"""The real I/O adapters, built from ``Settings`` at the composition root and shared by a
+whole process (a CLI run, the library's defaults, the service)."""
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
-from assay.core.interfaces import CodeCall, CodeOutcome, Language, Resources, set_source_check
+from assay.core.context import Language, SpecContext
+from assay.core.interfaces import CodeCall, CodeOutcome, Resources
+from assay.settings import Settings
 
 
 class LazyCodeRunner:
-    """Starts the sandbox pool on first use, so suites without code graders never pay for it."""
+    """Starts the sandbox on first use, so suites without code graders never pay for it."""
 
     def __init__(self, **options: Any) -> None:
         self._options = options
@@ -37,23 +41,52 @@ class LazyCodeRunner:
             self._runner = None
 
 
-def _check_with_sandbox(language: Language, source: str, function: str) -> str | None:
-    return default_resources().code_runner.check(language, source, function)
+def build_resources(settings: Settings) -> Resources:
+    """Adapters for graders: the code sandbox (started lazily) and the program runner."""
+    from assay.sandbox.process import LocalProcessRunner
+
+    code = LazyCodeRunner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
+    return Resources(code_runner=code, process_runner=LocalProcessRunner())
 
 
-set_source_check(_check_with_sandbox)
+def build_context(settings: Settings, resources: Resources, base_dir: Path | None = None) -> SpecContext:
+    """The validation context for specs graded with ``resources``: Node.js code is checked
+    by the same sandbox that will run it, and code timeouts are capped by the settings."""
+    runner = resources.code_runner
+    return SpecContext(base_dir=base_dir, check_code=runner.check if runner is not None else None,
+                       code_timeout_max_ms=settings.code_timeout_max_ms)
 
-_default: Resources | None = None
-_default_lock = threading.Lock()
+
+class Defaults:
+    """What ``assay.grade`` uses when the caller passes nothing: settings read once from the
+    environment, and resources built from them on first use."""
+
+    _lock = threading.Lock()
+    _settings: Settings | None = None
+    _resources: Resources | None = None
+
+    @classmethod
+    def settings(cls) -> Settings:
+        if cls._settings is None:
+            with cls._lock:
+                if cls._settings is None:
+                    cls._settings = Settings.from_env()
+        return cls._settings
+
+    @classmethod
+    def resources(cls) -> Resources:
+        if cls._resources is None:
+            settings = cls.settings()
+            with cls._lock:
+                if cls._resources is None:
+                    cls._resources = build_resources(settings)
+        return cls._resources
+
+    @classmethod
+    def context(cls, base_dir: Path | None = None) -> SpecContext:
+        return build_context(cls.settings(), cls.resources(), base_dir)
 
 
 def default_resources() -> Resources:
     """The process-wide resources used by ``assay.grade`` and ``assay run``."""
-    global _default
-    if _default is None:
-        with _default_lock:
-            if _default is None:
-                from assay.sandbox.process import LocalProcessRunner
-
-                _default = Resources(code_runner=LazyCodeRunner(), process_runner=LocalProcessRunner())
-    return _default
+    return Defaults.resources()

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError, format_loc
 from assay.core.spec import CompiledSpec, Fraction, compile_spec
 from assay.runner.dataset import load_dataset, samples_from_rows
@@ -39,9 +40,14 @@ class SuiteFile(BaseModel):
     cost_ordered: bool = Field(default=False, strict=True)
 
 
-def load_suite(path: Path, *, results: Path | None = None) -> LoadedSuite:
-    """Load any supported suite file; raises SpecError naming file, line and field."""
+def load_suite(path: Path, *, results: Path | None = None, context: SpecContext | None = None) -> LoadedSuite:
+    """Load any supported suite file; raises SpecError naming file, line and field.
+
+    Graders are validated under ``context`` (see core.context) with the suite file's folder
+    as ``base_dir``, so relative paths in configs mean the same in every format.
+    """
     path = Path(path)
+    context = context or SpecContext()
     if path.is_dir():
         for name in ("eval.yaml", "eval.yml"):
             if (path / name).is_file():
@@ -56,12 +62,12 @@ def load_suite(path: Path, *, results: Path | None = None) -> LoadedSuite:
         if fmt.detect(path, doc.data):
             data = {**doc.data, "results": str(results)} if results else doc.data
             try:
-                suite = fmt.load(path, data)
+                suite = fmt.load(path, data, context)
             except SpecError as exc:
                 raise doc.locate(exc) from None
             break
     else:
-        suite = _load_assay(doc, results)
+        suite = _load_assay(doc, results, context.at(doc.path.parent.resolve()))
     suite.inputs += [p for p in (path, results) if p is not None and p not in suite.inputs]
     check_runnable(suite)
     return suite
@@ -94,13 +100,13 @@ def _formats() -> list[Any]:
     return found
 
 
-def _load_assay(doc: YamlDoc, results: Path | None) -> LoadedSuite:
+def _load_assay(doc: YamlDoc, results: Path | None, context: SpecContext) -> LoadedSuite:
     try:
         suite = SuiteFile.model_validate(doc.data)
     except ValidationError as exc:
         first = format_loc(exc.errors(include_url=False)[0]["loc"])
         raise SpecError(SpecError.from_validation(exc).message, where=doc.where(first)) from None
-    graders = compile_graders(suite.graders, doc, "graders")
+    graders = compile_graders(suite.graders, doc, "graders", context)
     if suite.dataset is not None and suite.samples is not None:
         raise doc.error("give either `dataset` or inline `samples`, not both", "samples")
     base = doc.path.parent
@@ -129,14 +135,14 @@ def _check_outputs(samples: list, where: str) -> None:
     raise SpecError(f"no row has an `output` (nor a transcript or workspace) to grade{hint}", where=where)
 
 
-def compile_graders(specs: list[Any], doc: YamlDoc, path: str) -> list[CompiledSpec]:
+def compile_graders(specs: list[Any], doc: YamlDoc, path: str, context: SpecContext) -> list[CompiledSpec]:
     """Compile a list of grader specs; errors carry the file, line and field path."""
     out = []
     names: dict[str, int] = {}
     for i, raw in enumerate(specs):
         here = f"{path}[{i}]"
         try:
-            compiled = compile_spec(raw, path=here)
+            compiled = compile_spec(raw, path=here, context=context)
         except SpecError as exc:
             raise SpecError(exc.message, path=exc.path, where=doc.where(exc.focus or here)) from None
         if compiled.name in names:

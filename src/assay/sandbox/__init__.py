@@ -26,9 +26,12 @@ class SandboxRunner:
     """
 
     def __init__(self, workers: int | None = None, allow_weak: bool | None = None,
-                 node_options: dict[str, Any] | None = None, **python_options: Any) -> None:
+                 node_options: dict[str, Any] | None = None, *, weak: bool | None = None,
+                 node: str | None = None, **python_options: Any) -> None:
+        allow_weak = weak if allow_weak is None else allow_weak
         self._python_options = {"workers": workers, "allow_weak": allow_weak, **python_options}
-        self._node_options = node_options or {}
+        self._node_options = {"weak": allow_weak, **(node_options or {})}
+        self._node_binary = node
         self._python: Any = None
         self._node: Any = None
         self._node_problem: str | None = None

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.core import registry
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError, format_loc
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec, compile_spec
@@ -58,14 +58,11 @@ def fold_grader(entry: Any, doc: YamlDoc, keys: tuple[str | int, ...], *,
 
 
 def compile_grader(spec: dict[str, Any], doc: YamlDoc, keys: tuple[str | int, ...],
-                   base_dir: Path) -> CompiledSpec:
-    """Compile a spec, naming file, line and field path on error. Graders with a ``base_dir``
-    config field (program, script) get the suite directory unless they set one."""
-    cls = registry.get(spec.get("type")) if isinstance(spec.get("type"), str) else None
-    if cls is not None and "base_dir" in cls.Config.model_fields and "base_dir" not in spec["config"]:
-        spec = {**spec, "config": {**spec["config"], "base_dir": str(base_dir)}}
+                   context: SpecContext) -> CompiledSpec:
+    """Compile a spec under ``context`` (whose ``base_dir`` is the suite folder), naming file,
+    line and field path on error."""
     try:
-        return compile_spec(spec, path=format_loc(keys))
+        return compile_spec(spec, path=format_loc(keys), context=context)
     except SpecError as exc:
         raise SpecError(exc.message, path=exc.path, where=doc.where(exc.focus or format_loc(keys))) from None
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.spec import MAX_WEIGHT, Fraction, Weight
 from assay.runner.formats._common import (
@@ -58,9 +59,10 @@ def detect(path: Path, data: Any) -> bool:
     return isinstance(data, Mapping) and isinstance(data.get("stimuli"), list)
 
 
-def load(path: Path, data: Any) -> LoadedSuite:
+def load(path: Path, data: Any, context: SpecContext) -> LoadedSuite:
     """Load a Vally eval spec. Raises SpecError naming file, line and field for invalid input."""
     doc, data, base = open_suite(path, data, "Vally eval spec")
+    context = context.at(base)
     for key in data:
         if key not in TOP_KEYS:
             raise doc.error(f"unknown field {key!r} (known: {', '.join(TOP_KEYS)})", key)
@@ -86,7 +88,7 @@ def load(path: Path, data: Any) -> LoadedSuite:
         if name in seen:
             raise doc.error(f"two stimuli are named {name!r}", *at, "name")
         seen.add(name)
-        specs = _graders(doc, stim.get("graders"), (*at, "graders"), base, weights, used_weights)
+        specs = _graders(doc, stim.get("graders"), (*at, "graders"), context, weights, used_weights)
         stim_runs = runs.pop(name, None)
         if stim_runs is None and any(k in stim for k in _INLINE):
             inline = stim["trajectory"] if isinstance(stim.get("trajectory"), Mapping) else {}
@@ -149,7 +151,7 @@ def _scoring(doc: YamlDoc, raw: Any) -> tuple[dict[str, float], float | None]:
     return {str(k): float(v) for k, v in weights.items()}, None if threshold is None else float(threshold)
 
 
-def _graders(doc: YamlDoc, raw: Any, keys: tuple[str | int, ...], base: Path, weights: dict[str, float],
+def _graders(doc: YamlDoc, raw: Any, keys: tuple[str | int, ...], context: SpecContext, weights: dict[str, float],
              used: set[str]) -> list:
     if raw is None:
         return []
@@ -167,7 +169,7 @@ def _graders(doc: YamlDoc, raw: Any, keys: tuple[str | int, ...], base: Path, we
         used.update(k for k in (name, vtype) if k in weights)
         spec = _translate(spec, doc, at)
         spec.setdefault("name", name)
-        compiled = compile_grader(spec, doc, at, base)
+        compiled = compile_grader(spec, doc, at, context)
         if compiled.name in names:
             raise doc.error(f"two graders of this stimulus are named {compiled.name!r}; "
                             "give each a distinct name", *at)

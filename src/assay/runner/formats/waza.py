@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.spec import CompiledSpec
 from assay.runner.formats._common import (
@@ -52,12 +53,13 @@ def detect(path: Path, data: Any) -> bool:
     return all(isinstance(t, str) or (isinstance(t, Mapping) and "include" in t) for t in data["tasks"])
 
 
-def load(path: Path, data: Any) -> LoadedSuite:
+def load(path: Path, data: Any, context: SpecContext) -> LoadedSuite:
     """Load a waza suite. Raises SpecError naming file, line and field for invalid input."""
     doc, data, base = open_suite(path, data, "waza eval file")
     _known(doc, data, TOP_KEYS, ())
-    graders = _graders(doc, data.get("graders"), ("graders",), base, default_type=None)
-    tasks = _tasks(doc, data.get("tasks"), base)
+    context = context.at(base)
+    graders = _graders(doc, data.get("graders"), ("graders",), context, default_type=None)
+    tasks = _tasks(doc, data.get("tasks"), base, context)
     results_path = resolve_results(data.get("results"), base, RESULT_FILES)
     runs = _runs_by_task(results_path) if results_path else {}
 
@@ -106,7 +108,7 @@ def _known(doc: YamlDoc, data: Mapping[str, Any], known: tuple[str, ...], keys: 
             raise doc.error(f"unknown field {key!r} (known: {', '.join(known)})", *keys, key)
 
 
-def _graders(doc: YamlDoc, raw: Any, keys: tuple[str | int, ...], base: Path,
+def _graders(doc: YamlDoc, raw: Any, keys: tuple[str | int, ...], context: SpecContext,
              default_type: str | None) -> list[CompiledSpec]:
     if raw is None:
         return []
@@ -116,7 +118,7 @@ def _graders(doc: YamlDoc, raw: Any, keys: tuple[str | int, ...], base: Path,
     seen: set[str] = set()
     for i, entry in enumerate(raw):
         at = (*keys, i)
-        spec = compile_grader(fold_grader(entry, doc, at, default_type=default_type), doc, at, base)
+        spec = compile_grader(fold_grader(entry, doc, at, default_type=default_type), doc, at, context)
         if spec.name in seen:
             raise doc.error(f"two graders are named {spec.name!r}; give each a distinct name", *at)
         seen.add(spec.name)
@@ -124,7 +126,8 @@ def _graders(doc: YamlDoc, raw: Any, keys: tuple[str | int, ...], base: Path,
     return out
 
 
-def _tasks(doc: YamlDoc, raw: Any, base: Path) -> list[tuple[YamlDoc, Mapping[str, Any], list[CompiledSpec]]]:
+def _tasks(doc: YamlDoc, raw: Any, base: Path,
+           context: SpecContext) -> list[tuple[YamlDoc, Mapping[str, Any], list[CompiledSpec]]]:
     files: list[Path] = []
     for i, entry in enumerate(raw or []):
         pattern = entry.get("include") if isinstance(entry, Mapping) else entry
@@ -154,7 +157,7 @@ def _tasks(doc: YamlDoc, raw: Any, base: Path) -> list[tuple[YamlDoc, Mapping[st
             raise tdoc.error("inputs must be a mapping", "inputs")
         if task.get("enabled", True) is False:
             continue
-        out.append((tdoc, task, _graders(tdoc, task.get("graders"), ("graders",), base, default_type="code")))
+        out.append((tdoc, task, _graders(tdoc, task.get("graders"), ("graders",), context, default_type="code")))
     return out
 
 

@@ -1,0 +1,28 @@
+"""Settings: every ASSAY_* variable parsed one way, in one place."""
+
+import pytest
+
+from assay.core.errors import AssayError
+from assay.settings import Settings
+
+
+@pytest.mark.parametrize("value, expected", [("1", True), ("true", True), ("YES", True), ("on", True),
+                                             ("0", False), ("", False), ("no", False), ("off", False)])
+def test_flags_parse_one_way(value, expected):
+    assert Settings.from_env({"ASSAY_SANDBOX_ALLOW_WEAK": value}).sandbox_allow_weak is expected
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"ASSAY_SANDBOX_ALLOW_WEAK": "sure"}, "ASSAY_SANDBOX_ALLOW_WEAK='sure'"),
+    ({"ASSAY_CODE_TIMEOUT_MAX_MS": "1e4"}, "whole number"),
+    ({"ASSAY_CODE_TIMEOUT_MAX_MS": "0"}, "at least 1"),
+])
+def test_bad_values_name_the_variable(env, message):
+    with pytest.raises(AssayError, match=message):
+        Settings.from_env(env)
+
+
+def test_defaults_and_values():
+    assert Settings.from_env({}) == Settings()
+    s = Settings.from_env({"ASSAY_CODE_TIMEOUT_MAX_MS": "1500", "ASSAY_NODE": "/opt/node", "ASSAY_DEBUG": "1"})
+    assert (s.code_timeout_max_ms, s.node_binary, s.debug) == (1500, "/opt/node", True)
