@@ -261,3 +261,20 @@ def test_inline_rows_too_deep():
 def test_inline_row_not_an_object():
     with pytest.raises(SpecError, match=r"^eval\.yaml:2: a row must be an object"):
         samples_from_rows(iter([(2, "text")]), source="eval.yaml")
+
+
+def test_empty_or_null_ids_mean_no_id(tmp_path):
+    samples = load_dataset(write(tmp_path, "d.csv", "id,output\n,a\nx,b\n,c\n"))
+    assert [s.id for s in samples] == ["row-2", "x", "row-4"]
+    samples = load_dataset(write(tmp_path, "d.jsonl", '{"id": null, "output": "a"}\n{"id": "", "output": "b"}\n'))
+    assert [s.id for s in samples] == ["row-1", "row-2"]
+
+
+@pytest.mark.parametrize("row, message", [
+    ('{"output": "a", "duration_ms": 1e400}', "too large"),
+    ('{"output": "a", "duration_ms": -5}', "duration_ms: Input should be greater than or equal to 0"),
+    ('{"output": "a", "transcript": "text"}', "transcript"),
+])
+def test_bad_sample_fields_name_the_line(tmp_path, row, message):
+    with pytest.raises(SpecError, match=message):
+        load_dataset(write(tmp_path, "d.jsonl", '{"output": "ok"}\n' + row + "\n"))

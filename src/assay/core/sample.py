@@ -48,14 +48,14 @@ class Sample(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(description="Unique within a dataset.")
+    id: str = Field(min_length=1, description="Unique within a dataset.")
     input: Any = None
     output: Any = None
     expected: Any = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     transcript: list[Event] = Field(default_factory=list)
     outcome: dict[str, Any] | None = None
-    duration_ms: float | None = None
+    duration_ms: float | None = Field(default=None, ge=0.0, allow_inf_nan=False)
     workspace: str | None = Field(default=None, description="A directory, for program graders.")
 
     @field_validator("id", mode="before")

@@ -75,7 +75,8 @@ def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bo
         if clean:
             row = _clean(row, MAX_DEPTH, where)
         data = _fold_metadata(row, where)
-        data.setdefault("id", f"row-{line}")
+        if data.get("id") in (None, ""):  # an empty CSV cell or `id: null` is no id
+            data = {**data, "id": f"row-{line}"}
         try:
             sample = Sample.model_validate(data)
         except ValidationError as exc:
