@@ -31,7 +31,7 @@ class GraderSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     type: str = Field(description="Registry key, e.g. exact_match, regex, code.")
-    name: str | None = Field(default=None, description="Defaults to the type.")
+    name: str | None = Field(default=None, min_length=1, max_length=200, description="Defaults to the type.")
     config: dict[str, Any] = Field(default_factory=dict)
     weight: Weight = 1.0
 
