@@ -97,7 +97,7 @@ def main(n: int = 20_000, repeats: int = 5) -> list[tuple[str, float, float, str
     exps = [s.expected for s in samples]
     jsamples = make_json_samples(n)
     jtexts = [s.output for s in jsamples]
-    validator = JsonSchemaConfig.model_validate({"schema": SCHEMA})._validator
+    validator = JsonSchemaConfig.model_validate({"schema": SCHEMA}).validator
     pattern = CompiledPattern(r"(?:capital|首都)\s*\S+", "i")
 
     def raw_json() -> None:

@@ -18,7 +18,7 @@ import time
 from _load import concurrent_rate
 
 from assay.core.interfaces import CodeCall
-from assay.sandbox.node import NODE_DIR, NodePool, node_binary
+from assay.sandbox.node import NODE_DIR, NodePool, find_node
 
 ARGS = ["What is the capital of France?", "Paris is the capital of France.", "Paris",
         {"keywords": ["Paris", "France", "capital", "Europe"]}]
@@ -54,7 +54,7 @@ def throughput(pool: NodePool, source: str, threads: int, per_thread: int) -> fl
 
 def fresh_node(source: str, n: int) -> list[float]:
     """A new `node` per evaluation, no isolation at all: the cheapest per-process design."""
-    node = node_binary()
+    node = find_node()
     script = (source + "\nPromise.resolve(module.exports(..." + json.dumps(ARGS) + "))"
               ".then(r => process.stdout.write(JSON.stringify(r)));")
     times = []
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=200, help="sequential calls per evaluator")
     parser.add_argument("--threads", type=int, default=4)
     opts = parser.parse_args(argv)
-    if node_binary() is None:
+    if find_node() is None:
         sys.exit("node is not installed")
     rows = []
     with NodePool() as pool:

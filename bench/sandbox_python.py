@@ -74,9 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--calls", type=int, default=300, help="sequential calls per round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--workers", type=int, default=None, help="zygotes (default: one per core)")
+    parser.add_argument("--size", type=int, default=None, help="zygotes (default: one per core)")
     opts = parser.parse_args(argv)
-    with PythonPool(workers=opts.workers) as pool:
+    with PythonPool(opts.size) as pool:
         hello = pool.start()
         sequential(pool, TRIVIAL, 20)  # warm-up
         rows = {}
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
         per_thread = max(1, opts.calls // opts.threads)
         tput = statistics.median(throughput(pool, TRIVIAL, opts.threads, per_thread) for _ in range(opts.rounds))
     fresh = statistics.median(statistics.median(fresh_python(TRIVIAL, 30)) for _ in range(opts.rounds))
-    print(f"Python evaluators, {pool.workers} zygotes on {os.cpu_count()} cores; "
+    print(f"Python evaluators, {pool.size} zygotes on {os.cpu_count()} cores; "
           f"layers: {', '.join(hello.get('active_layers', []))}")
     print(f"{'evaluator':<22}{'pool median ms':>16}{'pool p95 ms':>13}")
     for name, (med, tail) in rows.items():

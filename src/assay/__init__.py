@@ -6,7 +6,6 @@
 """
 
 import assay.graders  # noqa: F401  the built-in graders register themselves on import
-from assay.api import grade, grade_batch
 from assay.core import (
     ErrorCode,
     Event,
@@ -19,6 +18,7 @@ from assay.core import (
     Status,
     register,
 )
+from assay.library import grade, grade_batch
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,4 @@
-"""The library's entry points: ``grade`` and ``grade_batch``."""
+"""The library face of assay: ``grade`` and ``grade_batch`` (re-exported as ``assay.grade``)."""
 
 from __future__ import annotations
 

@@ -50,10 +50,9 @@ def test_registry_plugin_and_runner_turns_exceptions_into_errors():
         pass
 
     @registry.register
-    class Boom(Grader):
+    class Boom(Grader[BoomConfig]):
         type = "test_boom"
         description = "raises"
-        Config = BoomConfig
 
         def grade(self, sample):
             raise RuntimeError("kaput")
@@ -68,36 +67,3 @@ def test_results_serialise():
     data = r.model_dump(mode="json")
     assert data["status"] == "passed" and data["details"]["span"] == [6, 8]
     assert assay.GraderResult.model_validate(data) == r
-
-
-def test_third_party_graders_load_from_the_entry_point_group(monkeypatch):
-    class PluginConfig(GraderConfig):
-        word: str
-
-    class Plugin(Grader):
-        type = "test_plugin_says"
-        description = "passes when the output says the word"
-        Config = PluginConfig
-
-        def grade(self, sample):
-            return self.verdict(self.config.word in sample.output)
-
-    class EntryPoint:
-        name = "says"
-
-        def load(self):
-            return Plugin
-
-    seen = []
-
-    def fake_entry_points(group):
-        seen.append(group)
-        return [EntryPoint()]
-
-    monkeypatch.setattr(registry, "entry_points", fake_entry_points)
-    monkeypatch.setattr(registry, "_plugins_loaded", False)
-    monkeypatch.setattr(registry, "_registry", dict(registry._registry))
-    assert assay.grade({"type": "test_plugin_says", "config": {"word": "hi"}}, {"output": "oh hi"}).passed
-    assert seen == ["assay.graders"]
-    with pytest.raises(SpecError, match=r"config\.word: Field required"):
-        compile_spec({"type": "test_plugin_says"})

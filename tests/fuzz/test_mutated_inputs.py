@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from assay.cli.main import app
 from assay.core.errors import SpecError
-from assay.runner.suite import load_suite
+from assay.runner.suites import load_suite
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FUZZ = settings(max_examples=int(os.environ.get("ASSAY_FUZZ_EXAMPLES", "60")), deadline=None, derandomize="ASSAY_FUZZ_EXAMPLES" not in os.environ,

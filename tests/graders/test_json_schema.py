@@ -211,3 +211,11 @@ def test_output_that_is_not_json_is_an_error(grade, output):
     r = grade(spec({"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}),
               output=output)
     assert (r.status, r.error) == ("error", "invalid_output")
+
+
+def test_the_validator_is_prepared_state_on_the_config():
+    import jsonschema_rs
+
+    validator = compile_spec(spec()).config.validator
+    assert isinstance(validator, jsonschema_rs.Validator)
+    assert validator.is_valid({"city": "x", "population": 1}) and not validator.is_valid({"city": "x"})

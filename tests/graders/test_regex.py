@@ -130,3 +130,9 @@ def test_hostile_outputs_give_clean_results(grade, pattern):
     assert (r.status, r.error) == ("error", "invalid_output")
     r = grade({"type": "regex", "config": {"must_match": [pattern], "must_not_match": ["z"]}}, output={1: {2**80}})
     assert r.status == "failed" and r.reason == f"missing /{pattern}/"
+
+
+def test_compiled_patterns_are_prepared_state_on_the_config():
+    config = compile_spec({"type": "regex", "config": {"pattern": "a", "must_not_match": ["b(?=c)"]}}).config
+    assert [(c.pattern.source, c.pattern.engine, c.must_match) for c in config.checks] == [
+        ("a", "re2", True), ("b(?=c)", "backtracking", False)]

@@ -52,7 +52,8 @@ def test_shell_script(tmp_path):
 
 @pytest.mark.parametrize("body, code, text", [
     ("import sys; sys.exit(2)", "runtime_error", "exited with code 2"),
-    ("print('nope')", "invalid_output", "not JSON"),
+    ("print('nope')", "parse_failure", "not JSON"),
+    ("pass", "parse_failure", "not JSON"),
     ("print('{\"message\": \"m\"}')", "invalid_output", "neither"),
     ("print('{\"score\": 3}')", "invalid_output", "score"),
     ("import time; time.sleep(5)", "timeout", "timed out after 300ms"),
@@ -98,20 +99,22 @@ def printer(data: bytes) -> str:
     return f"import sys; sys.stdout.buffer.write({data!r})"
 
 
-@pytest.mark.parametrize("data, text", [
-    (b"\xff{}", "not JSON"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested more than 100 levels deep"),
-    (b'{"passed": true, "details": {"x": ' + b"[" * 150 + b"]" * 150 + b"}}", "nested more than 100 levels deep"),
-    (b'{"score": NaN}', "score"),
-    (b'{"score": ' + b"9" * 40 + b"}", "score"),
-    (b'{"passed": true, "score": "high"}', "score"),
-    (b'{"a": ' + b"9" * 5000 + b"}", "not JSON"),
-    (b"null", "<root>"),
-    (b"x" * (2 << 20), "longer than the 1048576-byte cap"),
+@pytest.mark.parametrize("data, code, text", [
+    (b"\xff{}", "parse_failure", "not JSON"),
+    (b'{"a": ' + b"9" * 5000 + b"}", "parse_failure", "not JSON"),  # JSON Python's parser refuses
+    (b"[" * 100_000 + b"]" * 100_000, "invalid_output", "nested more than 100 levels deep"),
+    (b'{"passed": true, "details": {"x": ' + b"[" * 150 + b"]" * 150 + b"}}", "invalid_output",
+     "nested more than 100 levels deep"),
+    (b'{"score": NaN}', "invalid_output", "score"),
+    (b'{"score": ' + b"9" * 40 + b"}", "invalid_output", "score"),
+    (b'{"passed": true, "score": "high"}', "invalid_output", "score"),
+    (b"null", "invalid_output", "<root>"),
+    (b"x" * (2 << 20), "invalid_output", "longer than the 1048576-byte cap"),
 ])
-def test_hostile_output_is_invalid_output(tmp_path, data, text):
+def test_hostile_output_is_an_error(tmp_path, data, code, text):
+    """Not JSON at all is a parse_failure; JSON too deep, too long or of the wrong shape is invalid_output."""
     r = grade(tmp_path, "g.py", printer(data))
-    assert r.status.value == "error" and r.error.value == "invalid_output", r.reason
+    assert r.status.value == "error" and r.error.value == code, r.reason
     assert text in r.reason
     orjson.dumps(r.model_dump())
 

@@ -140,3 +140,11 @@ def test_arguments_and_results_that_are_not_plain_json():
     r = compile_spec({"type": "tool_calls", "config": {"required": [{"arguments": {"a": "x"}}]}}).build() \
         .grade(deep_argument)
     assert (r.status, r.error) == ("error", "invalid_output")
+
+
+def test_matchers_are_prepared_state_on_the_config():
+    config = compile_spec({"type": "tool_calls", "config": {"required": ["bash"], "forbidden": [{"name": "rm"}]}}).config
+    assert {group: len(matchers) for group, matchers in config.matchers.items()} == \
+        {"required": 1, "forbidden": 1, "sequence": 0}
+    [forbidden] = config.matchers["forbidden"]
+    assert forbidden.name.source == "rm" and forbidden.pattern is None

@@ -13,7 +13,7 @@ from assay.core.errors import SpecError
 from assay.core.result import GraderResult, Status
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint, verdict_line
 from assay.runner.run import run_suite
-from assay.runner.suite import load_suite
+from assay.runner.suites import load_suite
 
 
 def suite_at(tmp_path, graders="[{type: exact_match}]", threshold=""):

@@ -26,7 +26,7 @@ def evaluate(input, output, expected, metadata):
 @pytest.fixture(scope="module")
 def pool():
     os.environ[SECRET_ENV] = SECRET  # the host has a secret; no evaluation may see it
-    with PythonPool(workers=2) as p:
+    with PythonPool(size=2) as p:
         p.start()
         yield p
 

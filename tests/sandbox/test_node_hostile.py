@@ -16,10 +16,9 @@ import pytest
 
 from assay.core.interfaces import CodeCall
 from assay.core.result import ErrorCode
-from assay.sandbox import node as node_sandbox
-from assay.sandbox.node import NodePool
+from assay.sandbox.node import NodePool, find_node
 
-pytestmark = pytest.mark.skipif(node_sandbox.node_binary() is None, reason="node is not installed")
+pytestmark = pytest.mark.skipif(find_node() is None, reason="node is not installed")
 
 SECRET = "assay-secret-" + secrets.token_hex(8)
 MARKER = Path(f"/tmp/assay-node-pwned-{secrets.token_hex(4)}")

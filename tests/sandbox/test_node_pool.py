@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 
@@ -9,10 +10,10 @@ import pytest
 
 from assay.core.interfaces import CodeCall
 from assay.core.result import ErrorCode
-from assay.sandbox import node as node_sandbox
-from assay.sandbox.node import NodePool, probe
+from assay.sandbox import SandboxRunner
+from assay.sandbox.node import NodePool, find_node, probe, runtime
 
-pytestmark = pytest.mark.skipif(node_sandbox.node_binary() is None, reason="node is not installed")
+pytestmark = pytest.mark.skipif(find_node() is None, reason="node is not installed")
 
 LENGTH_CHECK = """
 module.exports = async function evaluate(input, output, expected, metadata) {
@@ -65,7 +66,9 @@ def test_spec_length_check(pool):
     long = pool.call(CodeCall("nodejs", LENGTH_CHECK, ["q", "x" * 120, None, {}]))
     assert long.value == {"passed": True, "score": 1.0, "reason": "长度符合要求"}
     assert long.limits["timeout_ms"] == 5000 and long.limits["memory_mb"] == 128
-    assert "isolate" in long.limits["layers"] and long.duration_ms > 0
+    assert long.duration_ms > 0
+    # The Python sandbox's names for the same layers, plus the isolate.
+    assert long.limits["layers"] == ["isolate", "netns", "rlimits", "landlock", "uid_drop", "seccomp"]
 
 
 def test_spec_keyword_coverage_with_lodash(pool):
@@ -180,7 +183,7 @@ def test_workers_recycled_after_max_calls_and_closed():
 
 
 def test_unavailable_without_node_modules(monkeypatch, tmp_path):
-    monkeypatch.setattr(node_sandbox, "NODE_MODULES", tmp_path / "node_modules")
+    monkeypatch.setattr(runtime, "NODE_MODULES", tmp_path / "node_modules")
     out = run(NodePool(size=1), "module.exports = () => 1")
     assert out.error is ErrorCode.UNAVAILABLE and "make node-deps" in out.message
 
@@ -190,3 +193,35 @@ def test_probe():
     assert info["node"].startswith("v") and info["isolated_vm"] is True
     assert set(info["modules"]) == {"lodash", "dayjs", "validator", "ajv"}
     assert all(info["modules"].values())
+
+
+def test_the_node_executable_comes_from_the_caller(monkeypatch, tmp_path):
+    """Settings.node_binary reaches the pool through SandboxRunner; ASSAY_NODE is not read here."""
+    missing = str(tmp_path / "no-node")
+    monkeypatch.setenv("ASSAY_NODE", missing)
+    with NodePool(size=1) as default:  # the environment is not consulted: node on PATH
+        assert default.node == find_node() and run(default, "module.exports = () => 1").ok
+    with SandboxRunner(size=1, node=missing) as runner:
+        out = runner.call(CodeCall("nodejs", "module.exports = () => 1", []))
+        assert out.error is ErrorCode.UNAVAILABLE and missing in out.message
+        assert runner.check("nodejs", "const x = ;") is None  # nothing to say about the code
+    with SandboxRunner(size=1, node=find_node()) as runner:
+        assert runner.call(CodeCall("nodejs", "module.exports = () => 2", [])).value == 2
+
+
+def test_a_pool_dropped_without_close_stops_its_workers():
+    """weakref.finalize, as PythonPool: garbage collection stops the workers, not only exit."""
+    p = NodePool(size=1)
+    assert run(p, "module.exports = () => ({ passed: true })").ok
+    pid = p._idle[0].proc.pid
+    del p
+    gc.collect()
+    assert not os.path.exists(f"/proc/{pid}")
+
+
+def test_weak_mode_comes_from_the_caller_not_the_environment(monkeypatch):
+    monkeypatch.setenv("ASSAY_SANDBOX_ALLOW_WEAK", "1")  # read once, by Settings, not here
+    with NodePool(size=1) as strict:
+        assert "seccomp" in run(strict, "module.exports = () => 1").limits["layers"]
+    with NodePool(size=1, weak=True) as weak:
+        assert run(weak, "module.exports = () => 1").limits["layers"] == ["isolate", "netns", "rlimits"]

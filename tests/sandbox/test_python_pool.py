@@ -12,7 +12,7 @@ from python_helpers import BENIGN, assert_benign, pool, run, sandbox_processes  
 from assay.core.interfaces import CodeCall
 from assay.core.result import ErrorCode
 from assay.sandbox import open_code_runner
-from assay.sandbox.python import ALLOWED_MODULES, PythonPool, check_source
+from assay.sandbox.python import ALLOWED_MODULES, PythonPool
 
 
 def test_returns_the_value_with_limits(pool):
@@ -117,7 +117,7 @@ def test_concurrent_calls_from_threads(pool):
 
 
 def test_a_dead_zygote_is_replaced():
-    with PythonPool(workers=1) as p:
+    with PythonPool(size=1) as p:
         assert_benign(p)
         first = p._all[0]._proc.pid
         os.kill(first, signal.SIGKILL)  # e.g. the OOM killer
@@ -126,17 +126,23 @@ def test_a_dead_zygote_is_replaced():
         assert p._all[0]._proc.pid != first
 
 
-def test_check_reports_syntax_errors_and_missing_function():
-    assert check_source(BENIGN) is None
-    assert check_source("async def evaluate(*a):\n    return 1\n") is None
-    assert "line 2" in check_source("def evaluate(*a):\n    return (\n")
-    assert "no top-level function `evaluate`" in check_source("def other():\n    pass\n")
-    assert "no top-level function `grade`" in check_source(BENIGN, "grade")
-    assert "line 1" in check_source("return 5\n")  # compile() errors, not just parse errors
+def test_check_compiles_without_running_and_names_the_line(pool):
+    """The pool's check is core.source's (the code grader's too); the cases live in tests/core/test_source.py."""
+    assert pool.check("python", BENIGN) is None
+    assert pool.check("python", "import os\nos._exit(3)\ndef evaluate(*a): pass\n") is None  # nothing ran
+    assert "line 2" in pool.check("python", "def evaluate(*a):\n    return (\n")
+    assert "line 1" in pool.check("python", "return 5\n")  # compile() errors, not just parse errors
+    assert "no top-level function `grade`" in pool.check("python", BENIGN, "grade")
+    assert "nodejs" in pool.check("nodejs", "module.exports = () => 1")
+
+
+def test_other_languages_are_refused(pool):
+    out = pool.call(CodeCall("nodejs", "module.exports = () => 1", []))
+    assert out.error == ErrorCode.INVALID_CONFIG and "nodejs" in out.message
 
 
 def test_close_leaves_no_process_and_refuses_later_calls():
-    p = PythonPool(workers=2)
+    p = PythonPool(size=2)
     assert run(p, BENIGN, ["q", "a", "a", {}]).ok
     pids = {z._proc.pid for z in p._all if z.alive}
     ours = {pid for pid, (ppid, _) in sandbox_processes().items() if pid in pids or ppid in pids}
@@ -155,22 +161,31 @@ def _not_zombie(pid: int) -> bool:
 
 
 def test_missing_required_layer_refuses_unless_weak():
-    with PythonPool(workers=1, allow_weak=False, required_layers=("seccomp", "no-such-layer")) as strict:
+    with PythonPool(size=1, weak=False, required_layers=("seccomp", "no-such-layer")) as strict:
         out = run(strict, BENIGN)
         assert out.error == ErrorCode.UNAVAILABLE and "no-such-layer" in out.message
         assert "ASSAY_SANDBOX_ALLOW_WEAK" in out.message
-    with PythonPool(workers=1, allow_weak=True, required_layers=("no-such-layer",)) as weak:
+    with PythonPool(size=1, weak=True, required_layers=("no-such-layer",)) as weak:
         assert_benign(weak)
 
 
+def test_weak_mode_comes_from_the_caller_not_the_environment(monkeypatch):
+    """ASSAY_SANDBOX_ALLOW_WEAK is read once, by Settings; the pool reads no environment."""
+    monkeypatch.setenv("ASSAY_SANDBOX_ALLOW_WEAK", "1")
+    with PythonPool(size=1, required_layers=("no-such-layer",)) as strict:
+        assert strict.weak is False
+        assert run(strict, BENIGN).error == ErrorCode.UNAVAILABLE
+
+
 def test_runner_dispatches_by_language(monkeypatch):
-    with open_code_runner(workers=1) as runner:
+    with open_code_runner(size=1) as runner:
         assert runner.call(CodeCall("python", BENIGN, ["q", "a", "a", {}])).ok
         assert runner.call(CodeCall("cobol", "", [])).error == ErrorCode.INVALID_CONFIG  # type: ignore[arg-type]
         assert "line 1" in runner.check("python", "def (")
+        assert "line 1" in runner.check("python", "return 5\n")
     import assay.sandbox.node as node
 
     monkeypatch.delattr(node, "NodePool")  # as if the Node half were not installed
-    with open_code_runner(workers=1) as runner:
+    with open_code_runner(size=1) as runner:
         out = runner.call(CodeCall("nodejs", "module.exports = () => 1", []))
         assert out.error == ErrorCode.UNAVAILABLE and "Node" in out.message

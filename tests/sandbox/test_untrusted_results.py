@@ -18,10 +18,10 @@ from assay.core.sample import Sample
 from assay.core.spec import compile_spec
 from assay.core.untrusted import TooDeep
 from assay.sandbox import SandboxRunner
-from assay.sandbox import node as node_sandbox
+from assay.sandbox.node import find_node
 from assay.sandbox.results import load_json
 
-needs_node = pytest.mark.skipif(node_sandbox.node_binary() is None, reason="node is not installed")
+needs_node = pytest.mark.skipif(find_node() is None, reason="node is not installed")
 
 PYTHON = """
 def deep(n):
@@ -145,7 +145,7 @@ def test_load_json_refuses(text):
 
 @pytest.fixture(scope="module")
 def runner():
-    with SandboxRunner(workers=1, node_options={"size": 1}) as r:
+    with SandboxRunner(size=1) as r:
         yield r
 
 

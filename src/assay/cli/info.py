@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
+
 import orjson
 from rich.table import Table
 
@@ -10,12 +13,18 @@ from assay.core import registry
 
 
 def show_graders(type_: str | None, as_json: bool) -> int:
+    """The registered graders; third-party graders left out are listed after them (on stderr
+    when stdout is JSON), so the listing itself says why a plugin's type is missing."""
     console = make_console()
-    graders = registry.all_graders()
+    with warnings.catch_warnings():  # the listing reports them itself, once
+        warnings.simplefilter("ignore", registry.GraderPluginWarning)
+        graders = registry.all_graders()
+    problems = registry.plugin_problems()
     if type_ is not None:
         cls = graders.get(type_)
         if cls is None:
             console.print(f"unknown grader type {type_!r}; known: {', '.join(graders)}", markup=False)
+            _print_problems(problems, to_stderr=True)
             return 2
         graders = {type_: cls}
     rows = [{"type": key, "kind": cls.kind, "description": cls.description,
@@ -23,6 +32,7 @@ def show_graders(type_: str | None, as_json: bool) -> int:
             for key, cls in graders.items()]
     if as_json or type_ is not None:
         print(orjson.dumps(rows if as_json else rows[0], option=orjson.OPT_INDENT_2).decode())
+        _print_problems(problems, to_stderr=True)
         return 0
     table = Table(title="registered graders", title_justify="left")
     for col in ("type", "kind", "cost", "description", "config fields"):
@@ -32,14 +42,28 @@ def show_graders(type_: str | None, as_json: bool) -> int:
         table.add_row(row["type"], row["kind"], row["taxonomy"]["cost"], row["description"], ", ".join(props))
     console.print(table)
     console.print("`assay graders TYPE` prints a grader's config JSON Schema; `--json` prints them all.")
+    _print_problems(problems, to_stderr=False)
     return 0
 
 
+def _print_problems(problems: list[registry.PluginProblem], *, to_stderr: bool) -> None:
+    if not problems:
+        return
+    lines = [f"plugin problems: {len(problems)} third-party grader(s) left out"]
+    lines += [f"  {problem}" for problem in problems]
+    print("\n".join(lines), file=sys.stderr if to_stderr else sys.stdout)
+
+
 def show_doctor(as_json: bool) -> int:
-    """Ask the sandbox what this machine offers; exit 0 when untrusted code can run safely."""
+    """Ask the sandbox what this machine offers; exit 0 when untrusted code can run safely.
+
+    The answer is for the sandbox the CLI would open: the same settings (weak mode, the
+    Node.js executable), read once from the environment by ``Defaults``."""
+    from assay.runner.resources import Defaults
     from assay.sandbox.doctor import diagnose
 
-    report = diagnose()
+    settings = Defaults.settings()
+    report = diagnose(weak=settings.sandbox_allow_weak, node=settings.node_binary)
     if as_json:
         print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
         return 0 if report["python"]["can_run"] else 1

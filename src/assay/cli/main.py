@@ -82,6 +82,8 @@ def run(
         "--export", help="Also write results shaped for another tool: waza or vally (JSON).")] = None,
     export_path: Annotated[Optional[Path], typer.Option(
         "--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
+    dialect: Annotated[Optional[str], typer.Option(
+        "--dialect", help="Read the suite as assay, waza or vally rather than detecting it.")] = None,
 ) -> None:
     """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
     from assay.cli.run_cmd import execute
@@ -92,7 +94,7 @@ def run(
         _fail_invalid(AssayError(f"--export: unknown format {export!r}; use waza or vally"))
     _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
-              summary_json=summary_json, quiet=quiet, export=export, export_path=export_path)
+              summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect)
 
 
 @app.command("review")
@@ -145,7 +147,7 @@ def doctor(
     """Report which isolation layers this machine offers and whether untrusted code can run."""
     from assay.cli.info import show_doctor
 
-    raise typer.Exit(show_doctor(as_json))
+    _delegate(show_doctor, as_json)  # a malformed ASSAY_* setting is one line, not a traceback
 
 
 def main() -> None:

@@ -12,13 +12,14 @@ import orjson
 from assay.core.aggregate import summarize
 from assay.core.errors import SpecError
 from assay.core.result import Status
+from assay.core.untrusted import cap_text, clean_text
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.report import summary_table, write_junit
 from assay.runner.resources import Defaults
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
 from assay.runner.run import run_suite
-from assay.runner.suite import load_suite
+from assay.runner.suites import Suite, load_suite
 
 PROGRESS_MIN_SAMPLES = 200
 MAX_LISTED = 20
@@ -27,11 +28,12 @@ MAX_LISTED = 20
 def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
-            export_path: Path | None = None) -> int:
+            export_path: Path | None = None, dialect: str | None = None) -> int:
     from assay.cli._console import make_console
 
     console = make_console()
-    suite = load_suite(suite_path, results=results, context=Defaults.context())
+    suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context())
+    _print_warnings(suite)
     if threshold is not None:
         suite.threshold = threshold
     if cost_ordered is not None:
@@ -67,11 +69,10 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if summary_json is not None:
         write_output(summary_json, orjson.dumps({"suite": suite.name, **s.to_dict(), "duration_s": result.duration_s,
                                                  "resumed": len(previous)}, option=orjson.OPT_INDENT_2))
-    missing = suite.metadata.get("missing") if suite.metadata else None
-    if missing and not quiet:
-        console.print(f"not graded (no output found): {', '.join(map(str, missing))}", markup=False)
+    if suite.missing and not quiet:
+        console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
     if not quiet:
-        console.print(summary_table(s, f"{suite.name} ({suite.format}, {len(suite.samples)} samples)"))
+        console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {len(suite.samples)} samples)"))
         problems = [v for v in verdicts if v.status is not Status.PASSED]
         for v in problems[:MAX_LISTED]:
             _print_problem(console, v)
@@ -85,6 +86,13 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         line += f"; threshold {suite.threshold}"
     console.print(line, markup=False)
     return 0 if s.all_passed else 1
+
+
+def _print_warnings(suite: Suite) -> None:
+    """What the loader noticed (results matching no task, keys a peer dialect ignores), on
+    stderr and even with --quiet: a dropped result must not pass unseen."""
+    for warning in suite.warnings:
+        print(f"warning: {cap_text(clean_text(warning), 2000)}", file=sys.stderr)
 
 
 def _previous(out: Path, suite, fingerprint: str) -> list:

@@ -1,10 +1,10 @@
-"""The grader contract: a typed config model plus ``grade``."""
+"""The grader contract: a typed config model plus ``grade``. docs/graders.md is the guide."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Generic, Literal, Self, TypeAlias, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, ValidationInfo, model_validator
 
@@ -17,10 +17,18 @@ from assay.core.untrusted import MAX_REASON, cap_text
 
 
 class GraderConfig(BaseModel):
-    """Base of every grader's config: unknown keys are rejected.
+    """Base of every grader's config: frozen, and unknown keys are rejected.
 
-    ``base_dir`` is not a field: it comes from the validation context (``SpecContext``), so a
-    relative path in a config means the same in every suite format, and users cannot set it.
+    Validate everything here, when the spec arrives, never in ``grade``. What grading needs
+    built from the fields (compiled patterns, a schema validator) is *prepared state*: build it
+    once in a ``model_validator(mode="after")``, which turns a build error into a config error
+    naming the field; keep it in a ``PrivateAttr``; and let graders read it through a read-only
+    property with a docstring (``RegexConfig.checks``, ``JsonSchemaConfig.validator``,
+    ``ToolCallsConfig.matchers``). Every grader built from one spec then shares it.
+
+    ``base_dir`` is such a property too: it comes from the validation context
+    (``SpecContext``), so a relative path in a config means the same in every suite format,
+    and users cannot set it.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -52,23 +60,60 @@ class Taxonomy(BaseModel):
     portability: Literal["t1-universal", "t2-domain", "t3a-scenario", "t3b-system"] | None = None
 
 
-class Grader(ABC):
-    """A grader type. Subclasses set the class attributes and implement ``grade``.
+ConfigT = TypeVar("ConfigT", bound=GraderConfig)
+ConfigModel: TypeAlias = type[GraderConfig]  # named out here: inside Grader, `type` is the registry key
 
-    ``grade`` may raise; the runner turns an exception into a ``runtime_error`` result.
-    ``grade_batch`` grades many samples under one config; override it where a vectorised
-    path exists.
+
+class Grader(ABC, Generic[ConfigT]):
+    """A grader type: its config model is the type parameter; it implements ``grade``.
+
+    Example (docs/graders.md walks through it)::
+
+        class HasWordConfig(GraderConfig):
+            word: str = Field(min_length=1, description="The word the output must contain.")
+
+        @register
+        class HasWord(Grader[HasWordConfig]):
+            type = "has_word"
+            description = "The output contains a given word."
+
+            def grade(self, sample: Sample) -> GraderResult:
+                found = self.config.word in as_text(sample.output)  # self.config is a HasWordConfig
+                return self.scored_result(found, reason=None if found else f"no {self.config.word!r}")
+
+    ``Config`` (the config model class) is derived from the type parameter; a subclass of a
+    concrete grader inherits it. Report through the builders: ``scored_result`` (passed or
+    failed), ``error_result`` (could not grade) and ``pending_result`` (awaiting a person);
+    they fill in name, type, kind and weight. ``grade`` may raise: the runner turns an
+    exception into a ``runtime_error`` result. ``grade_batch`` grades many samples under one
+    config; override it where a vectorised path exists (or derive from ``BatchGrader``).
     """
 
     type: ClassVar[str]
+    """The registry key, used as ``type`` in specs; also the module's name."""
     description: ClassVar[str]
-    Config: ClassVar[type[GraderConfig]]
+    """One line for ``assay graders`` and the evaluator list."""
+    Config: ClassVar[ConfigModel]
+    """The config model: set from the type parameter, ``Grader[RegexConfig]``."""
     kind: ClassVar[Kind] = "code"
     taxonomy: ClassVar[Taxonomy] = Taxonomy()
     io_bound: ClassVar[bool] = False
     """True when grading waits on I/O (sandbox, program, LLM): the runner grades concurrently."""
 
-    def __init__(self, config: GraderConfig, *, name: str | None = None, weight: float = 1.0,
+    config: ConfigT
+    """This grader's validated config (prepared state included)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "Config" in cls.__dict__:
+            raise TypeError(f"{cls.__qualname__}: name the config model as the type parameter, "
+                            f"class {cls.__name__}(Grader[{getattr(cls.Config, '__name__', 'MyConfig')}]), "
+                            "rather than setting Config")
+        config = _config_parameter(cls)
+        if config is not None:
+            cls.Config = config
+
+    def __init__(self, config: ConfigT, *, name: str | None = None, weight: float = 1.0,
                  resources: Resources | None = None) -> None:
         self.config = config
         self.name = name or self.type
@@ -89,16 +134,22 @@ class Grader(ABC):
             raise SpecError(str(exc), path=path) from None
 
     @abstractmethod
-    def grade(self, sample: Sample) -> GraderResult: ...
+    def grade(self, sample: Sample) -> GraderResult:
+        """Grade one sample: a result from one of the builders below."""
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
+        """Grade many samples, one result per sample in order."""
         return [self.grade(s) for s in samples]
 
     # Result builders: every grader reports through these, so name/type/kind/weight agree.
+    # A reason longer than MAX_REASON characters is cut, its full length kept in details.
 
-    def verdict(self, passed: bool, score: float | None = None, reason: str | None = None,
-                details: dict[str, Any] | None = None) -> GraderResult:
-        """A passed or failed result; ``score`` defaults to 1 or 0 and must be in [0, 1]."""
+    def scored_result(self, passed: bool, score: float | None = None, reason: str | None = None,
+                      details: dict[str, Any] | None = None) -> GraderResult:
+        """A graded result, ``passed`` or ``failed``, that counts in score averages.
+
+        ``score`` defaults to 1 or 0 and must be in [0, 1]; ``reason`` says why (usually
+        only for a failure); ``details`` holds machine-readable particulars."""
         if score is None:
             score = 1.0 if passed else 0.0
         if reason is not None and len(reason) > MAX_REASON:
@@ -106,15 +157,16 @@ class Grader(ABC):
         return make_result(self.name, self.type, self.kind, _PASSED if passed else _FAILED, passed,
                            float(score), reason, {} if details is None else details, None, self.weight)
 
-    def error(self, code: ErrorCode, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
-        """The grader could not grade: never counted as a failure."""
+    def error_result(self, code: ErrorCode, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
+        """The grader could not grade this sample (``ErrorCode`` says which code fits): never
+        counted as a failure, and left out of score averages."""
         if len(reason) > MAX_REASON:
             reason, details = _capped(reason, details)
         return make_result(self.name, self.type, self.kind, Status.ERROR, False, None, reason,
                            {} if details is None else details, ErrorCode(code), self.weight)
 
-    def pending(self, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
-        """Awaiting a decision (human review)."""
+    def pending_result(self, reason: str, details: dict[str, Any] | None = None) -> GraderResult:
+        """Awaiting a decision (a human review), which later turns it into passed or failed."""
         if len(reason) > MAX_REASON:
             reason, details = _capped(reason, details)
         return make_result(self.name, self.type, self.kind, Status.PENDING, False, None, reason,
@@ -129,7 +181,24 @@ def _capped(reason: str, details: dict[str, Any] | None) -> tuple[str, dict[str,
     return cap_text(reason, MAX_REASON), {**(details or {}), "reason_length": len(reason)}
 
 
-class BatchGrader(Grader):
+def _config_parameter(cls: type) -> ConfigModel | None:
+    """The config model named as the type parameter in ``cls``'s own bases (``Grader[X]``,
+    ``BatchGrader[X]``), or None when there is none (a generic base, or a plain subclass)."""
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin = get_origin(base)
+        if not (isinstance(origin, type) and issubclass(origin, Grader)):
+            continue
+        for arg in get_args(base):
+            if isinstance(arg, TypeVar):
+                continue
+            if isinstance(arg, type) and issubclass(arg, GraderConfig):
+                return arg
+            raise TypeError(f"{cls.__qualname__}: the type parameter of {origin.__name__} must be a "
+                            f"GraderConfig subclass, not {arg!r}")
+    return None
+
+
+class BatchGrader(Grader[ConfigT]):
     """A grader whose natural unit is a batch (one compiled pattern or schema, a vectorised
     library call): ``grade`` grades a batch of one, and the runner times the batch as a whole."""
 

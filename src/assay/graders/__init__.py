@@ -1,6 +1,6 @@
 """Built-in graders; each module registers one type named after the module."""
 
-from assay.graders import (  # noqa: F401  # noqa: F401
+from assay.graders import (  # noqa: F401
     code,
     contains,
     exact_match,

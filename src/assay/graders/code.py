@@ -11,7 +11,6 @@ Two shapes share the type, as the product spec and waza use the same key:
 
 from __future__ import annotations
 
-import ast
 import math
 from typing import Any, Literal
 
@@ -24,6 +23,7 @@ from assay.core.interfaces import CodeCall, CodeOutcome
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+from assay.core.source import check_python_source
 from assay.core.transcript import waza_context
 from assay.core.untrusted import TooDeep, clean_json, clean_text
 
@@ -89,7 +89,7 @@ class CodeConfig(GraderConfig):
             raise ValueError("give either `code` (with `language`) or `assertions`, not both or neither")
         if self.code is not None:
             if self.language == "python":
-                problem = check_python(self.code)
+                problem = check_python_source(self.code)
             elif context.check_code is not None:
                 problem = context.check_code(self.language, self.code, "evaluate")
             else:
@@ -99,30 +99,17 @@ class CodeConfig(GraderConfig):
         return self
 
 
-def check_python(source: str, function: str = "evaluate") -> str | None:
-    """Syntax-check without running anything; return the problem with its line, or None."""
-    try:
-        tree = ast.parse(source, filename="<evaluator>")
-    except SyntaxError as exc:
-        return f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}"
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            return None
-    return f"no top-level function `{function}` is defined (def {function}(input, output, expected, metadata))"
-
-
 @register
-class Code(Grader):
+class Code(Grader[CodeConfig]):
     type = "code"
     description = "User code (Python or Node.js) or waza assertions, run in the OS sandbox."
-    Config = CodeConfig
     taxonomy = Taxonomy(cost="low", reference="reference-free")
     io_bound = True
 
     def grade(self, sample: Sample) -> GraderResult:
         runner = self.resources.code_runner
         if runner is None:
-            return self.error(ErrorCode.UNAVAILABLE, "no code sandbox is configured")
+            return self.error_result(ErrorCode.UNAVAILABLE, "no code sandbox is configured")
         cfg = self.config
         if cfg.assertions is not None:
             call = CodeCall("python", ASSERTIONS_SOURCE, [waza_context(sample), cfg.assertions],
@@ -136,7 +123,8 @@ class Code(Grader):
             details = _sandbox_details(outcome)
             if outcome.traceback:
                 details["traceback"] = outcome.traceback
-            return self.error(outcome.error or ErrorCode.RUNTIME_ERROR, outcome.message or "evaluation failed", details)
+            return self.error_result(outcome.error or ErrorCode.RUNTIME_ERROR, outcome.message or "evaluation failed",
+                                     details)
         if cfg.assertions is not None:
             return self._assertions(outcome)
         return self._evaluated(outcome)
@@ -144,13 +132,14 @@ class Code(Grader):
     def _assertions(self, outcome: CodeOutcome) -> GraderResult:
         rows = outcome.value
         if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
-            return self.error(ErrorCode.INVALID_OUTPUT, "assertion runner returned no results")
+            return self.error_result(ErrorCode.INVALID_OUTPUT, "assertion runner returned no results")
         held = sum(1 for r in rows if r.get("passed"))
         failed = [r["assertion"] for r in rows if not r.get("passed")]
         reason = f"{held}/{len(rows)} assertions passed"
         if failed:
             reason += "; failed: " + "; ".join(failed[:3])
-        return self.verdict(not failed, held / len(rows), reason, {"assertions": rows, **_sandbox_details(outcome)})
+        return self.scored_result(not failed, held / len(rows), reason,
+                                  {"assertions": rows, **_sandbox_details(outcome)})
 
     def _evaluated(self, outcome: CodeOutcome) -> GraderResult:
         value = outcome.value
@@ -159,14 +148,15 @@ class Code(Grader):
             details = _writable_details(value.get("details") or {})
             problem = details if isinstance(details, str) else None
         if problem:
-            return self.error(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}", _sandbox_details(outcome))
+            return self.error_result(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}",
+                                     _sandbox_details(outcome))
         score = value.get("score")
         passed = value["passed"]
         reason = value.get("reason")
         # The sandboxes hand back clean values; a runner that does not must not break a writer.
-        return self.verdict(passed, float(score) + 0.0 if score is not None else (1.0 if passed else 0.0),
-                            None if reason is None else clean_text(reason),
-                            {**details, **_sandbox_details(outcome)})
+        return self.scored_result(passed, float(score) + 0.0 if score is not None else (1.0 if passed else 0.0),
+                                  None if reason is None else clean_text(reason),
+                                  {**details, **_sandbox_details(outcome)})
 
 
 def _sandbox_details(outcome: CodeOutcome) -> dict[str, Any]:

@@ -23,14 +23,13 @@ class ContainsConfig(GraderConfig):
 
 
 @register
-class Contains(BatchGrader):
+class Contains(BatchGrader[ContainsConfig]):
     type = "contains"
     description = "Output contains the expected text; an empty or null expected is contained."
-    Config = ContainsConfig
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         fold = self.config.ignore_case
-        verdict = self.verdict
+        scored = self.scored_result
         out = []
         for s in samples:
             needle, hay = s.expected, s.output
@@ -40,14 +39,14 @@ class Contains(BatchGrader):
                 if hay.__class__ is not str:
                     hay = as_text(hay)
             except TooDeep as exc:
-                out.append(self.error(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
                 continue
             if fold:
                 needle, hay = needle.casefold(), hay.casefold()
             if needle in hay:
-                out.append(verdict(True, 1.0))
+                out.append(scored(True, 1.0))
             else:
-                out.append(verdict(False, 0.0, _missing(needle, s.output, s.expected)))
+                out.append(scored(False, 0.0, _missing(needle, s.output, s.expected)))
         return out
 
 

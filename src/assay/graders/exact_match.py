@@ -52,10 +52,9 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 @register
-class ExactMatch(BatchGrader):
+class ExactMatch(BatchGrader[ExactMatchConfig]):
     type = "exact_match"
     description = "Output equals the expected value exactly (options: trim, ignore_case)."
-    Config = ExactMatchConfig
 
     def _normalise(self, value: object) -> str:
         text = as_text(value)
@@ -68,7 +67,7 @@ class ExactMatch(BatchGrader):
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         plain = not (self.config.trim or self.config.ignore_case)
         norm = self._normalise
-        verdict = self.verdict
+        scored = self.scored_result
         out = []
         for s in samples:
             a, b = s.output, s.expected
@@ -77,9 +76,9 @@ class ExactMatch(BatchGrader):
                     ok = a == b
                 else:
                     ok = same_value(a, b) if plain else norm(a) == norm(b)
-                out.append(verdict(True, 1.0) if ok else verdict(False, 0.0, _differ(a, b)))
+                out.append(scored(True, 1.0) if ok else scored(False, 0.0, _differ(a, b)))
             except TooDeep as exc:
-                out.append(self.error(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
         return out
 
 

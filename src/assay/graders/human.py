@@ -32,29 +32,27 @@ class HumanCalibrationConfig(HumanConfig):
 
 
 @register
-class Human(Grader):
+class Human(Grader[HumanConfig]):
     type = "human"
     description = "Manual review: pending until a reviewer submits passed/failed and a score."
-    Config = HumanConfig
     kind = "human"
     taxonomy = _HUMAN_TAXONOMY
 
     def grade(self, sample: Sample) -> GraderResult:
-        cfg: HumanConfig = self.config
+        cfg = self.config
         reason = "awaiting human review" + (f": {cfg.instructions}" if cfg.instructions else "")
-        return self.pending(reason, {"instructions": cfg.instructions, "criteria": list(cfg.criteria)})
+        return self.pending_result(reason, {"instructions": cfg.instructions, "criteria": list(cfg.criteria)})
 
 
 @register
-class HumanCalibration(Grader):
+class HumanCalibration(Grader[HumanCalibrationConfig]):
     type = "human_calibration"
     description = "Human labels that calibrate another grader: pending until labelled, then agreement."
-    Config = HumanCalibrationConfig
     kind = "human"
     taxonomy = _HUMAN_TAXONOMY.model_copy(update={"temporal_scope": "cross-trajectory"})
 
     def grade(self, sample: Sample) -> GraderResult:
-        cfg: HumanCalibrationConfig = self.config
+        cfg = self.config
         reason = f"awaiting a human label to calibrate {cfg.calibrate_grader!r}"
-        return self.pending(reason, {"calibrate_grader": cfg.calibrate_grader,
-                                     "instructions": cfg.instructions, "criteria": list(cfg.criteria)})
+        return self.pending_result(reason, {"calibrate_grader": cfg.calibrate_grader,
+                                            "instructions": cfg.instructions, "criteria": list(cfg.criteria)})

@@ -4,7 +4,12 @@
 A schema is self-contained: its references resolve inside it (``#/...``, ``$defs``,
 ``$anchor``, ``$id``s of subschemas it embeds) or to the bundled drafts' metaschemas. Nothing
 is fetched: a reference to a URL or a file is an ``invalid_config`` error when the spec is
-validated, before any I/O. The schema is compiled once, then, and kept with the config.
+validated, before any I/O. The schema is compiled once, then, and kept with the config
+(``JsonSchemaConfig.validator``).
+
+Output that is not JSON is a ``failed`` grade, as the product spec says: checking that the
+output is JSON is this grader's job. A Python value JSON cannot hold (from the library) is an
+``invalid_output`` error.
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ class JsonSchemaConfig(GraderConfig):
 
     _validator: Any = PrivateAttr(default=None)
 
+    @property
+    def validator(self) -> jsonschema_rs.Validator:
+        """Prepared state: the schema compiled once, when the config is validated."""
+        return self._validator
+
     @model_validator(mode="after")
     def _compile(self) -> JsonSchemaConfig:
         try:
@@ -58,7 +68,7 @@ def _fail(field: str, message: str, value: Any) -> NoReturn:
         JsonSchemaConfig.__name__, [InitErrorDetails(type=error, loc=(field,), input=value)])
 
 
-def compile_schema(schema: dict[str, Any] | bool) -> Any:
+def compile_schema(schema: dict[str, Any] | bool) -> jsonschema_rs.Validator:
     """A validator for ``schema``; raises ValueError saying what is wrong with it.
 
     jsonschema-rs asks its ``retriever`` for every resource it does not hold (it holds the
@@ -124,16 +134,15 @@ def _message(err: Any) -> str:
 
 
 @register
-class JsonSchema(BatchGrader):
+class JsonSchema(BatchGrader[JsonSchemaConfig]):
     type = "json_schema"
     description = "Output is JSON that validates against a JSON Schema (Draft 2020-12 by default)."
-    Config = JsonSchemaConfig
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
-        validator = self.config._validator
+        validator = self.config.validator
         is_valid = validator.is_valid
         loads = orjson.loads
-        verdict = self.verdict
+        scored = self.scored_result
         out = []
         for s in samples:
             raw = s.output
@@ -141,17 +150,18 @@ class JsonSchema(BatchGrader):
                 try:
                     doc = loads(raw)
                 except orjson.JSONDecodeError as exc:
-                    out.append(verdict(False, 0.0, f"output is not valid JSON: {exc}"))
+                    out.append(scored(False, 0.0, f"output is not valid JSON: {exc}"))
                     continue
             else:
                 doc = raw
             try:
-                out.append(verdict(True, 1.0) if is_valid(doc) else self._violations(validator, doc))
+                out.append(scored(True, 1.0) if is_valid(doc) else self._violations(validator, doc))
             except (ValueError, TypeError, OverflowError) as exc:  # a Python value JSON cannot hold
-                out.append(self.error(ErrorCode.INVALID_OUTPUT, f"output is not a JSON value: {_short(str(exc))}"))
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT,
+                                             f"output is not a JSON value: {_short(str(exc))}"))
         return out
 
-    def _violations(self, validator: Any, doc: Any) -> GraderResult:
+    def _violations(self, validator: jsonschema_rs.Validator, doc: Any) -> GraderResult:
         errors = []
         for err in validator.iter_errors(doc):
             errors.append({"path": preview("$" + _pointer(err.instance_path), MAX_MESSAGE), "message": _message(err),
@@ -159,4 +169,4 @@ class JsonSchema(BatchGrader):
             if len(errors) >= MAX_REPORTED_ERRORS:
                 break
         reason = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
-        return self.verdict(False, 0.0, f"schema violation: {reason}", {"errors": errors})
+        return self.scored_result(False, 0.0, f"schema violation: {reason}", {"errors": errors})

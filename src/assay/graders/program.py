@@ -135,35 +135,35 @@ class ProgramReport(BaseModel):
 
 
 @register
-class Program(Grader):
+class Program(Grader[ProgramConfig]):
     type = "program"
     description = ("Run a program (Vally semantics): exit code, or a GraderResult JSON on stdout; "
                    "EVALUATE_WORKSPACE and EVALUATE_GRADER_INPUT are set.")
-    Config = ProgramConfig
     taxonomy = Taxonomy(determinism="static", cost="low", portability="t3a-scenario",
                         reference="reference-free", temporal_scope="trajectory-level")
     io_bound = True
 
     def grade(self, sample: Sample) -> GraderResult:
-        cfg: ProgramConfig = self.config
+        cfg = self.config
         root = sample.workspace or cfg.workspace or cfg.base_dir or os.getcwd()
         if cfg.base_dir and not os.path.isabs(root):
             root = os.path.join(cfg.base_dir, root)
         if not os.path.isdir(root):
-            return self.error(ErrorCode.UNAVAILABLE, f"workspace {root} is not a directory",
-                              {"workspace": root})
+            return self.error_result(ErrorCode.UNAVAILABLE, f"workspace {root} is not a directory",
+                                     {"workspace": root})
         root = os.path.realpath(root)
         cwd, problem = resolve_sub_path(root, cfg.sub_path)
         if problem:
-            return self.error(ErrorCode.INVALID_CONFIG, problem, {"workspace": root, "sub_path": cfg.sub_path})
+            return self.error_result(ErrorCode.INVALID_CONFIG, problem, {"workspace": root, "sub_path": cfg.sub_path})
         runner = self.resources.process_runner
         if runner is None:
-            return self.error(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
+            return self.error_result(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
         argv = [_locate(a, cwd, cfg.base_dir) for a in (cfg.program, *cfg.args)]
         try:
             document = clean_json(grader_input(sample, cfg, root))
         except TooDeep as exc:
-            return self.error(ErrorCode.INVALID_OUTPUT, f"cannot pass the sample to the program: a value is {exc}")
+            return self.error_result(ErrorCode.INVALID_OUTPUT,
+                                     f"cannot pass the sample to the program: a value is {exc}")
         fd, input_path = tempfile.mkstemp(prefix="assay-grader-input-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -181,7 +181,7 @@ class Program(Grader):
         return self._interpret(outcome, argv, cwd, root)
 
     def _interpret(self, out: ProcessOutcome, argv: list[str], cwd: str, root: str) -> GraderResult:
-        cfg: ProgramConfig = self.config
+        cfg = self.config
         details: dict[str, Any] = {
             "command": argv, "shell": cfg.shell, "cwd": cwd, "workspace": root,
             "exit_code": out.returncode, "duration_ms": round(out.duration_ms, 1),
@@ -192,40 +192,41 @@ class Program(Grader):
             details["stderr"] = out.stderr_text()
             details["stderr_truncated"] = out.stderr_truncated
         if out.spawn_error:
-            return self.error(ErrorCode.UNAVAILABLE, f"Failed to start grader program: {out.spawn_error} "
-                              f"(spawn): {out.spawn_message}", details)
+            return self.error_result(ErrorCode.UNAVAILABLE, f"Failed to start grader program: {out.spawn_error} "
+                                     f"(spawn): {out.spawn_message}", details)
         if out.timed_out:
-            return self.error(ErrorCode.TIMEOUT, f"Grader timed out after {format_duration(cfg.timeout)}", details)
+            return self.error_result(ErrorCode.TIMEOUT, f"Grader timed out after {format_duration(cfg.timeout)}",
+                                     details)
         if out.stdout_truncated:
-            return self.verdict(False, 0.0, "Grader returned unparseable JSON output on stdout: output exceeded "
-                                f"the {cfg.max_output_bytes}-byte cap", details)
+            return self.scored_result(False, 0.0, "Grader returned unparseable JSON output on stdout: output exceeded "
+                                      f"the {cfg.max_output_bytes}-byte cap", details)
         stdout = out.stdout.decode("utf-8", errors="replace").strip()
         if not stdout:
             code = out.returncode
             if code == 0:
-                return self.verdict(True, 1.0, "Grader exited successfully", details)
+                return self.scored_result(True, 1.0, "Grader exited successfully", details)
             if code is not None and code < 0:
-                return self.verdict(False, 0.0, f"Grader was killed by signal {_signal_name(-code)}", details)
-            return self.verdict(False, 0.0, f"Grader exited with exit code {code}", details)
+                return self.scored_result(False, 0.0, f"Grader was killed by signal {_signal_name(-code)}", details)
+            return self.scored_result(False, 0.0, f"Grader exited with exit code {code}", details)
         details["stdout"] = preview(stdout, 2000)
         try:
             doc = load_output(stdout)
         except TooDeep as exc:
-            return self.verdict(False, 0.0, f"Grader returned unparseable JSON output on stdout: {exc}", details)
+            return self.scored_result(False, 0.0, f"Grader returned unparseable JSON output on stdout: {exc}", details)
         except ValueError as exc:
-            return self.verdict(False, 0.0, f"Grader returned unparseable JSON output on stdout: "
-                                f"{type(exc).__name__}: {exc}", details)
+            return self.scored_result(False, 0.0, f"Grader returned unparseable JSON output on stdout: "
+                                      f"{type(exc).__name__}: {exc}", details)
         try:
             report = ProgramReport.model_validate(doc)
         except ValidationError as exc:
             problems = schema_problems(exc)
             details["schema_errors"] = problems
-            return self.verdict(False, 0.0, "Grader output did not match schema: " + "; ".join(problems), details)
+            return self.scored_result(False, 0.0, "Grader output did not match schema: " + "; ".join(problems), details)
         details.pop("stdout")
         details.update({"reported_name": report.name, "reported_kind": report.kind})
         if report.metadata is not None:
             details["metadata"] = report.metadata
-        return self.verdict(report.passed, report.score, report.evidence, details)
+        return self.scored_result(report.passed, report.score, report.evidence, details)
 
 
 def grader_input(sample: Sample, config: GraderConfig, workspace: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
@@ -24,6 +24,13 @@ def _shown(pat: CompiledPattern) -> str:
     return f"/{preview(pat.source, SHOWN)}/{pat.flags}"
 
 
+class PatternCheck(NamedTuple):
+    """One compiled check: ``pattern`` must match the output, or must not (``must_match``)."""
+
+    pattern: CompiledPattern
+    must_match: bool
+
+
 class RegexConfig(GraderConfig):
     flags: str = Field(default="", description="JavaScript flag letters: i m s u g y (g, y: no effect).")
     timeout_ms: int = Field(default=100, ge=1, le=10_000,
@@ -33,7 +40,13 @@ class RegexConfig(GraderConfig):
     must_match: list[str] = Field(default_factory=list, description="waza: patterns that must match.")
     must_not_match: list[str] = Field(default_factory=list, description="waza: patterns that must not match.")
 
-    _compiled: list[tuple[CompiledPattern, bool]] = PrivateAttr(default_factory=list)
+    _checks: list[PatternCheck] = PrivateAttr(default_factory=list)
+
+    @property
+    def checks(self) -> list[PatternCheck]:
+        """Prepared state: every pattern compiled once, when the config is validated, in the
+        order ``pattern``, ``must_match``, ``must_not_match``."""
+        return self._checks
 
     @field_validator("flags")
     @classmethod
@@ -62,7 +75,8 @@ class RegexConfig(GraderConfig):
         if not checks:
             raise ValueError("give a pattern, or must_match / must_not_match lists")
         timeout = self.timeout_ms / 1000
-        self._compiled = [(CompiledPattern(p, self.flags, timeout_s=timeout), expect) for p, expect in checks]
+        self._checks = [PatternCheck(CompiledPattern(p, self.flags, timeout_s=timeout), expect)
+                        for p, expect in checks]
         return self
 
 
@@ -77,16 +91,15 @@ def _bounded(pat: CompiledPattern, text: str) -> Any:
 
 
 @register
-class Regex(BatchGrader):
+class Regex(BatchGrader[RegexConfig]):
     type = "regex"
     description = "Output matches a regular expression (JavaScript flags; RE2, linear time)."
-    Config = RegexConfig
     taxonomy = Taxonomy(reference="reference-free")
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
-        checks = self.config._compiled
-        if len(checks) == 1 and checks[0][1]:
-            return self._single(samples, checks[0][0])
+        checks = self.config.checks
+        if len(checks) == 1 and checks[0].must_match:
+            return self._single(samples, checks[0].pattern)
         return [self._many(s, checks) for s in samples]
 
     def _single(self, samples: Sequence[Sample], pat: CompiledPattern) -> list[GraderResult]:
@@ -102,26 +115,26 @@ class Regex(BatchGrader):
             found: list[Any] = pat.search_many(texts)
         else:  # the backtracking engine may time out on any one text
             found = [_bounded(pat, text) for text in texts]
-        verdict = self.verdict
+        scored = self.scored_result
         no_match = f"output does not match {_shown(pat)}"
         out = []
         for i, m in enumerate(found):
             if unreadable and i in unreadable:
-                out.append(self.error(ErrorCode.INVALID_OUTPUT, unreadable[i]))
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, unreadable[i]))
             elif m is None:
-                out.append(verdict(False, 0.0, no_match))
+                out.append(scored(False, 0.0, no_match))
             elif m is _TIMED_OUT:
                 out.append(self._timeout(pat))
             else:
                 text = m.text if len(m.text) <= 200 else preview(m.text, 200)
-                out.append(verdict(True, 1.0, None, {"match": text, "span": [m.start, m.end]}))
+                out.append(scored(True, 1.0, None, {"match": text, "span": [m.start, m.end]}))
         return out
 
-    def _many(self, sample: Sample, checks: list[tuple[CompiledPattern, bool]]) -> GraderResult:
+    def _many(self, sample: Sample, checks: list[PatternCheck]) -> GraderResult:
         try:
             text = as_text(sample.output)
         except TooDeep as exc:
-            return self.error(ErrorCode.INVALID_OUTPUT, f"output is {exc}")
+            return self.error_result(ErrorCode.INVALID_OUTPUT, f"output is {exc}")
         rows: list[dict[str, Any]] = []
         failures = []
         for pat, expect in checks:
@@ -135,12 +148,12 @@ class Regex(BatchGrader):
             if not ok:
                 failures.append(f"{'missing' if expect else 'forbidden'} {_shown(pat)}")
         passed = sum(r["passed"] for r in rows)
-        return self.verdict(not failures, passed / len(rows),
-                            "; ".join(failures) if failures else f"{passed}/{len(rows)} checks passed",
-                            {"checks": rows})
+        return self.scored_result(not failures, passed / len(rows),
+                                  "; ".join(failures) if failures else f"{passed}/{len(rows)} checks passed",
+                                  {"checks": rows})
 
     def _timeout(self, pat: CompiledPattern) -> GraderResult:
-        return self.error(ErrorCode.TIMEOUT,
-                          f"pattern {_shown(pat)} needs backtracking and exceeded "
-                          f"{self.config.timeout_ms} ms (catastrophic backtracking?)",
-                          {"engine": pat.engine})
+        return self.error_result(ErrorCode.TIMEOUT,
+                                 f"pattern {_shown(pat)} needs backtracking and exceeded "
+                                 f"{self.config.timeout_ms} ms (catastrophic backtracking?)",
+                                 {"engine": pat.engine})

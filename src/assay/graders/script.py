@@ -6,7 +6,8 @@ else to the current directory. ``.py`` files run with this Python, ``.js``/``.mj
 with ``node``, ``.sh`` with ``sh``; ``interpreter`` overrides the choice.
 
 A script that crashes, times out or prints something other than that object is an ``error``
-(``runtime_error``, ``timeout``, ``invalid_output``), never a silent failure. What it prints is
+(``runtime_error``, ``timeout``; ``parse_failure`` when what it printed is not JSON,
+``invalid_output`` when it is JSON of the wrong shape), never a silent failure. What it prints is
 untrusted: parsed with the nesting capped at ``core.untrusted.MAX_DEPTH`` and normalised (lone
 surrogates, NaN, integers past 64 bits), so whatever is kept of it can be written.
 """
@@ -86,65 +87,69 @@ class ScriptReport(BaseModel):
 
 
 @register
-class Script(Grader):
+class Script(Grader[ScriptConfig]):
     type = "script"
     description = "Run a script (waza): context JSON on stdin, {score, passed, message, details} on stdout."
-    Config = ScriptConfig
     taxonomy = Taxonomy(determinism="static", cost="low", portability="t3a-scenario",
                         reference="reference-free", temporal_scope="trajectory-level")
     io_bound = True
 
     def script_path(self) -> str:
-        cfg: ScriptConfig = self.config
+        cfg = self.config
         base = cfg.base_dir or os.getcwd()
         return os.path.normpath(os.path.join(base, cfg.script))
 
     def grade(self, sample: Sample) -> GraderResult:
-        cfg: ScriptConfig = self.config
+        cfg = self.config
         path = self.script_path()
         if not os.path.isfile(path):
-            return self.error(ErrorCode.INVALID_CONFIG, f"script {cfg.script!r} not found (looked for {path})")
+            return self.error_result(ErrorCode.INVALID_CONFIG, f"script {cfg.script!r} not found (looked for {path})")
         interpreter = cfg.interpreter or _INTERPRETERS.get(os.path.splitext(path)[1].lower())
         argv = ([interpreter] if interpreter else []) + [path, *cfg.args]
         try:
             context = json.dumps(clean_json(waza_context(sample))).encode()
         except TooDeep as exc:
-            return self.error(ErrorCode.INVALID_OUTPUT, f"cannot pass the sample to the script: a value is {exc}")
+            return self.error_result(ErrorCode.INVALID_OUTPUT,
+                                     f"cannot pass the sample to the script: a value is {exc}")
         call = ProcessCall(argv=argv, cwd=os.path.dirname(path), env=build_env(cfg.env, scrub=cfg.scrub_env),
                            timeout_s=cfg.timeout, stdin=context)
         runner = self.resources.process_runner
         if runner is None:
-            return self.error(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
+            return self.error_result(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
         out = runner.run(call)
         details: dict[str, Any] = {"script": path, "exit_code": out.returncode,
                                    "duration_ms": round(out.duration_ms, 1), "limits": {"timeout_s": cfg.timeout}}
         if out.stderr:
             details["stderr"] = out.stderr_text()
         if out.spawn_error:
-            return self.error(ErrorCode.UNAVAILABLE, f"could not start {argv[0]!r}: {out.spawn_error} "
-                              f"({out.spawn_message})", details)
+            return self.error_result(ErrorCode.UNAVAILABLE, f"could not start {argv[0]!r}: {out.spawn_error} "
+                                     f"({out.spawn_message})", details)
         if out.timed_out:
-            return self.error(ErrorCode.TIMEOUT, f"script timed out after {format_duration(cfg.timeout)}", details)
+            return self.error_result(ErrorCode.TIMEOUT, f"script timed out after {format_duration(cfg.timeout)}",
+                                     details)
         if out.returncode != 0:
             tail = out.stderr_text(300).strip()
-            return self.error(ErrorCode.RUNTIME_ERROR, f"script exited with code {out.returncode}"
-                              + (f": {tail}" if tail else ""), details)
+            return self.error_result(ErrorCode.RUNTIME_ERROR, f"script exited with code {out.returncode}"
+                                     + (f": {tail}" if tail else ""), details)
         if out.stdout_truncated:
-            return self.error(ErrorCode.INVALID_OUTPUT, f"script output is invalid (longer than the "
-                              f"{len(out.stdout)}-byte cap)", details)
+            return self.error_result(ErrorCode.INVALID_OUTPUT, f"script output is invalid (longer than the "
+                                     f"{len(out.stdout)}-byte cap)", details)
         stdout = out.stdout.decode("utf-8", errors="replace").strip()
         try:
             report = ScriptReport.model_validate(load_output(stdout))
         except ValueError as exc:  # TooDeep and ValidationError included
+            # Not JSON at all cannot be parsed; JSON too deep or of the wrong shape is invalid.
+            code = ErrorCode.INVALID_OUTPUT if isinstance(exc, (ValidationError, TooDeep)) else ErrorCode.PARSE_FAILURE
             reason = ("; ".join(schema_problems(exc)) if isinstance(exc, ValidationError)
                       else str(exc) if isinstance(exc, TooDeep) else f"not JSON: {exc}")
             details["stdout"] = preview(stdout, 2000)
-            return self.error(ErrorCode.INVALID_OUTPUT, f"script output is invalid ({reason}); print "
-                              "{\"score\", \"passed\", \"message\", \"details\"} as JSON", details)
+            return self.error_result(code, f"script output is invalid ({reason}); print "
+                                     "{\"score\", \"passed\", \"message\", \"details\"} as JSON", details)
         if report.passed is None and report.score is None:
-            return self.error(ErrorCode.INVALID_OUTPUT, "script output has neither 'passed' nor 'score'", details)
+            return self.error_result(ErrorCode.INVALID_OUTPUT, "script output has neither 'passed' nor 'score'",
+                                     details)
         passed = report.passed if report.passed is not None else report.score >= cfg.threshold
         score = report.score if report.score is not None else (1.0 if passed else 0.0)
         if report.details:
             details["script_details"] = report.details
-        return self.verdict(passed, score, report.message, details)
+        return self.scored_result(passed, score, report.message, details)

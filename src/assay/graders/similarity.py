@@ -217,10 +217,9 @@ def _prepare(value: object, cfg: SimilarityConfig, what: str) -> str:
 
 
 @register
-class Similarity(BatchGrader):
+class Similarity(BatchGrader[SimilarityConfig]):
     type = "similarity"
     description = "Text similarity (levenshtein, cosine or jaccard) at or above a threshold."
-    Config = SimilarityConfig
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         cfg = self.config
@@ -243,16 +242,16 @@ class Similarity(BatchGrader):
         else:
             scores = (cosine_many if cfg.algorithm == "cosine" else jaccard_many)(outputs, expected)
         threshold = cfg.threshold
-        verdict = self.verdict
+        scored = self.scored_result
         algo = cfg.algorithm
         out = []
         for i, score in enumerate(scores):
             if refused and i in refused:
-                out.append(self.error(ErrorCode.INVALID_OUTPUT, refused[i]))
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, refused[i]))
                 continue
             score = 0.0 if score < 0.0 else 1.0 if score > 1.0 else float(score)
             if score >= threshold:
-                out.append(verdict(True, score))
+                out.append(scored(True, score))
             else:
-                out.append(verdict(False, score, f"{algo} similarity {score:.3f} is below {threshold}"))
+                out.append(scored(False, score, f"{algo} similarity {score:.3f} is below {threshold}"))
         return out

@@ -80,7 +80,13 @@ class ToolCallsConfig(GraderConfig):
                             description="Time budget for matching one sample: all its calls against all "
                                         "patterns. Past it the result is a timeout error.")
 
-    _compiled: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
+    _matchers: dict[str, list[Any]] = PrivateAttr(default_factory=dict)
+
+    @property
+    def matchers(self) -> dict[str, list[ToolMatcher]]:
+        """Prepared state: ``required``, ``forbidden`` and ``sequence`` each as a list of
+        ``ToolMatcher``s (one per pattern, in order), compiled once when the config is validated."""
+        return self._matchers
 
     @field_validator("required", "forbidden", "sequence", mode="before")
     @classmethod
@@ -104,11 +110,11 @@ class ToolCallsConfig(GraderConfig):
                 raise ValueError(f"{where}: {exc}") from None
 
         for group in ("required", "forbidden", "sequence"):
-            self._compiled[group] = matchers = []
+            self._matchers[group] = matchers = []
             for i, p in enumerate(getattr(self, group)):
                 where = f"{group}[{i}]"
                 args = p.arguments
-                matchers.append(_Matcher(
+                matchers.append(ToolMatcher(
                     pattern=comp(p.pattern, where) if p.pattern is not None else None,
                     name=comp(p.name, where, anchored=True) if p.name is not None else None,
                     args={k: comp(v, f"{where}.arguments.{k}") for k, v in args.items()}
@@ -144,8 +150,18 @@ def _args_json(args: dict[str, Any]) -> str:
         return json.dumps(clean_json(args), sort_keys=True, ensure_ascii=False)
 
 
-class _Matcher:
+class ToolMatcher:
+    """A ``ToolPattern`` compiled: each facet it gives as a ``CompiledPattern`` (``name``
+    anchored), the others None."""
+
     __slots__ = ("pattern", "name", "args", "args_text", "result", "success")
+
+    pattern: CompiledPattern | None
+    name: CompiledPattern | None
+    args: dict[str, CompiledPattern] | None
+    args_text: CompiledPattern | None
+    result: CompiledPattern | None
+    success: bool | None
 
     def __init__(self, **kw: Any) -> None:
         for k, v in kw.items():
@@ -190,23 +206,22 @@ def pair_results(transcript: list[Event]) -> list[tuple[Event, Event | None]]:
 
 
 @register
-class ToolCalls(Grader):
+class ToolCalls(Grader[ToolCallsConfig]):
     type = "tool_calls"
     description = "Tool usage (waza): required / forbidden call patterns, call counts, an ordered sequence."
-    Config = ToolCallsConfig
     taxonomy = Taxonomy(determinism="static", cost="free", portability="t2-domain",
                         reference="reference-free", temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:
-        cfg: ToolCallsConfig = self.config
+        cfg = self.config
         deadline = time.monotonic() + cfg.timeout_ms / 1000
         try:
             calls = [_Call(call, res) for call, res in pair_results(sample.transcript)]
         except TooDeep as exc:
-            return self.error(ErrorCode.INVALID_OUTPUT, f"a tool call's arguments or result is {exc}")
+            return self.error_result(ErrorCode.INVALID_OUTPUT, f"a tool call's arguments or result is {exc}")
         checks: list[dict[str, Any]] = []
         try:
-            comp = cfg._compiled
+            comp = cfg.matchers
             for p, m in zip(cfg.required, comp["required"]):
                 hits = _hits(m, calls, deadline)
                 checks.append({"check": "required", "pattern": p.describe(), "passed": bool(hits), "calls": hits})
@@ -217,9 +232,9 @@ class ToolCalls(Grader):
                 checks.append(_sequence(cfg.sequence, comp["sequence"], calls, deadline))
         except TimeoutError:
             patterns = len(cfg.required) + len(cfg.forbidden) + len(cfg.sequence)
-            return self.error(ErrorCode.TIMEOUT, f"matching {len(calls)} tool calls against {patterns} patterns "
-                              f"took longer than the {cfg.timeout_ms} ms budget per sample (config timeout_ms; "
-                              f"a pattern that needs backtracking may be catastrophic)")
+            return self.error_result(ErrorCode.TIMEOUT, f"matching {len(calls)} tool calls against {patterns} patterns "
+                                     f"took longer than the {cfg.timeout_ms} ms budget per sample (config timeout_ms; "
+                                     f"a pattern that needs backtracking may be catastrophic)")
         n = len(calls)
         if cfg.min_calls is not None:
             checks.append({"check": "min_calls", "limit": cfg.min_calls, "count": n, "passed": n >= cfg.min_calls})
@@ -228,16 +243,16 @@ class ToolCalls(Grader):
         failures = [_failure(c) for c in checks if not c["passed"]]
         passed = sum(c["passed"] for c in checks)
         reason = "; ".join(failures) if failures else f"{passed}/{len(checks)} tool checks passed"
-        return self.verdict(not failures, passed / len(checks), reason,
-                            {"checks": checks, "total_tool_calls": n,
-                             "tools_used": sorted({c.name for c in calls if c.name})})
+        return self.scored_result(not failures, passed / len(checks), reason,
+                                  {"checks": checks, "total_tool_calls": n,
+                                   "tools_used": sorted({c.name for c in calls if c.name})})
 
 
-def _hits(m: _Matcher, calls: list[_Call], deadline: float) -> list[int]:
+def _hits(m: ToolMatcher, calls: list[_Call], deadline: float) -> list[int]:
     return [i for i, call in enumerate(calls) if m.matches(call, deadline)]
 
 
-def _sequence(seq: list[ToolPattern], matchers: list[_Matcher], calls: list[_Call],
+def _sequence(seq: list[ToolPattern], matchers: list[ToolMatcher], calls: list[_Call],
               deadline: float) -> dict[str, Any]:
     matched: list[int] = []
     pos = 0

@@ -37,7 +37,7 @@ def grade_one(grader: Grader, sample: Sample) -> GraderResult:
     try:
         result = grader.grade(sample)
     except Exception as exc:  # noqa: BLE001  the runner is where exceptions become values
-        result = grader.error(
+        result = grader.error_result(
             ErrorCode.RUNTIME_ERROR,
             f"grader {grader.name!r} raised {type(exc).__name__}: {exc}",
             {"traceback": traceback.format_exc(limit=8)},

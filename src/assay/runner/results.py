@@ -27,18 +27,19 @@ from assay.core.errors import AssayError, SpecError
 from assay.core.result import GraderResult, Status
 from assay.core.untrusted import TooDeep, clean_json
 from assay.runner.files import open_regular
-from assay.runner.model import LoadedSuite
+from assay.runner.suites import Suite
 
 FINGERPRINT_KEY = "fingerprint"
 
 
-def suite_fingerprint(suite: LoadedSuite) -> str:
+def suite_fingerprint(suite: Suite) -> str:
     """A short hash of what decides a suite's verdicts: its name, graders (with their
     configs and weights, task-level ones included), threshold and cost ordering."""
     def specs(items: list) -> list[Any]:
         return [s.raw.model_dump(mode="json") | {"name": s.name, "weight": s.weight} for s in items]
 
-    doc = {"name": suite.name, "format": suite.format, "threshold": suite.threshold,
+    # The key stays "format" (the dialect's old name), so results files written before still resume.
+    doc = {"name": suite.name, "format": suite.dialect, "threshold": suite.threshold,
            "cost_ordered": suite.cost_ordered, "graders": specs(suite.graders),
            "sample_graders": {k: specs(v) for k, v in sorted(suite.sample_graders.items())}}
     digest = hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()

@@ -19,22 +19,22 @@ from assay.core.result import GraderResult, Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 from assay.runner.execute import grade_many
-from assay.runner.model import LoadedSuite
 from assay.runner.resources import default_resources
+from assay.runner.suites import Suite
 
 COST_RANK = {"free": 0, "low": 1, "medium": 2, "high": 3}
 
 
 @dataclass(slots=True)
 class RunResult:
-    suite: LoadedSuite
+    suite: Suite
     verdicts: list[SampleVerdict]
     summary: SuiteSummary
     duration_s: float
     resumed: int = 0
 
 
-def run_suite(suite: LoadedSuite, *, resources: Resources | None = None, concurrency: int = 8,
+def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: int = 8,
               chunk_size: int = 1000, done_ids: Collection[str] = (),
               sink: Callable[[list[SampleVerdict]], None] | None = None,
               on_progress: Callable[[int], None] | None = None) -> RunResult:
@@ -64,7 +64,7 @@ def run_suite(suite: LoadedSuite, *, resources: Resources | None = None, concurr
                      resumed=len(suite.samples) - len(todo))
 
 
-def _grade_chunk(suite: LoadedSuite, chunk: list[Sample], grader_for: Callable[[CompiledSpec], Grader],
+def _grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[CompiledSpec], Grader],
                  pool: ThreadPoolExecutor) -> list[SampleVerdict]:
     plans = {s.id: suite.graders_for(s.id) for s in chunk}
     results: dict[str, dict[int, GraderResult]] = {s.id: {} for s in chunk}

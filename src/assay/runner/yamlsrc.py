@@ -37,7 +37,7 @@ class YamlDoc:
     expand beyond ``MAX_NODES`` values are errors naming the line.
     """
 
-    def __init__(self, path: Path, data: Any = None) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
         raw = read_regular(path, limit=MAX_SUITE_BYTES, what="suite file")
         try:
@@ -56,8 +56,7 @@ class YamlDoc:
             self.node = loader.get_single_node()
             if self.node is not None:
                 _check_tree(self.node, path)
-            self.data: Any = (loader.construct_document(self.node) if self.node is not None else None) \
-                if data is None else data
+            self.data: Any = loader.construct_document(self.node) if self.node is not None else None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             where = f"{path}:{mark.line + 1}" if mark else str(path)

@@ -1,44 +1,76 @@
 """Isolated execution of user code evaluators (Python and Node.js) behind ``CodeRunner``.
 
 ``open_code_runner()`` returns one object for a whole run or a service: thread-safe, started
-lazily per language, and shut down by ``close()`` (also at interpreter exit) without leaving
-processes behind. The boundary is the operating system (:mod:`assay.sandbox.confine`), not
-the language runtime.
+lazily per language, and shut down by ``close()`` (also at garbage collection and interpreter
+exit) without leaving processes behind. The boundary is the operating system
+(:mod:`assay.sandbox.confine`), not the language runtime.
+
+The two language sandboxes are twins (:mod:`assay.sandbox.python`, :mod:`assay.sandbox.node`):
+the same layout, one module per job, and pools with the same words: ``size`` and ``weak`` in
+the constructor, ``call(request)``, ``check(language, source, function)`` and ``close()``.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import Protocol
 
 from assay.core.interfaces import CodeCall, CodeOutcome, Language
 from assay.core.result import ErrorCode
 
-__all__ = ["SandboxRunner", "open_code_runner"]
+__all__ = ["LanguagePool", "SandboxRunner", "open_code_runner"]
+
+
+class LanguagePool(Protocol):
+    """What ``PythonPool`` and ``NodePool`` both offer: a ``CodeRunner`` for one language, and ``close``."""
+
+    def call(self, request: CodeCall) -> CodeOutcome: ...
+
+    def check(self, language: str, source: str, function: str = "evaluate") -> str | None: ...
+
+    def close(self) -> None: ...
+
+
+def _open_python(size: int | None, weak: bool, node: str | None) -> LanguagePool:
+    from assay.sandbox.python import PythonPool
+
+    return PythonPool(size, weak=weak)
+
+
+def _open_node(size: int | None, weak: bool, node: str | None) -> LanguagePool:
+    from assay.sandbox.node import NodePool
+
+    return NodePool(size, weak=weak, node=node)
+
+
+_OPENERS: dict[str, tuple[str, Callable[[int | None, bool, str | None], LanguagePool]]] = {
+    "python": ("Python", _open_python),
+    "nodejs": ("Node.js", _open_node),
+}
 
 
 class SandboxRunner:
-    """Dispatches by ``CodeCall.language``: ``python`` to the zygote pool, ``nodejs`` to the Node pool.
+    """Dispatches by ``CodeCall.language`` to one pool per language, each opened on first use.
 
-    ``python`` options: ``workers`` (zygotes; default one per core), ``allow_weak``, ``uid``.
-    ``node_options`` are handed to ``assay.sandbox.node.NodePool`` unchanged.
+    ``size``: workers per pool (default: one per CPU core). ``weak``: run code even when an
+    isolation layer is missing (the settings' ``sandbox_allow_weak``). ``node``: the Node.js
+    executable (the settings' ``node_binary``; default: ``node`` on ``PATH``). A pool that
+    cannot be opened (Node.js missing or broken) makes that language's calls ``unavailable``;
+    it never fails the run.
     """
 
-    def __init__(self, workers: int | None = None, allow_weak: bool | None = None,
-                 node_options: dict[str, Any] | None = None, *, weak: bool | None = None,
-                 node: str | None = None, **python_options: Any) -> None:
-        allow_weak = weak if allow_weak is None else allow_weak
-        self._python_options = {"workers": workers, "allow_weak": allow_weak, **python_options}
-        self._node_options = {"weak": allow_weak, **(node_options or {})}
-        self._node_binary = node
-        self._python: Any = None
-        self._node: Any = None
-        self._node_problem: str | None = None
+    def __init__(self, *, size: int | None = None, weak: bool = False, node: str | None = None) -> None:
+        self._size = size
+        self._weak = weak
+        self._node = node
+        self._pools: dict[str, LanguagePool] = {}
+        self._problems: dict[str, str] = {}  # language -> why its pool could not be opened
         self._lock = threading.Lock()
         self._closed = False
-        self._pools: list[Any] = []
-        weakref.finalize(self, _close_pools, self._pools)  # at garbage collection and at exit
+        # weakref.finalize, as in both pools: at garbage collection and at interpreter exit.
+        weakref.finalize(self, _close_pools, self._pools)
 
     def call(self, request: CodeCall) -> CodeOutcome:
         pool = self._pool(request.language)
@@ -47,52 +79,38 @@ class SandboxRunner:
         return pool.call(request)
 
     def check(self, language: Language, source: str, function: str = "evaluate") -> str | None:
-        """Return None when ``source`` compiles and defines ``function``; else the problem."""
-        if language == "python":
-            from assay.sandbox.python import check_source
-
-            return check_source(source, function)
+        """None when ``source`` compiles and defines ``function``; else the problem, with its line."""
         pool = self._pool(language)
         if isinstance(pool, CodeOutcome):
             return pool.message
         return pool.check(language, source, function)
 
-    def _pool(self, language: str) -> Any:
+    def _pool(self, language: str) -> LanguagePool | CodeOutcome:
         if self._closed:
             return CodeOutcome(error=ErrorCode.UNAVAILABLE, message="the code sandbox is closed")
-        if language == "python":
-            if self._python is None:
-                with self._lock:
-                    if self._python is None:
-                        from assay.sandbox.python import PythonPool
+        pool = self._pools.get(language)
+        if pool is not None:
+            return pool
+        if language not in _OPENERS:
+            return CodeOutcome(error=ErrorCode.INVALID_CONFIG,
+                               message=f"unknown language {language!r}: use python or nodejs")
+        with self._lock:
+            if language not in self._pools and language not in self._problems:
+                self._open(language)
+        pool = self._pools.get(language)  # None when it could not be opened, or was just closed
+        if pool is None:
+            return CodeOutcome(error=ErrorCode.UNAVAILABLE,
+                               message=self._problems.get(language, "the code sandbox is closed"))
+        return pool
 
-                        pool = PythonPool(**self._python_options)
-                        self._pools.append(pool)
-                        self._python = pool
-            return self._python
-        if language == "nodejs":
-            if self._node is None and self._node_problem is None:
-                with self._lock:
-                    if self._node is None and self._node_problem is None:
-                        self._node_problem = self._open_node()
-            if self._node_problem:
-                return CodeOutcome(error=ErrorCode.UNAVAILABLE, message=self._node_problem)
-            return self._node
-        return CodeOutcome(error=ErrorCode.INVALID_CONFIG,
-                           message=f"unknown language {language!r}: use python or nodejs")
-
-    def _open_node(self) -> str | None:
+    def _open(self, language: str) -> None:
+        name, opener = _OPENERS[language]
         try:
-            from assay.sandbox.node import NodePool
+            self._pools[language] = opener(self._size, self._weak, self._node)
         except ImportError as exc:
-            return f"the Node.js sandbox is not available: {exc}"
-        try:
-            pool = NodePool(**self._node_options)
-        except Exception as exc:  # noqa: BLE001 - Node missing or broken: report, do not crash the run
-            return f"the Node.js sandbox could not start: {exc}"
-        self._pools.append(pool)
-        self._node = pool
-        return None
+            self._problems[language] = f"the {name} sandbox is not available: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a runtime missing or broken: report, do not crash the run
+            self._problems[language] = f"the {name} sandbox could not start: {exc}"
 
     def close(self) -> None:
         """Stop every pool and the processes they started."""
@@ -106,11 +124,11 @@ class SandboxRunner:
         self.close()
 
 
-def _close_pools(pools: list[Any]) -> None:
+def _close_pools(pools: dict[str, LanguagePool]) -> None:
     while pools:
-        pools.pop().close()
+        pools.popitem()[1].close()
 
 
-def open_code_runner(**options: Any) -> SandboxRunner:
+def open_code_runner(*, size: int | None = None, weak: bool = False, node: str | None = None) -> SandboxRunner:
     """Create the process-wide code runner (see ``SandboxRunner`` for the options)."""
-    return SandboxRunner(**options)
+    return SandboxRunner(size=size, weak=weak, node=node)

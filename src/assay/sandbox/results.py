@@ -21,15 +21,16 @@ import orjson
 
 from assay.core.untrusted import MAX_DEPTH, MAX_REASON, TooDeep, clean_json
 
-MAX_PRINTED = 4096
+# What the sandboxes enforce inside, on the evaluator (the Node.js worker repeats them).
+MAX_PRINTED_CHARS = 4096
 """Characters of what an evaluation prints that are kept; the rest is counted and noted."""
-MAX_RESULT = 1 << 20
+MAX_RETURNED_JSON_CHARS = 1 << 20
 """Characters of JSON an evaluator's returned value may take."""
-# What a host keeps of a sandbox's words, whatever the sandbox sent. The sandboxes cut their
-# own first (printing at MAX_PRINTED plus a note, tracebacks at MAX_TRACEBACK, messages with
-# ``cap_message``), so these only bind a sandbox that was subverted.
-MAX_OUTPUT = 2 * MAX_PRINTED
-MAX_TRACEBACK = 16 * 1024
+# What the host keeps of a sandbox's words, whatever the sandbox sent. The sandboxes cut their
+# own first (printing at MAX_PRINTED_CHARS plus a note, stacks at HOST_MAX_TRACEBACK_CHARS,
+# messages with ``cap_message``), so these only bind a sandbox that was subverted.
+HOST_MAX_PRINTED_CHARS = 2 * MAX_PRINTED_CHARS
+HOST_MAX_TRACEBACK_CHARS = 16 * 1024
 
 # 19 digits reach below -2**63 and 20 beyond 2**64 - 1, where orjson returns a rounded float.
 _ZEROED = bytes.maketrans(b"0123456789", b"0" * 10)

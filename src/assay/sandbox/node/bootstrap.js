@@ -24,7 +24,7 @@ module.exports = String.raw`
   const stringify = JSON.stringify, isFinite_ = Number.isFinite, apply = Reflect.apply;
   const PromiseResolve = Promise.resolve.bind(Promise), then = Promise.prototype.then;
   const now = Date.now, freeze = Object.freeze, toNumber = Number;
-  const MAX_RESULT = 1 << 20; // sandbox/results.py: MAX_RESULT
+  const MAX_RETURNED_JSON_CHARS = 1 << 20; // sandbox/results.py: MAX_RETURNED_JSON_CHARS
   const MAX_SAFE = 9007199254740991n;
 
   // Libraries: tables of [factory, {spec: index}] registered by the packed library scripts.
@@ -61,7 +61,7 @@ module.exports = String.raw`
   if (typeof Atomics === 'object') { delete Atomics.wait; delete Atomics.waitAsync; }
   // console writes into a capped buffer the worker reads after the evaluation: the user's
   // print-debugging comes back in the result's details, and nothing leaves the isolate.
-  const MAX_OUTPUT = 4096 /* sandbox/results.py: MAX_PRINTED */, join = Array.prototype.join, map = Array.prototype.map, toText = String;
+  const MAX_PRINTED_CHARS = 4096 /* sandbox/results.py: MAX_PRINTED_CHARS */, join = Array.prototype.join, map = Array.prototype.map, toText = String;
   let printed = '', printedTotal = 0;
   function show(v) {
     try {
@@ -75,12 +75,12 @@ module.exports = String.raw`
   function print() {
     const line = apply(join, apply(map, arguments, [show]), [' ']) + '\n';
     printedTotal += line.length;
-    if (printed.length < MAX_OUTPUT) printed += line.slice(0, MAX_OUTPUT - printed.length);
+    if (printed.length < MAX_PRINTED_CHARS) printed += line.slice(0, MAX_PRINTED_CHARS - printed.length);
   }
   g.console = freeze({ log: print, info: print, warn: print, error: print, debug: print, trace: print });
   g.__assayOutput = function () {
     if (printedTotal <= printed.length) return printed;
-    return printed + '\n[... first ' + MAX_OUTPUT + ' of ' + printedTotal + ' characters]';
+    return printed + '\n[... first ' + MAX_PRINTED_CHARS + ' of ' + printedTotal + ' characters]';
   };
 
   // Timers are queued here and fired by the worker while the evaluation runs; when the
@@ -139,8 +139,8 @@ module.exports = String.raw`
       return 'I' + 'the returned value is not JSON data: ' + why;
     }
     if (typeof text !== 'string') return 'I' + 'the returned value is not JSON data';
-    if (text.length > MAX_RESULT)
-      return 'I' + 'the returned value is too large: ' + text.length + ' characters of JSON, more than the limit of ' + MAX_RESULT;
+    if (text.length > MAX_RETURNED_JSON_CHARS)
+      return 'I' + 'the returned value is too large: ' + text.length + ' characters of JSON, more than the limit of ' + MAX_RETURNED_JSON_CHARS;
     return 'D' + text;
   }
 

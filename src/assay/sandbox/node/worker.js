@@ -1,7 +1,7 @@
 'use strict';
 /**
- * assay's persistent Node.js evaluator worker (started and confined by NodePool in
- * __init__.py; one evaluation at a time).
+ * assay's persistent Node.js evaluator worker (started and confined by handle.py for
+ * NodePool in pool.py; one evaluation at a time).
  *
  * Protocol: newline-delimited JSON on stdin and stdout, one response line per request line.
  *   first line written:  {"ready": true, "node": "v20...", "modules": {name: version}}
@@ -20,7 +20,7 @@
  *
  * The returned value is passed on as the text the isolate wrote, unparsed: the host parses and
  * normalises it exactly as it does a Python evaluator's (sandbox/results.py). Stacks are cut
- * at MAX_TEXT characters and messages by capMessage, so no evaluation makes a response too large.
+ * at MAX_STACK_CHARS characters and messages by capMessage, so no evaluation makes a response too large.
  */
 const path = require('path');
 const bootstrapSource = require('./bootstrap.js');
@@ -28,7 +28,7 @@ const { ENTRIES, packLibrary, versions } = require('./libraries.js');
 
 const NODE_MODULES = path.join(__dirname, 'node_modules');
 const MAX_USER_SCRIPTS = 32; // compiled evaluator scripts kept per isolate (same source, many samples)
-const MAX_TEXT = 16384; // characters of a stack passed on (sandbox/results.py: MAX_TRACEBACK)
+const MAX_STACK_CHARS = 16384; // characters of a stack passed on (sandbox/results.py: HOST_MAX_TRACEBACK_CHARS)
 const MAX_REASON = 4096; // core/untrusted.py: MAX_REASON
 
 /** As cap_message in sandbox/results.py: cut to fit a reason, noting the full length. */
@@ -106,7 +106,7 @@ class Failure extends Error {
 function userFrames(stack) {
   const lines = String(stack).split('\n');
   const kept = lines.filter((l) => !/^\s+at /.test(l) || l.includes('evaluator.js'));
-  return kept.join('\n').slice(0, MAX_TEXT);
+  return kept.join('\n').slice(0, MAX_STACK_CHARS);
 }
 
 /**

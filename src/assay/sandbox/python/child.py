@@ -24,12 +24,12 @@ import traceback
 import types
 from typing import Any
 
+from assay.core.source import FILENAME, compile_python
 from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.sandbox.confine import Confinement, apply_in_child
-from assay.sandbox.results import MAX_PRINTED, MAX_RESULT, cap_message
+from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS, cap_message
 
-FILENAME = "<evaluator>"
-MAX_TRACEBACK_CHARS = 8000
+MAX_TRACEBACK_CHARS = 8000  # the child's own cut (middle dropped); the host caps again
 EXIT_CONFINE_FAILED = 71
 # Built in the zygote: reporting a failure must not need memory the evaluation used up.
 _FALLBACK = b'{"error": "runtime_error", "message": "the evaluator failed and its error could not be reported"}'
@@ -84,9 +84,9 @@ def _evaluate(request: dict[str, Any], user_builtins: dict[str, Any]) -> bytes:
         return _error("invalid_output", f"the returned value is not JSON data: {exc}")
     except RecursionError:
         return _error("invalid_output", f"the returned value is nested more than {MAX_DEPTH} levels deep")
-    if len(data) > MAX_RESULT:  # ensure_ascii: characters are bytes, lone surrogates stay escaped
+    if len(data) > MAX_RETURNED_JSON_CHARS:  # ensure_ascii: characters are bytes, lone surrogates stay escaped
         return _error("invalid_output", f"the returned value is too large: {len(data)} characters of JSON, "
-                                        f"more than the limit of {MAX_RESULT}")
+                                        f"more than the limit of {MAX_RETURNED_JSON_CHARS}")
     return b'{"value":' + data.encode() + b"}"
 
 
@@ -96,7 +96,7 @@ def _call_user(request: dict[str, Any], user_builtins: dict[str, Any]) -> dict[s
         linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
         module = types.ModuleType("evaluator")
         module.__dict__["__builtins__"] = user_builtins
-        exec(compile(source, FILENAME, "exec"), module.__dict__)
+        exec(compile_python(source), module.__dict__)
         fn = module.__dict__.get(function)
         if not callable(fn):
             return {"error": "runtime_error", "message": f"the code defines no function `{function}`"}
@@ -136,7 +136,7 @@ def _user_traceback(exc: BaseException) -> str:
 
 
 class _Printed(io.TextIOBase):
-    """``sys.stdout`` and ``sys.stderr`` of an evaluation: the first ``MAX_PRINTED`` characters
+    """``sys.stdout`` and ``sys.stderr`` of an evaluation: the first ``MAX_PRINTED_CHARS`` characters
     go to the output pipe and the rest is only counted, so that printing a lot neither fails
     nor floods the host; ``finish`` notes the cut the way Node.js evaluators' console does."""
 
@@ -154,7 +154,7 @@ class _Printed(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        room = MAX_PRINTED - self._total
+        room = MAX_PRINTED_CHARS - self._total
         self._total += len(text)
         if room > 0:
             self._stream.write(clean_text(text[:room]))  # a lone surrogate would fail to encode
@@ -164,8 +164,8 @@ class _Printed(io.TextIOBase):
         self._stream.flush()
 
     def finish(self) -> None:
-        if self._total > MAX_PRINTED:
-            self._stream.write(f"\n[... first {MAX_PRINTED} of {self._total} characters]")
+        if self._total > MAX_PRINTED_CHARS:
+            self._stream.write(f"\n[... first {MAX_PRINTED_CHARS} of {self._total} characters]")
         self._stream.flush()
 
 

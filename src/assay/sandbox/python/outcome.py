@@ -10,7 +10,7 @@ from assay.core.interfaces import CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.untrusted import MAX_DEPTH, cap_text
 from assay.sandbox.python.session import Exchange
-from assay.sandbox.results import MAX_OUTPUT, MAX_TRACEBACK, cap_message, load_json, refusal
+from assay.sandbox.results import HOST_MAX_PRINTED_CHARS, HOST_MAX_TRACEBACK_CHARS, cap_message, load_json, refusal
 
 _CODES = {code.value: code for code in ErrorCode}
 _LAST_WORDS = 4096  # bytes of output searched for a memory error when the child died silently
@@ -34,7 +34,7 @@ def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) 
             return _failed(ex, ErrorCode.INVALID_OUTPUT, "the evaluator wrote a malformed result")
         trace = parsed.get("traceback")
         return _failed(ex, code, cap_message(message),
-                       cap_text(trace, MAX_TRACEBACK) if isinstance(trace, str) else None)
+                       cap_text(trace, HOST_MAX_TRACEBACK_CHARS) if isinstance(trace, str) else None)
     return _no_result(ex, status, memory_mb)
 
 
@@ -83,7 +83,7 @@ def _printed(ex: Exchange) -> str | None:
     """What the evaluator printed: the child cuts it and says so; only raw writes are cut here."""
     if not ex.output:
         return None
-    return cap_text(ex.output.decode("utf-8", "replace"), MAX_OUTPUT)
+    return cap_text(ex.output.decode("utf-8", "replace"), HOST_MAX_PRINTED_CHARS)
 
 
 def _signal_name(sig: int) -> str:

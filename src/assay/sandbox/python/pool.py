@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import logging
 import math
 import os
@@ -15,44 +14,45 @@ import orjson
 
 from assay.core.interfaces import CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
+from assay.core.source import check_python_source
 from assay.sandbox.confine import REQUIRED_LAYERS
 from assay.sandbox.python.handle import Zygote, ZygoteGone
 from assay.sandbox.python.outcome import classify
 from assay.sandbox.python.session import exchange
 
 log = logging.getLogger("assay.sandbox")
-WEAK_ENV = "ASSAY_SANDBOX_ALLOW_WEAK"
 MAX_MEMORY_MB = 4096
-
-
-def allow_weak_from_env() -> bool:
-    return os.environ.get(WEAK_ENV, "").strip().lower() in ("1", "true", "yes")
+"""The largest ``memory_mb`` a call may ask for; more is lowered to it."""
 
 
 class PythonPool:
     """Runs ``CodeCall``s for ``language="python"``; many threads may call ``call`` at once.
 
-    ``workers`` zygotes (default: one per CPU core) start on first use; each serves one
+    ``size`` zygotes (default: one per CPU core) start on first use; each serves one
     evaluation at a time and forks the next child while the current one runs. If one of
     ``required_layers`` (names from ``confine.probe_layers``) is missing, every call answers
-    ``unavailable``, unless ``allow_weak`` (default: the ``ASSAY_SANDBOX_ALLOW_WEAK``
-    environment variable) is set, in which case the missing layers are skipped loudly.
+    ``unavailable``, unless ``weak`` is set (the settings' ``sandbox_allow_weak``), in which
+    case the missing layers are skipped loudly.
     """
 
-    def __init__(self, workers: int | None = None, allow_weak: bool | None = None, uid: int = 65534,
+    def __init__(self, size: int | None = None, *, weak: bool = False, uid: int = 65534,
                  required_layers: tuple[str, ...] = REQUIRED_LAYERS) -> None:
-        self.workers = max(1, workers or os.cpu_count() or 1)
-        self._options = {"allow_weak": allow_weak_from_env() if allow_weak is None else allow_weak, "uid": uid,
-                         "required_layers": list(required_layers)}
+        self.size = max(1, size or os.cpu_count() or 1)
+        self.weak = weak
+        self._options = {"weak": weak, "uid": uid, "required_layers": list(required_layers)}
         self._idle: queue.Queue[Zygote] = queue.Queue()
-        self._all = [Zygote(self._options) for _ in range(self.workers)]
+        self._all = [Zygote(self._options) for _ in range(self.size)]
         for zygote in self._all:
             self._idle.put(zygote)
         self._closed = False
         self._refused: str | None = None
         self.hello: dict[str, Any] = {}
         self._lock = threading.Lock()
-        weakref.finalize(self, _stop_all, self._all)  # at garbage collection and at exit
+        # weakref.finalize, in both pools: a pool dropped without close() stops its processes
+        # when it is collected, one still open stops them at interpreter exit, and the finalizer
+        # holds no reference to the pool. (An atexit hook acts only at exit, and keeps one entry
+        # per pool ever made.)
+        weakref.finalize(self, _stop_all, self._all)
 
     def call(self, request: CodeCall) -> CodeOutcome:
         """Run ``request.function`` of ``request.source`` with ``request.args`` in a fresh child."""
@@ -60,6 +60,9 @@ class PythonPool:
         timeout_ms = max(1, int(request.timeout_ms))
         limits = {"timeout_ms": timeout_ms, "memory_mb": memory_mb,
                   "cpu_seconds": math.ceil(timeout_ms / 1000) + 1}
+        if request.language != "python":
+            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=limits,
+                               message=f"PythonPool runs python evaluators, not {request.language}")
         try:
             payload = _encode(request, memory_mb, timeout_ms)
         except (TypeError, ValueError) as exc:
@@ -113,8 +116,8 @@ class PythonPool:
             if not self.hello:
                 self.hello = hello
                 if hello.get("missing_layers"):
-                    log.warning("%s is set: Python code evaluators run WITHOUT these sandbox layers: %s",
-                                WEAK_ENV, ", ".join(hello["missing_layers"]))
+                    log.warning("weak mode (ASSAY_SANDBOX_ALLOW_WEAK): Python code evaluators run WITHOUT "
+                                "these sandbox layers: %s", ", ".join(hello["missing_layers"]))
                 if hello.get("missing_modules"):
                     log.warning("allow-listed modules not installed: %s", ", ".join(hello["missing_modules"]))
 
@@ -157,30 +160,18 @@ class PythonPool:
         for zygote in taken:  # a caller still queued for a slot gets one and answers `unavailable`
             self._idle.put(zygote)
 
-    def check(self, source: str, function: str = "evaluate") -> str | None:
-        """Compile ``source`` (nothing runs) and look for a top-level ``function``; None when fine."""
-        return check_source(source, function)
+    def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
+        """None when ``source`` compiles and defines a top-level ``function``; else the problem,
+        with its line. Nothing runs: see ``core.source``."""
+        if language != "python":
+            return f"PythonPool checks python evaluators, not {language}"
+        return check_python_source(source, function)
 
     def __enter__(self) -> PythonPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def check_source(source: str, function: str = "evaluate") -> str | None:
-    """The problem with ``source`` as an evaluator (syntax error with its line, missing function)."""
-    try:
-        tree = ast.parse(source, filename="<evaluator>")
-        compile(tree, "<evaluator>", "exec")
-    except SyntaxError as exc:
-        return f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}"
-    except ValueError as exc:  # e.g. a NUL byte in the source
-        return f"the source cannot be compiled: {exc}"
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            return None
-    return f"no top-level function `{function}` is defined (def {function}(input, output, expected, metadata))"
 
 
 def _stop_all(zygotes: list[Zygote]) -> None:

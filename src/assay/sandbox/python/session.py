@@ -14,10 +14,15 @@ import time
 from dataclasses import dataclass
 
 from assay.sandbox.python.handle import Child
+from assay.sandbox.results import MAX_RETURNED_JSON_CHARS
 
-MAX_RESULT_BYTES = (1 << 20) + 1024  # the child's own cap plus the envelope
-OUTPUT_KEEP_BYTES = 64 * 1024
-OUTPUT_STOP_BYTES = 1 << 20
+MAX_RESULT_PIPE_BYTES = MAX_RETURNED_JSON_CHARS + 1024
+"""Bytes read from the result pipe before the child is stopped: the child's own cap on the
+returned value (ASCII JSON: one byte a character) plus the envelope around it."""
+PRINTED_KEPT_BYTES = 64 * 1024
+"""Bytes of the output pipe (what the code printed, or wrote to fd 1 and 2) kept for the outcome."""
+PRINTED_READ_MAX_BYTES = 1 << 20
+"""Bytes read from the output pipe before the host closes it (further writes fail in the child)."""
 _KILL_GRACE_S = 5.0
 
 
@@ -70,8 +75,8 @@ def exchange(child: Child, payload: bytes, timeout_s: float) -> Exchange:
             elif fd == child.res_r:
                 chunk = os.read(fd, 1 << 16)
                 result += chunk
-                if not chunk or len(result) > MAX_RESULT_BYTES:
-                    overflow = len(result) > MAX_RESULT_BYTES
+                if not chunk or len(result) > MAX_RESULT_PIPE_BYTES:
+                    overflow = len(result) > MAX_RESULT_PIPE_BYTES
                     poller.unregister(fd)
                     open_reads.discard(fd)
                     if overflow:
@@ -80,9 +85,9 @@ def exchange(child: Child, payload: bytes, timeout_s: float) -> Exchange:
             else:
                 chunk = os.read(fd, 1 << 16)
                 output_total += len(chunk)
-                if len(output) < OUTPUT_KEEP_BYTES:
-                    output += chunk[:OUTPUT_KEEP_BYTES - len(output)]
-                if not chunk or output_total >= OUTPUT_STOP_BYTES:
+                if len(output) < PRINTED_KEPT_BYTES:
+                    output += chunk[:PRINTED_KEPT_BYTES - len(output)]
+                if not chunk or output_total >= PRINTED_READ_MAX_BYTES:
                     # Closing our end makes further writes fail with EPIPE in the child.
                     poller.unregister(fd)
                     open_reads.discard(fd)

@@ -48,7 +48,7 @@ def main(sock: socket.socket, options: dict) -> None:
     required = options.get("required_layers") or REQUIRED_LAYERS
     missing = [name for name in required if not layers.get(name, {}).get("available")]
     hello = {"pid": os.getpid(), "layers": layers, "missing_layers": missing}
-    if missing and not options.get("allow_weak"):
+    if missing and not options.get("weak"):
         hello["refused"] = ("required sandbox layers are unavailable: " + ", ".join(missing)
                             + "; set ASSAY_SANDBOX_ALLOW_WEAK=1 to run untrusted code without them")
         sock.send(b"H" + json.dumps(hello).encode())

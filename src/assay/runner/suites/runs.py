@@ -1,5 +1,5 @@
-"""Helpers shared by the suite-format loaders: YAML with line numbers, grader specs compiled
-with their file and line, and run records read from results files."""
+"""Recorded runs for the peer dialects: the results file a suite's outputs come from, its run
+records, and a run record made into a Sample. (assay grades runs; it does not execute agents.)"""
 
 from __future__ import annotations
 
@@ -7,64 +7,43 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from assay.core.context import SpecContext
-from assay.core.errors import SpecError, format_loc
+from assay.core.errors import SpecError
 from assay.core.sample import Sample
-from assay.core.spec import CompiledSpec, compile_spec
 from assay.core.transcript import TranscriptError, parse_transcript
 from assay.runner.dataset._json import BadJson, jsonl_rows, parse_json
 from assay.runner.files import open_regular, read_regular
 from assay.runner.yamlsrc import YamlDoc
 
-SPEC_KEYS = ("type", "name", "config", "weight")
 MAX_RECORDS_BYTES = 1024 * 1024 * 1024
 """Largest JSON results document read whole (JSON Lines files stream, with no limit)."""
+MAX_NAMED = 20
+"""Most ids a warning lists before it counts the rest."""
+
+Runs = dict[str, list[tuple[str, Mapping[str, Any]]]]
+"""Run records by the id of their task (or stimulus), each with where it was read."""
 
 
-def open_suite(path: Path, data: Any, what: str) -> tuple[YamlDoc, Mapping[str, Any], Path]:
-    """The suite file behind ``path`` (a file or its directory): its document, its top-level
-    mapping, and the directory relative paths resolve against."""
-    eval_path = path / "eval.yaml" if path.is_dir() else path
-    doc = YamlDoc(eval_path, data)
-    if not isinstance(doc.data, Mapping):
-        raise doc.error(f"a {what} must be a mapping")
-    return doc, doc.data, eval_path.parent.resolve()
+def find_results(doc: YamlDoc, given: Path | None, written: str | None, siblings: Sequence[str]) -> Path | None:
+    """The results file for the suite in ``doc``: ``given`` by the caller (``--results``), else
+    ``written`` in the suite file (its ``results`` key), each tried against the current
+    directory and then the suite's folder; else the first of ``siblings`` beside the suite."""
+    folder = doc.path.parent.resolve()
+    if given is not None:
+        return _existing(given, folder)
+    if written:
+        try:
+            return _existing(Path(written), folder)
+        except SpecError as exc:
+            raise doc.error(exc.message, "results") from None
+    return next((folder / name for name in siblings if (folder / name).exists()), None)
 
 
-def fold_grader(entry: Any, doc: YamlDoc, keys: tuple[str | int, ...], *,
-                default_type: str | None = None) -> dict[str, Any]:
-    """A grader entry as a spec ``{type, name, config, weight}``: options written beside
-    ``type`` (waza writes ``assertions``, ``script``, ``model``, ``rubric`` there) move into
-    ``config``."""
-    if not isinstance(entry, Mapping):
-        raise doc.error(f"a grader must be a mapping, got {type(entry).__name__}", *keys)
-    spec = {k: entry[k] for k in SPEC_KEYS if k in entry}
-    if "type" not in spec and default_type:
-        spec["type"] = default_type
-    config = spec.get("config")
-    if config is None:
-        config = {}
-    elif not isinstance(config, Mapping):
-        raise doc.error("config must be a mapping", *keys, "config")
-    config = dict(config)
-    for key, value in entry.items():
-        if key in SPEC_KEYS:
-            continue
-        if key in config:
-            raise doc.error(f"{key!r} is given both beside type and inside config; keep one", *keys, key)
-        config[key] = value
-    spec["config"] = config
-    return spec
-
-
-def compile_grader(spec: dict[str, Any], doc: YamlDoc, keys: tuple[str | int, ...],
-                   context: SpecContext) -> CompiledSpec:
-    """Compile a spec under ``context`` (whose ``base_dir`` is the suite folder), naming file,
-    line and field path on error."""
-    try:
-        return compile_spec(spec, path=format_loc(keys), context=context)
-    except SpecError as exc:
-        raise SpecError(exc.message, path=exc.path, where=doc.where(exc.focus or format_loc(keys))) from None
+def _existing(path: Path, folder: Path) -> Path:
+    if path.is_absolute() or path.exists():
+        return path
+    if (folder / path).exists():
+        return folder / path
+    raise SpecError(f"results file {path} not found (looked in the current directory and {folder})")
 
 
 def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -101,22 +80,12 @@ def read_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
     return rows
 
 
-def resolve_results(raw: Any, suite_dir: Path, siblings: Sequence[str]) -> Path | None:
-    """The results file: the given path (relative to the current directory, else to the
-    suite directory), else the first sibling of the suite file that exists."""
-    if raw:
-        p = Path(str(raw))
-        if p.is_absolute() or p.exists():
-            return p
-        alt = suite_dir / p
-        if alt.exists():
-            return alt
-        raise SpecError(f"results file {raw} not found (looked in the current directory and {suite_dir})")
-    for name in siblings:
-        candidate = suite_dir / name
-        if candidate.exists():
-            return candidate
-    return None
+def unmatched_warning(ids: Sequence[str], results: Path | None, noun: str) -> str:
+    """The warning for records whose ``noun`` (task, stimulus) id names none in the suite."""
+    named = ", ".join(repr(i) for i in ids[:MAX_NAMED])
+    more = f" and {len(ids) - MAX_NAMED} more" if len(ids) > MAX_NAMED else ""
+    return (f"{results}: records for {len(ids)} {noun} id(s) that match no {noun} of this suite were not "
+            f"graded: {named}{more} (a typo in an id?)")
 
 
 def make_sample(sample_id: str, run: Mapping[str, Any], *, input: Any, expected: Any,

@@ -1,0 +1,82 @@
+"""assay's own suite format, strict (an unknown key is an error)::
+
+    name: presets
+    dataset: data.jsonl        # JSONL, CSV or JSON, relative to this file (or `samples:` inline)
+    threshold: 0.8             # optional: minimum weighted score per sample
+    cost_ordered: false        # optional: skip expensive graders once a cheap one failed
+    graders:
+      - {type: exact_match, name: exact, weight: 2}
+
+``results`` (``--results``) replaces the dataset with another file of outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from assay.core.context import SpecContext
+from assay.core.errors import SpecError
+from assay.core.sample import Sample
+from assay.core.spec import Fraction
+from assay.runner.dataset import load_dataset, samples_from_rows
+from assay.runner.suites.filemodel import FileModel, read_model
+from assay.runner.suites.graders import compile_graders
+from assay.runner.suites.suite import Suite
+from assay.runner.yamlsrc import YamlDoc
+
+NAME = "assay"
+
+
+class AssayFile(FileModel):
+    """An assay suite file."""
+
+    name: str = Field(description="Suite name, used in reports.")
+    description: str | None = None
+    dataset: str | None = Field(default=None, description="Path to a JSONL, CSV, TSV or JSON dataset.")
+    delimiter: Literal[",", ";", "\t", "tab", "|"] | None = Field(
+        default=None, description="Cell separator of a CSV dataset (default `,`; tab for .tsv).")
+    samples: list[dict[str, Any]] | None = Field(default=None, description="Inline samples.")
+    graders: list[dict[str, Any]] = Field(min_length=1, description="Grader specs applied to every sample.")
+    threshold: Fraction | None = Field(default=None, description="Minimum weighted score for a sample to pass.")
+    cost_ordered: bool = Field(default=False, strict=True)
+
+
+def detect(data: Mapping[str, Any]) -> bool:
+    """Every mapping: assay's own format reads what no peer dialect claims (it is asked last)."""
+    return True
+
+
+def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
+    """Load an assay suite file. Raises SpecError naming file, line and field."""
+    warnings: list[str] = []
+    suite = read_model(AssayFile, doc.data, doc, warnings=warnings)
+    graders = compile_graders(suite.graders, doc, ("graders",), context)
+    if suite.dataset is not None and suite.samples is not None:
+        raise doc.error("give either `dataset` or inline `samples`, not both", "samples")
+    source = results or (doc.path.parent / suite.dataset if suite.dataset else None)
+    if source is not None:
+        samples = load_dataset(source, delimiter=suite.delimiter)
+        _check_outputs(samples, str(source))
+    elif suite.samples is not None:
+        samples = samples_from_rows(((doc.line("samples", i) or 0, row)
+                                     for i, row in enumerate(suite.samples)), source=str(doc.path))
+        _check_outputs(samples, doc.where("samples"))
+    else:
+        raise SpecError("give a `dataset` file or inline `samples`", where=str(doc.path))
+    return Suite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
+                 cost_ordered=suite.cost_ordered, dialect=NAME, source=doc.path, definition=suite,
+                 inputs=[doc.path] + ([source] if source is not None else []), warnings=warnings)
+
+
+def _check_outputs(samples: list[Sample], where: str) -> None:
+    """A dataset where no row has anything to grade is a mistake (a misnamed column), not
+    a run in which every sample fails."""
+    if not samples or any(s.output is not None or s.transcript or s.workspace for s in samples):
+        return
+    columns = sorted({k for s in samples[:100] for k in s.metadata})
+    hint = f"; its columns are: {', '.join(columns[:20])}" if columns else ""
+    raise SpecError(f"no row has an `output` (nor a transcript or workspace) to grade{hint}", where=where)

@@ -1,0 +1,184 @@
+"""Vally eval specs: ``stimuli`` (each with ``name``, ``prompt`` and its own ``graders``) and
+``scoring`` (``weights`` keyed by grader name or type, and ``threshold``).
+
+assay grades runs; it does not execute agents. A stimulus's trajectory comes from, in order:
+
+1. a trajectories file: ``--results``, else the file's ``results`` key, else
+   ``trajectories.jsonl``, ``trajectories.json`` or a ``trajectories/`` directory of JSON files
+   beside the eval file. Each record is a Vally trajectory (``stimulus``, ``events``,
+   ``output``, ``workDir``, ``metadata``), or a record wrapping one under ``trajectory``;
+   it is matched to its stimulus by ``stimulus.name`` (or ``stimulus``, ``stimulusName``,
+   ``name``). Several trajectories for one stimulus become samples ``<name>#<n>``;
+2. else ``output`` / ``events`` / ``trajectory`` written on the stimulus itself.
+
+Every grader is stimulus-level (``sample_graders``). A weight written on a grader wins; else
+``scoring.weights`` by grader name, then by type; else 1. With ``scoring.threshold`` a sample
+passes when its weighted score reaches it; without, every grader must pass (Vally's binary
+verdict). Vally's ``output-contains`` (``substring``) runs as ``regex``; other types keep
+their names and must be registered in assay. Unknown keys are errors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from assay.core.context import SpecContext
+from assay.core.errors import SpecError
+from assay.core.spec import Fraction, Weight
+from assay.runner.suites.filemodel import FileModel, Keys, Text, read_model
+from assay.runner.suites.graders import compile_graders, fold_grader
+from assay.runner.suites.runs import Runs, find_results, make_sample, read_records, unmatched_warning
+from assay.runner.suites.suite import Suite
+from assay.runner.yamlsrc import YamlDoc
+
+NAME = "vally"
+RESULT_FILES = ("trajectories.jsonl", "trajectories.json", "trajectories")
+_INLINE = ("output", "events", "trajectory")
+_REGEX_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")
+
+
+class Stimulus(FileModel):
+    """One stimulus: a prompt, its graders, and optionally its trajectory written inline."""
+
+    name: str = Field(min_length=1, description="The sample id.")
+    prompt: Any = None
+    description: Any = None
+    graders: list[Any] | None = None
+    constraints: Any = None
+    environment: Any = None
+    tags: Any = None
+    expected: Any = None
+    output: Any = None
+    events: Any = None
+    trajectory: Any = None
+    workDir: Any = None  # Vally's spelling
+    workspace: Any = None
+    metadata: Any = None
+
+
+class VallyScoring(FileModel):
+    """How a stimulus's grader results combine."""
+
+    weights: dict[str, Weight] | None = Field(default=None, description="Weights by grader name, else type.")
+    threshold: Fraction | None = Field(default=None, description="Minimum weighted score to pass.")
+
+
+class VallyFile(FileModel):
+    """A Vally eval spec. ``results`` and ``cost_ordered`` are assay extensions."""
+
+    name: Text | None = Field(default=None, description="Suite name (default: the folder's name).")
+    description: Text | None = None
+    version: Any = None
+    type: Any = None
+    environment: Any = None
+    config: Any = None
+    stimuli: list[Stimulus] = Field(min_length=1)
+    scoring: VallyScoring | None = None
+    results: Text | None = Field(default=None, description="The trajectories file to grade.")
+    cost_ordered: bool = False
+
+
+def detect(data: Mapping[str, Any]) -> bool:
+    """A Vally eval spec: a ``stimuli`` list."""
+    return isinstance(data.get("stimuli"), list)
+
+
+def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
+    """Load a Vally eval spec. Raises SpecError naming file, line and field for invalid input."""
+    warnings: list[str] = []
+    spec = read_model(VallyFile, doc.data, doc, warnings=warnings)
+    base = doc.path.parent.resolve()
+    scoring = spec.scoring or VallyScoring()
+    weights = scoring.weights or {}
+    results_path = find_results(doc, results, spec.results, RESULT_FILES)
+    runs = _runs_by_stimulus(results_path) if results_path else {}
+    used_weights: set[str] = set()
+    prepare = partial(_prepare, doc, weights, used_weights)
+    samples, sample_graders, missing, seen = [], {}, [], set()
+    for i, stim in enumerate(spec.stimuli):
+        at = ("stimuli", i)
+        if stim.name in seen:
+            raise doc.error(f"two stimuli are named {stim.name!r}", *at, "name")
+        seen.add(stim.name)
+        specs = compile_graders(stim.graders or [], doc, (*at, "graders"), context, prepare=prepare)
+        stim_runs = runs.pop(stim.name, None)
+        if stim_runs is None and any(k in stim.model_fields_set for k in _INLINE):
+            inline = stim.trajectory if isinstance(stim.trajectory, Mapping) else {}
+            stim_runs = [(doc.where(*at), {**stim.model_dump(exclude_unset=True), **inline})]
+        if not stim_runs:
+            missing.append(stim.name)
+            continue
+        meta = {k: getattr(stim, k) for k in ("description", "tags", "constraints") if getattr(stim, k) is not None}
+        meta["stimulus"] = stim.name
+        for n, (where, run) in enumerate(stim_runs, 1):
+            sid = stim.name if len(stim_runs) == 1 else f"{stim.name}#{n}"
+            samples.append(make_sample(sid, run, input=stim.prompt, expected=stim.expected,
+                                       metadata=dict(meta), base_dir=base, where=where))
+            if specs:
+                sample_graders[sid] = specs
+    unused = sorted(set(weights) - used_weights)
+    if unused:
+        raise doc.error(f"scoring weight {unused[0]!r} names no grader in any stimulus",
+                        "scoring", "weights", unused[0])
+    if not samples:
+        hint = f"trajectories file {results_path}" if results_path else \
+            f"a trajectories file (--results, or {' / '.join(RESULT_FILES)} beside the eval file)"
+        raise SpecError(f"no graded outputs: none of {len(spec.stimuli)} stimuli has a trajectory in {hint} "
+                        "or an output on the stimulus", where=str(doc.path))
+    unmatched = sorted(runs)
+    if unmatched:
+        warnings.append(unmatched_warning(unmatched, results_path, "stimulus"))
+    return Suite(
+        name=spec.name or base.name, samples=samples, graders=[], sample_graders=sample_graders,
+        threshold=scoring.threshold, cost_ordered=spec.cost_ordered, dialect=NAME, source=doc.path,
+        definition=spec, inputs=[doc.path, *([results_path] if results_path else [])],
+        missing=missing, unmatched_results=unmatched, warnings=warnings)
+
+
+def _prepare(doc: YamlDoc, weights: dict[str, float], used: set[str], entry: Any, at: Keys) -> dict[str, Any]:
+    """A Vally grader entry as an assay spec: its weight from ``scoring.weights`` (recording
+    which weights were used) and Vally's type names translated."""
+    spec = fold_grader(doc, entry, at)
+    vtype = spec.get("type") if isinstance(spec.get("type"), str) else None
+    name = (spec.get("name") if isinstance(spec.get("name"), str) else None) or vtype
+    if "weight" not in spec and vtype is not None:
+        key = name if name in weights else vtype if vtype in weights else None
+        if key is not None:
+            spec["weight"] = weights[key]
+    used.update(k for k in (name, vtype) if k in weights)
+    spec = _translate(spec, doc, at)
+    spec.setdefault("name", name)
+    return spec
+
+
+def _translate(spec: dict[str, Any], doc: YamlDoc, at: Keys) -> dict[str, Any]:
+    """Vally grader types assay spells differently."""
+    if spec.get("type") == "output-contains":
+        config = dict(spec["config"])
+        substring = config.pop("substring", None)
+        if not isinstance(substring, str):
+            raise doc.error("output-contains needs config.substring (text)", *at, "config")
+        if config:
+            raise doc.error(f"unknown field(s) for output-contains: {', '.join(config)}", *at, "config")
+        return {**spec, "type": "regex", "config": {"pattern": _REGEX_SPECIAL.sub(r"\\\1", substring)}}
+    return spec
+
+
+def _runs_by_stimulus(path: Path) -> Runs:
+    runs: Runs = {}
+    for where, rec in read_records(path):
+        if isinstance(rec.get("trajectory"), Mapping):
+            rec = {**rec, **rec["trajectory"]}
+        stim = rec.get("stimulus")
+        name = stim.get("name") if isinstance(stim, Mapping) else stim
+        name = name or rec.get("stimulusName") or rec.get("stimulus_name") or rec.get("name")
+        if not isinstance(name, str):
+            raise SpecError("a trajectory needs stimulus.name naming its stimulus", where=where)
+        runs.setdefault(name, []).append((where, rec))
+    return runs

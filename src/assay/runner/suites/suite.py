@@ -1,0 +1,51 @@
+"""A suite ready to run: whatever dialect its file was written in, it loads into ``Suite``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from assay.core.sample import Sample
+from assay.core.spec import CompiledSpec
+
+
+@dataclass(slots=True)
+class Suite:
+    """Samples, the graders to apply to them, and what the loader noticed on the way.
+
+    ``graders`` apply to every sample; ``sample_graders`` adds task-level graders for
+    particular samples (waza task files, Vally stimuli).
+    """
+
+    name: str
+    samples: list[Sample]
+    graders: list[CompiledSpec]
+    sample_graders: dict[str, list[CompiledSpec]] = field(default_factory=dict)
+    threshold: float | None = None
+    """Minimum weighted score for a sample to pass; None means every scored grader must pass."""
+    cost_ordered: bool = False
+    """Grade cheap graders first and skip expensive ones for a sample once a cheap one failed."""
+    dialect: str = "assay"
+    """The dialect the suite file was read in (a key of ``runner.suites.DIALECTS``)."""
+    source: Path | None = None
+    """The suite file."""
+    definition: BaseModel | None = None
+    """The suite file as read, in its dialect's typed model (``AssayFile``, ``WazaFile``,
+    ``VallyFile``): the peer's own fields (a waza ``skill``, Vally ``scoring``) live there."""
+    inputs: list[Path] = field(default_factory=list)
+    """Files the suite was read from (suite file, task files, dataset, results file): outputs
+    must never overwrite them."""
+    missing: list[str] = field(default_factory=list)
+    """Tasks (waza) or stimuli (Vally) that have no output to grade, so no sample."""
+    unmatched_results: list[str] = field(default_factory=list)
+    """Ids named by records of the results file that match no task or stimulus: their
+    records were not graded (a typo in an id drops results, so it is also a warning)."""
+    warnings: list[str] = field(default_factory=list)
+    """Problems that did not stop the load, each naming its file (and line): keys a peer
+    dialect ignores, results that match nothing. ``assay run`` prints them."""
+
+    def graders_for(self, sample_id: str) -> list[CompiledSpec]:
+        extra = self.sample_graders.get(sample_id)
+        return self.graders + extra if extra else self.graders

@@ -1,0 +1,55 @@
+"""Turn a worker's response into a ``CodeOutcome`` (a call) or a problem with the code (a check).
+
+The returned value arrives as the JSON text the isolate wrote and is parsed and normalised by
+``sandbox.results`` exactly as a Python evaluator's is; every text field is capped, whatever
+the worker claims to have cut already.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assay.core.interfaces import CodeOutcome
+from assay.core.result import ErrorCode
+from assay.core.untrusted import cap_text
+from assay.sandbox.results import HOST_MAX_PRINTED_CHARS, HOST_MAX_TRACEBACK_CHARS, cap_message, load_json, refusal
+
+_STATUS = {"timeout": ErrorCode.TIMEOUT, "memory": ErrorCode.MEMORY, "invalid_output": ErrorCode.INVALID_OUTPUT,
+           "error": ErrorCode.RUNTIME_ERROR, "syntax": ErrorCode.RUNTIME_ERROR}
+_SYNTAX_AT = re.compile(r"^(.*?)\s*\[evaluator\.js:(\d+):(\d+)\]$", re.S)
+
+
+def classify(response: dict[str, Any], elapsed_ms: float, limits: dict[str, Any]) -> CodeOutcome:
+    """The outcome of one call: the value normalised, or the error with its message capped."""
+    out = CodeOutcome(duration_ms=elapsed_ms, limits=limits,
+                      output=_text(response.get("output"), HOST_MAX_PRINTED_CHARS))
+    status = response.get("status")
+    if status == "ok":
+        try:
+            out.value = load_json(str(response.get("json")).encode())
+        except ValueError as exc:
+            out.error, out.message = ErrorCode.INVALID_OUTPUT, refusal(exc)
+        return out
+    out.error = _STATUS.get(status, ErrorCode.RUNTIME_ERROR)  # type: ignore[arg-type]
+    message = response.get("message")
+    out.message = cap_message(message) if isinstance(message, str) and message else str(status)
+    out.traceback = _text(response.get("stack"), HOST_MAX_TRACEBACK_CHARS)
+    return out
+
+
+def check_problem(response: dict[str, Any]) -> str | None:
+    """What a ``check`` response says is wrong with the code (a syntax error with its line), or None."""
+    status = response.get("status")
+    if status == "ok":
+        return None
+    message = str(response.get("message") or status)
+    if status == "syntax":
+        m = _SYNTAX_AT.search(message)
+        return f"SyntaxError at line {m[2]}, column {m[3]}: {m[1]}" if m else f"SyntaxError: {message}"
+    return message
+
+
+def _text(value: Any, limit: int) -> str | None:
+    """A text field of a response, capped; None when absent or not text."""
+    return cap_text(value, limit) if isinstance(value, str) and value else None

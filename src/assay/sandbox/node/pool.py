@@ -1,0 +1,191 @@
+"""``NodePool``: a thread-safe pool of confined Node.js workers that runs evaluations one at a time each."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import weakref
+from typing import Any
+
+from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.result import ErrorCode
+from assay.sandbox.node.handle import Confined, Worker, WorkerGone
+from assay.sandbox.node.outcome import check_problem, classify
+from assay.sandbox.node.runtime import NOT_INSTALLED, WORKER_JS, find_node, hidden_from_others, missing_dependencies
+from assay.sandbox.node.session import exchange, handshake
+
+CHECK_TIMEOUT_MS = 2000
+"""How long a ``check`` may run the module's top level."""
+CHECK_MEMORY_MB = 128
+
+
+class NodePool:
+    """Runs Node.js evaluators (``CodeCall`` with ``language="nodejs"``) in persistent workers.
+
+    Thread-safe: up to ``size`` calls run at once (default: one per CPU core), the rest wait
+    for a worker. Workers start on first use and are replaced after ``max_calls`` evaluations,
+    a crash or a watchdog kill: past ``timeout_ms`` plus ``margin_s`` the host kills the worker,
+    whatever the worker's own timer did. ``node`` is the executable (default: ``node`` on
+    ``PATH``). ``weak=True`` runs workers without Landlock, seccomp and the uid drop; only the
+    isolate, the network namespace and the rlimits remain.
+    """
+
+    def __init__(self, size: int | None = None, *, weak: bool = False, node: str | None = None,
+                 max_calls: int = 500, margin_s: float = 2.0, startup_s: float = 15.0) -> None:
+        self.size = max(1, size or os.cpu_count() or 1)
+        self.weak = weak
+        self.node = find_node(node)
+        self._no_node = "" if self.node else (
+            f"the Node.js executable {node!r} was not found or is not executable" if node
+            else "node is not installed: Node.js evaluators are unavailable")
+        self.max_calls = max_calls
+        self.margin_s = margin_s
+        self.startup_s = startup_s
+        self._idle: list[Worker] = []
+        self._workers: set[Worker] = set()  # every live worker, idle or busy
+        self._live = 0  # workers alive or starting: at most `size`
+        self._closed = False
+        self._cond = threading.Condition()
+        self._confined: Confined | None = None
+        # weakref.finalize, in both pools: a pool dropped without close() stops its processes
+        # when it is collected, one still open stops them at interpreter exit, and the finalizer
+        # holds no reference to the pool. (An atexit hook acts only at exit, and keeps one entry
+        # per pool ever made.)
+        weakref.finalize(self, _kill_all, self._workers)
+
+    def call(self, request: CodeCall) -> CodeOutcome:
+        """Run ``request.function`` from ``request.source`` with ``request.args``; never raises."""
+        limits: dict[str, Any] = {"timeout_ms": request.timeout_ms, "memory_mb": request.memory_mb, "layers": []}
+        if request.language != "nodejs":
+            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=limits,
+                               message=f"NodePool runs nodejs evaluators, not {request.language}")
+        payload = {"op": "call", "source": request.source, "function": request.function,
+                   "args": list(request.args), "timeout_ms": request.timeout_ms, "memory_mb": request.memory_mb}
+        try:
+            json.dumps(payload["args"], allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=f"arguments are not JSON: {exc}", limits=limits)
+        got = self._roundtrip(payload, request.timeout_ms / 1000)
+        if isinstance(got, str):
+            return CodeOutcome(error=ErrorCode.UNAVAILABLE, message=got, limits=limits)
+        response, elapsed_ms, layers = got
+        limits["layers"] = layers
+        return classify(response, elapsed_ms, limits)
+
+    def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
+        """None when ``source`` compiles and exports ``function``; else the problem, with its line.
+
+        The module's top level runs (bounded, in the sandbox) so that ``module.exports`` is known.
+        """
+        if language != "nodejs":
+            return f"NodePool checks nodejs evaluators, not {language}"
+        got = self._roundtrip({"op": "check", "source": source, "function": function,
+                               "timeout_ms": CHECK_TIMEOUT_MS, "memory_mb": CHECK_MEMORY_MB},
+                              CHECK_TIMEOUT_MS / 1000)
+        if isinstance(got, str):
+            return None  # unavailable: nothing to say about the code; calls will report it
+        return check_problem(got[0])
+
+    def close(self) -> None:
+        """Stop every worker (idle ones now, busy ones as soon as their call returns)."""
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._live -= len(idle)
+            self._workers.difference_update(idle)
+            self._cond.notify_all()
+        for worker in idle:
+            worker.kill()
+
+    def __enter__(self) -> NodePool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals ---------------------------------------------------------------------
+    def _roundtrip(self, payload: dict[str, Any], timeout_s: float) -> tuple[dict[str, Any], float, list[str]] | str:
+        """One request on a worker: (response, ms, layers), or why no worker can take it.
+
+        A timeout or a broken worker becomes a response (the worker is replaced)."""
+        worker = self._acquire()
+        if isinstance(worker, str):
+            return worker
+        keep = False
+        start = time.monotonic()
+        try:
+            response = exchange(worker, payload, start + timeout_s + self.margin_s)
+            worker.calls += 1
+            keep = worker.calls < self.max_calls
+        except TimeoutError:
+            response = {"status": "timeout",
+                        "message": f"the evaluation ran past {int(timeout_s * 1000)} ms (worker killed)"}
+        except (WorkerGone, ValueError) as exc:
+            response = {"status": "error", "message": f"the Node worker failed: {exc}"}
+        finally:
+            self._release(worker, keep)
+        return response, (time.monotonic() - start) * 1000, worker.layers
+
+    def _acquire(self) -> Worker | str:
+        if self.node is None:
+            return self._no_node
+        with self._cond:
+            while True:
+                if self._closed:
+                    return "the Node pool is closed"
+                if self._idle:
+                    return self._idle.pop()
+                if self._live < self.size:
+                    self._live += 1
+                    break
+                self._cond.wait()
+        started = self._start(self.node)
+        if isinstance(started, str):
+            self._release(None, False)
+        return started
+
+    def _start(self, node: str) -> Worker | str:
+        """A new worker that said it is ready, or why none could start."""
+        problem = missing_dependencies()
+        if problem:
+            return problem
+        try:
+            if self._confined is None:
+                self._confined = Confined(node, self.weak)
+            worker = Worker(node, self._confined)
+        except Exception as exc:  # noqa: BLE001 - a call never raises: report it as unavailable
+            return f"cannot start node: {exc}"
+        with self._cond:
+            self._workers.add(worker)
+        problem = handshake(worker, time.monotonic() + self.startup_s)
+        if problem is None:
+            return worker
+        with self._cond:
+            self._workers.discard(worker)
+        worker.kill()
+        hidden = None if self.weak else hidden_from_others(WORKER_JS)
+        if hidden:
+            problem += f"; the worker runs as uid 65534 and cannot read {hidden}: put the checkout " \
+                       "where every directory is world-readable (chmod o+rx)"
+        return problem + ("" if "node_modules" not in problem else f"; {NOT_INSTALLED}")
+
+    def _release(self, worker: Worker | None, keep: bool) -> None:
+        with self._cond:
+            keep = keep and worker is not None and not self._closed
+            if keep:
+                self._idle.append(worker)  # type: ignore[arg-type]
+            else:
+                self._live -= 1
+                self._workers.discard(worker)  # type: ignore[arg-type]
+            self._cond.notify()
+        if worker is not None and not keep:
+            worker.kill()
+
+
+def _kill_all(workers: set[Worker]) -> None:
+    """The finalizer: every worker the pool still has, busy or idle, is killed."""
+    for worker in list(workers):
+        worker.kill()
+    workers.clear()
