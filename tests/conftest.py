@@ -1,6 +1,67 @@
+"""Fixtures and markers shared by every test.
+
+Markers for missing runtimes, each checking what its tests really need (a test carrying one
+is skipped, with the reason, when that is missing):
+
+- ``node``: a ``node`` executable (program and script graders that run Node.js scripts);
+- ``node_sandbox``: Node.js evaluators: ``node`` plus the sandbox's modules (isolated-vm
+  built for this Node, lodash, dayjs, validator, ajv), as ``make node-deps`` installs them.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from assay.core.spec import compile_spec
+sys.path.insert(0, str(Path(__file__).parent))  # tests/fakes.py, for the fixtures below
+
+from fakes import FakeCodeRunner, FakeProcessRunner  # noqa: E402
+
+from assay.core.interfaces import CodeOutcome, ProcessOutcome  # noqa: E402
+from assay.core.spec import compile_spec  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "node: needs a node executable")
+    config.addinivalue_line("markers", "node_sandbox: needs node and the Node sandbox's modules (make node-deps)")
+
+
+@functools.cache
+def _node_problem() -> str | None:
+    return None if shutil.which("node") else "node is not installed"
+
+
+@functools.cache
+def _node_sandbox_problem() -> str | None:
+    from assay.sandbox.node.runtime import NODE_DIR, find_node, missing_dependencies
+
+    node = find_node()
+    if node is None:
+        return "node is not installed"
+    problem = missing_dependencies()
+    if problem:
+        return problem
+    probe = "for (const m of ['isolated-vm', 'lodash', 'dayjs', 'validator', 'ajv']) require(m)"
+    try:
+        done = subprocess.run([node, "-e", probe], cwd=NODE_DIR, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"node cannot load the sandbox modules: {exc}"
+    if done.returncode != 0:
+        return f"node cannot load the sandbox modules (run `make node-deps`): {done.stderr.strip()[-300:]}"
+    return None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for name, problem in (("node", _node_problem), ("node_sandbox", _node_sandbox_problem)):
+        if item.get_closest_marker(name) is not None:
+            reason = problem()
+            if reason:
+                pytest.skip(reason)
 
 
 @pytest.fixture
@@ -13,3 +74,23 @@ def grade():
         return compile_spec(spec).build().grade(Sample(**sample))
 
     return _grade
+
+
+@pytest.fixture
+def fake_code_runner():
+    """Make a FakeCodeRunner: ``fake_code_runner(value=..., error=..., respond=..., problem=...)``."""
+
+    def make(value=None, *, respond=None, problem=None, **outcome) -> FakeCodeRunner:
+        return FakeCodeRunner(CodeOutcome(value=value, **outcome), respond=respond, problem=problem)
+
+    return make
+
+
+@pytest.fixture
+def fake_process_runner():
+    """Make a FakeProcessRunner: ``fake_process_runner(returncode=..., stdout=..., respond=...)``."""
+
+    def make(*, respond=None, **outcome) -> FakeProcessRunner:
+        return FakeProcessRunner(ProcessOutcome(**outcome), respond=respond)
+
+    return make

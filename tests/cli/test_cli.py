@@ -130,10 +130,12 @@ def test_export_shapes(tmp_path):
 
 
 @pytest.mark.parametrize("suite, expected", [
-    ("examples/waza-suite", "1/3 passed, 1 failed, 0 errors, 1 pending"),
-    ("examples/vally-stimuli/eval.yaml", "1/2 passed, 1 failed, 0 errors, 0 pending"),
+    pytest.param("examples/waza-suite", "1/3 passed, 1 failed, 0 errors, 1 pending", marks=pytest.mark.node),
+    pytest.param("examples/vally-stimuli/eval.yaml", "1/2 passed, 1 failed, 0 errors, 0 pending",
+                 marks=pytest.mark.node),
     ("examples/json-schema/eval.yaml", "1/3 passed, 2 failed"),
-    ("examples/code-evaluators/eval.yaml", "1/3 passed, 2 failed, 0 errors"),
+    pytest.param("examples/code-evaluators/eval.yaml", "1/3 passed, 2 failed, 0 errors",
+                 marks=pytest.mark.node_sandbox),
 ])
 def test_bundled_suites_grade_end_to_end(tmp_path, suite, expected):
     out = tmp_path / "r.jsonl"

@@ -1,7 +1,6 @@
 """The `code` grader: config checks at validation, result validation, and real sandbox runs."""
 
 import math
-import shutil
 
 import orjson
 import pytest
@@ -9,30 +8,24 @@ import pytest
 import assay
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.core.interfaces import CodeOutcome, Resources
+from assay.core.interfaces import Resources
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
 from assay.runner.resources import Defaults
 
-node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
+@pytest.fixture
+def graded(fake_code_runner):
+    """Grade one sample with a code spec whose sandbox answers ``value`` (or ``outcome``)."""
 
-class FakeRunner:
-    def __init__(self, value=None, **outcome):
-        self.outcome = CodeOutcome(value=value, **outcome)
-        self.calls = []
+    def run(value=None, spec=None, **outcome):
+        runner = fake_code_runner(value, **outcome)
+        spec = spec or {"type": "code", "config": {"code": "def evaluate(i, o, e, m):\n    return {}"}}
+        result = compile_spec(spec).build(Resources(code_runner=runner)).grade(
+            Sample(id="s", input="q", output="a", expected="b", metadata={"k": 1}))
+        return result, runner
 
-    def call(self, request):
-        self.calls.append(request)
-        return self.outcome
-
-
-def graded(value=None, spec=None, **outcome):
-    runner = FakeRunner(value, **outcome)
-    spec = spec or {"type": "code", "config": {"code": "def evaluate(i, o, e, m):\n    return {}"}}
-    result = compile_spec(spec).build(Resources(code_runner=runner)).grade(
-        Sample(id="s", input="q", output="a", expected="b", metadata={"k": 1}))
-    return result, runner
+    return run
 
 
 @pytest.mark.parametrize("code, message", [
@@ -45,7 +38,7 @@ def test_python_code_checked_at_validation(code, message):
         compile_spec({"type": "code", "config": {"language": "python", "code": code}})
 
 
-@node
+@pytest.mark.node_sandbox
 @pytest.mark.parametrize("code, message", [
     ("module.exports = async function evaluate(i, o) {\n  return {passed: true\n", r"SyntaxError at line \d+"),
     ("const x = 1;", r"does not export a function 'evaluate'"),
@@ -83,7 +76,7 @@ def test_invalid_config(config, message):
         compile_spec({"type": "code", "config": config})
 
 
-def test_arguments_and_defaults():
+def test_arguments_and_defaults(graded):
     result, runner = graded({"passed": True})
     call = runner.calls[0]
     assert (call.language, call.function, call.timeout_ms, call.memory_mb) == ("python", "evaluate", 5000, 128)
@@ -103,7 +96,7 @@ def test_arguments_and_defaults():
     ({"passed": True, "details": {"x": "y" * 70_000}}, "larger than 64 KB"),
     ({"passed": True, "extra": 1}, "unknown field(s) extra"),
 ])
-def test_returned_value_is_validated_strictly(value, message):
+def test_returned_value_is_validated_strictly(value, message, graded):
     result, _ = graded(value)
     assert result.status == "error" and result.error == "invalid_output"
     assert message in result.reason
@@ -123,7 +116,7 @@ def _nested(n):
     ({"passed": True, "details": {1: float("inf"), "s": {1, 2}}}, "passed", None, None),
     ({"passed": True, "score": "NaN"}, "error", "evaluate() returned `score` 'NaN', expected a finite number", {}),
 ])
-def test_a_runner_that_does_not_normalise_cannot_break_a_writer(value, status, reason, details):
+def test_a_runner_that_does_not_normalise_cannot_break_a_writer(value, status, reason, details, graded):
     """The sandboxes hand back clean values; the grader's check still copes with one that does not."""
     result, _ = graded(value)
     orjson.dumps(result.model_dump())
@@ -133,18 +126,18 @@ def test_a_runner_that_does_not_normalise_cannot_break_a_writer(value, status, r
         assert {k: v for k, v in result.details.items() if k != "limits"} == details
 
 
-def test_negative_zero_score_is_zero():
+def test_negative_zero_score_is_zero(graded):
     result, _ = graded({"passed": False, "score": -0.0})
     assert result.score == 0.0 and math.copysign(1.0, result.score) == 1.0
 
 
-def test_assertion_rows_that_are_not_objects_are_invalid_output():
+def test_assertion_rows_that_are_not_objects_are_invalid_output(graded):
     spec = {"type": "code", "config": {"assertions": ["True"]}}
     result, _ = graded(["not a row"], spec=spec)
     assert (result.status, result.error) == ("error", "invalid_output")
 
 
-def test_sandbox_errors_pass_through_with_traceback():
+def test_sandbox_errors_pass_through_with_traceback(graded):
     result, _ = graded(error=assay.ErrorCode.RUNTIME_ERROR, message="ZeroDivisionError: division by zero",
                        traceback='File "<evaluator>", line 2')
     assert (result.status, result.error) == ("error", "runtime_error")
@@ -208,7 +201,7 @@ def test_assertions_cannot_escape():
     assert all("error" in a for a in r.details["assertions"])
 
 
-@node
+@pytest.mark.node_sandbox
 def test_node_keyword_evaluator_end_to_end():
     code = ("const _ = require('lodash');\n"
             "module.exports = async function evaluate(input, output, expected, metadata) {\n"
@@ -231,7 +224,7 @@ def test_printed_output_is_kept_in_details():
     assert "about to fail" not in r.details["traceback"]
 
 
-@node
+@pytest.mark.node_sandbox
 def test_node_console_output_is_kept_in_details():
     code = ("module.exports = function evaluate(input, output) {\n"
             "  console.log('checking', output, {n: output.length});\n"

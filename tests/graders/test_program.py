@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import time
 
@@ -18,7 +17,6 @@ from assay.core.spec import compile_spec
 from assay.runner.resources import default_resources
 
 PY = sys.executable
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
 
 
 def grade(config, sample=None, tmp_path=None):
@@ -77,7 +75,7 @@ def test_failed_to_start_is_enoent(tmp_path):
     assert r.reason.startswith("Failed to start grader program: ENOENT (spawn)")
 
 
-@needs_node
+@pytest.mark.node
 def test_node_program_json_mode(tmp_path):
     (tmp_path / "score.js").write_text(
         "const fs = require('fs');"
@@ -221,18 +219,10 @@ def test_taxonomy_and_io_bound():
     assert cls.taxonomy.determinism == "static" and cls.taxonomy.reference == "reference-free"
 
 
-def test_runs_through_the_process_runner_interface(tmp_path):
-    from assay.core.interfaces import ProcessOutcome, Resources
+def test_runs_through_the_process_runner_interface(tmp_path, fake_process_runner):
+    from assay.core.interfaces import Resources
 
-    class Fake:
-        def __init__(self):
-            self.calls = []
-
-        def run(self, call):
-            self.calls.append(call)
-            return ProcessOutcome(returncode=3, argv=call.argv)
-
-    fake = Fake()
+    fake = fake_process_runner(returncode=3)
     spec = compile_spec({"type": "program", "config": {"program": "checker", "args": ["--strict"],
                                                        "workspace": str(tmp_path), "timeout": "2s"}})
     r = spec.build(Resources(process_runner=fake)).grade(Sample(id="s", output="x"))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-
 import orjson
 import pytest
 
@@ -37,7 +35,7 @@ def test_python_script(tmp_path):
     assert r.details["script_details"] == {"n": 1}
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+@pytest.mark.node
 def test_node_script(tmp_path):
     body = ("let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const c=JSON.parse(s);"
             "console.log(JSON.stringify({score:0.4,message:c.task.id}))})")

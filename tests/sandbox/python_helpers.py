@@ -1,13 +1,10 @@
-"""Helpers for the Python sandbox tests: a pool fixture (one per module), a benign check, leak probes."""
+"""Helpers for the Python sandbox tests: a benign check and leak probes (the `pool` fixture is in conftest.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import secrets
 from pathlib import Path
-
-import pytest
 
 from assay.core.interfaces import CodeCall, CodeOutcome
 from assay.sandbox.python import PythonPool
@@ -21,14 +18,6 @@ def evaluate(input, output, expected, metadata):
     return {"passed": output == expected, "score": len(words) / 10,
             "reason": json.dumps(sorted(words)), "details": {"n": len(output)}}
 """
-
-
-@pytest.fixture(scope="module")
-def pool():
-    os.environ[SECRET_ENV] = SECRET  # the host has a secret; no evaluation may see it
-    with PythonPool(size=2) as p:
-        p.start()
-        yield p
 
 
 def run(pool: PythonPool, source: str, args: list | None = None, **kw) -> CodeOutcome:

@@ -16,9 +16,9 @@ import pytest
 
 from assay.core.interfaces import CodeCall
 from assay.core.result import ErrorCode
-from assay.sandbox.node import NodePool, find_node
+from assay.sandbox.node import NodePool
 
-pytestmark = pytest.mark.skipif(find_node() is None, reason="node is not installed")
+pytestmark = pytest.mark.node_sandbox
 
 SECRET = "assay-secret-" + secrets.token_hex(8)
 MARKER = Path(f"/tmp/assay-node-pwned-{secrets.token_hex(4)}")

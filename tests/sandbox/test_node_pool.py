@@ -13,7 +13,7 @@ from assay.core.result import ErrorCode
 from assay.sandbox import SandboxRunner
 from assay.sandbox.node import NodePool, find_node, probe, runtime
 
-pytestmark = pytest.mark.skipif(find_node() is None, reason="node is not installed")
+pytestmark = pytest.mark.node_sandbox
 
 LENGTH_CHECK = """
 module.exports = async function evaluate(input, output, expected, metadata) {

@@ -13,7 +13,7 @@ import time
 import uuid
 
 import pytest
-from python_helpers import SECRET, assert_benign, pool, run, sandbox_processes  # noqa: F401 - pool is a fixture
+from python_helpers import SECRET, assert_benign, run, sandbox_processes
 
 from assay.core.result import ErrorCode
 

@@ -7,7 +7,7 @@ import signal
 import threading
 
 import pytest
-from python_helpers import BENIGN, assert_benign, pool, run, sandbox_processes  # noqa: F401 - pool is a fixture
+from python_helpers import BENIGN, assert_benign, run, sandbox_processes
 
 from assay.core.interfaces import CodeCall
 from assay.core.result import ErrorCode

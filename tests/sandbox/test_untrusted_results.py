@@ -18,10 +18,7 @@ from assay.core.sample import Sample
 from assay.core.spec import compile_spec
 from assay.core.untrusted import TooDeep
 from assay.sandbox import SandboxRunner
-from assay.sandbox.node import find_node
 from assay.sandbox.results import load_json
-
-needs_node = pytest.mark.skipif(find_node() is None, reason="node is not installed")
 
 PYTHON = """
 def deep(n):
@@ -158,7 +155,7 @@ def grade(runner, language: str, expression: str):
     return result
 
 
-@needs_node
+@pytest.mark.node_sandbox
 @pytest.mark.parametrize(("case", "python", "js", "status", "error", "reason", "details"), CASES,
                          ids=[c[0] for c in CASES])
 def test_both_languages_agree(runner, case, python, js, status, error, reason, details):
@@ -177,7 +174,7 @@ def test_both_languages_agree(runner, case, python, js, status, error, reason, d
         assert math.copysign(1.0, py.score) == math.copysign(1.0, js_.score) == 1.0  # no -0.0
 
 
-@needs_node
+@pytest.mark.node_sandbox
 def test_a_lone_surrogate_in_the_sample_reaches_both_languages(runner):
     """A sample is passed on as it is (here an unpaired surrogate) and what comes back is clean."""
     sources = {"python": "def evaluate(input, output, expected, metadata):\n    return {'passed': len(output) == 3, 'reason': output}\n",
@@ -190,7 +187,7 @@ def test_a_lone_surrogate_in_the_sample_reaches_both_languages(runner):
         orjson.dumps(r.model_dump())
 
 
-@needs_node
+@pytest.mark.node_sandbox
 def test_huge_error_messages_are_bounded_and_clean(runner):
     """A thrown error's message becomes a reason that fits 4 KB and counts the whole message;
     its stack (details) is bounded too, in both languages."""

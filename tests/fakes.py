@@ -1,0 +1,49 @@
+"""In-memory fakes of the core I/O interfaces (``CodeRunner``, ``ProcessRunner``), one
+beside each real adapter, as httpx keeps a mock transport beside its real ones.
+
+Tests reach them through the fixtures in ``conftest.py`` (``fake_code_runner``,
+``fake_process_runner``); each fake records the calls it received.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from assay.core.interfaces import CodeCall, CodeOutcome, ProcessCall, ProcessOutcome
+
+
+class FakeCodeRunner:
+    """A ``CodeRunner`` answering every call with ``outcome`` (or ``respond(call)``)."""
+
+    def __init__(self, outcome: CodeOutcome | None = None,
+                 respond: Callable[[CodeCall], CodeOutcome] | None = None,
+                 problem: str | None = None) -> None:
+        self.outcome = outcome or CodeOutcome(value={"passed": True})
+        self.respond = respond
+        self.problem = problem
+        """What ``check`` answers: the problem with the source, or None."""
+        self.calls: list[CodeCall] = []
+        self.checks: list[tuple[str, str, str]] = []
+
+    def call(self, request: CodeCall) -> CodeOutcome:
+        self.calls.append(request)
+        return self.respond(request) if self.respond is not None else self.outcome
+
+    def check(self, language: Any, source: str, function: str = "evaluate") -> str | None:
+        self.checks.append((language, source, function))
+        return self.problem
+
+
+class FakeProcessRunner:
+    """A ``ProcessRunner`` answering every run with ``outcome`` (or ``respond(call)``)."""
+
+    def __init__(self, outcome: ProcessOutcome | None = None,
+                 respond: Callable[[ProcessCall], ProcessOutcome] | None = None) -> None:
+        self.outcome = outcome or ProcessOutcome(returncode=0)
+        self.respond = respond
+        self.calls: list[ProcessCall] = []
+
+    def run(self, call: ProcessCall) -> ProcessOutcome:
+        self.calls.append(call)
+        return self.respond(call) if self.respond is not None else self.outcome
