@@ -143,7 +143,7 @@ def test_cost_ordered_with_threshold_skips_only_when_the_verdict_is_decided(tmp_
     ("name: s\ngraders: [{type: contains, weight: true}]\nsamples: [{output: a}]\n", None,
      r"graders\[0\]\.weight: Input should be a valid number"),
     ("name: s\nthreshold: 0.5\ngraders: [{type: contains, weight: 0}, {type: exact_match, weight: 0}]\n"
-     "samples: [{output: a}]\n", None, r"every grader of sample 'row-\d+' has weight 0"),
+     "samples: [{output: a}]\n", None, r"every grader of sample 'sample-1' has weight 0"),
     ("name: s\ndataset: data.jsonl\ngraders: [{type: contains}]\nsamples: [{output: a}]\n", '{"output": "a"}\n',
      r"eval\.yaml:4: samples: give either `dataset` or inline `samples`, not both"),
     ("name: s\ndataset: data.jsonl\ngraders: [{type: contains}]\n", "\n", r"no samples to grade"),
@@ -170,3 +170,8 @@ def test_vally_scoring_weights_must_be_finite(tmp_path):
         """)
     with pytest.raises(SpecError, match=r"eval\.yaml:6: scoring\.weights\.c: Input should be a finite number"):
         load_suite(p)
+
+
+def test_inline_samples_without_ids_are_named_by_position(tmp_path):
+    p = suite_file(tmp_path, "name: s\ngraders: [{type: contains}]\nsamples: [{output: a}, {output: b, id: ''}]\n")
+    assert [s.id for s in load_suite(p).samples] == ["sample-1", "sample-2"]

@@ -62,7 +62,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         samples = load_dataset(source, delimiter=suite.delimiter)
         _check_outputs(samples, str(source))
     elif suite.samples is not None:
-        samples = samples_from_rows(((doc.line("samples", i) or 0, row)
+        samples = samples_from_rows(((doc.line("samples", i) or 0, _with_id(row, i))
                                      for i, row in enumerate(suite.samples)), source=str(doc.path))
         _check_outputs(samples, doc.where("samples"))
     else:
@@ -70,6 +70,14 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
     return Suite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
                  cost_ordered=suite.cost_ordered, dialect=NAME, source=doc.path, definition=suite,
                  inputs=[doc.path] + ([source] if source is not None else []), warnings=warnings)
+
+
+def _with_id(row: object, index: int) -> object:
+    """An inline sample without an id is named by its position (``sample-1``, ...): two of them
+    may share a line (`samples: [{output: a}, {output: b}]`), so the line cannot name them."""
+    if isinstance(row, dict) and row.get("id") in (None, ""):
+        return {**row, "id": f"sample-{index + 1}"}
+    return row
 
 
 def _check_outputs(samples: list[Sample], where: str) -> None:
