@@ -20,7 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # tests/fakes.py, for the fixtures below
 
-from fakes import FakeCodeRunner, FakeProcessRunner  # noqa: E402
+from fakes import FakeCodeRunner, FakeJudgeClient, FakeProcessRunner  # noqa: E402
 
 from assay.core.interfaces import CodeOutcome, ProcessOutcome  # noqa: E402
 from assay.core.spec import compile_spec  # noqa: E402
@@ -94,3 +94,9 @@ def fake_process_runner():
         return FakeProcessRunner(ProcessOutcome(**outcome), respond=respond)
 
     return make
+
+
+@pytest.fixture
+def fake_judge():
+    """Make a FakeJudgeClient: ``fake_judge([JudgeReply(text=...), ...])`` or ``fake_judge(respond)``."""
+    return FakeJudgeClient

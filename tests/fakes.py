@@ -47,3 +47,24 @@ class FakeProcessRunner:
     def run(self, call: ProcessCall) -> ProcessOutcome:
         self.calls.append(call)
         return self.respond(call) if self.respond is not None else self.outcome
+
+
+class FakeJudgeClient:
+    """A ``JudgeClient`` answering from a script: ``respond(request) -> JudgeReply`` or a list of
+    replies served in turn (the last one repeats). Records every request."""
+
+    def __init__(self, replies: Any = None) -> None:
+        from assay.core.judge import JudgeReply
+
+        self.replies = replies if replies is not None else [JudgeReply(text='{"score": 5, "reasoning": "ok"}')]
+        self.requests: list[Any] = []
+
+    def judge(self, request: Any) -> Any:
+        self.requests.append(request)
+        if callable(self.replies):
+            return self.replies(request)
+        index = min(len(self.requests) - 1, len(self.replies) - 1)
+        return self.replies[index]
+
+    def judge_many(self, requests: Any) -> list[Any]:
+        return [self.judge(r) for r in requests]

@@ -23,6 +23,16 @@ def test_bad_values_name_the_variable(env, message):
 
 
 def test_defaults_and_values():
-    assert Settings.from_env({}) == Settings()
+    assert Settings.from_env({"ASSAY_JUDGE_CACHE": "off"}) == Settings()
     s = Settings.from_env({"ASSAY_CODE_TIMEOUT_MAX_MS": "1500", "ASSAY_NODE": "/opt/node", "ASSAY_DEBUG": "1"})
     assert (s.code_timeout_max_ms, s.node_binary, s.debug) == (1500, "/opt/node", True)
+
+
+def test_judge_settings_and_the_key_never_shown():
+    s = Settings.from_env({"OPENAI_API_KEY": "sk-secret", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+                           "ASSAY_JUDGE_BASE_URL": "http://127.0.0.1:8/v1", "XDG_CACHE_HOME": "/c"})
+    assert s.judge_api_key == "sk-secret" and s.judge_base_url == "http://127.0.0.1:8/v1"
+    assert s.judge_cache == "/c/assay/judge-cache.sqlite" and s.judge_concurrency == 32
+    assert "sk-secret" not in repr(s) and "sk-secret" not in str(s)
+    with pytest.raises(AssayError, match="ASSAY_JUDGE_CONCURRENCY"):
+        Settings.from_env({"ASSAY_JUDGE_CONCURRENCY": "many"})

@@ -1,5 +1,6 @@
 """The I/O a grader may need, as small interfaces. Real adapters live in sandbox/, judges/;
-tests use fakes. Graders receive them through ``Resources``."""
+tests use fakes. Graders receive them through ``Resources``. (The judge interface is in
+``core.judge``.)"""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from assay.core.context import Language
+from assay.core.judge import JudgeClient
 from assay.core.result import ErrorCode
 
 
@@ -106,4 +108,5 @@ class Resources:
 
     code_runner: CodeRunner | None = None
     process_runner: ProcessRunner | None = None
+    judge_client: JudgeClient | None = None
     extra: dict[str, Any] = field(default_factory=dict)
