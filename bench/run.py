@@ -58,12 +58,15 @@ def main() -> None:
     print(f"\nassay run, {r['cases']} cases x 4 graders, start-up included: {r['wall_s']:.2f} s "
           f"({r['cases_per_s']:,.0f} cases/s = {r['vs_promptfoo_170']:.0f}x promptfoo's ~170/s; "
           f"target 10x); CLI start-up alone {r['startup_s']:.2f} s\n")
+    import judges
     import sandbox_node
     import sandbox_python
 
     sandbox_python.main([])
     print()
     sandbox_node.main([])
+    print()
+    judges.main([])
 
 
 if __name__ == "__main__":

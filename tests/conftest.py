@@ -100,3 +100,14 @@ def fake_process_runner():
 def fake_judge():
     """Make a FakeJudgeClient: ``fake_judge([JudgeReply(text=...), ...])`` or ``fake_judge(respond)``."""
     return FakeJudgeClient
+
+
+@pytest.fixture
+def judge_server():
+    """A real OpenAI-compatible chat server on 127.0.0.1 (``tests/judge_server.py``), stopped
+    at teardown: ``judge_server.queue(good_json(...), status(429, retry_after="0.1"))``, or
+    ``judge_server.respond = lambda body: ...``; give clients ``judge_server.url``."""
+    from judge_server import JudgeServer
+
+    with JudgeServer() as server:
+        yield server

@@ -109,3 +109,22 @@ def test_review_text_that_json_cannot_hold_is_normalised(results_file):
     submit_review(results_file, "a", "review", True, comment="bad \ud800 text", reviewer="r\udfff")
     [review] = load_reviews(results_file)
     assert review.comment == "bad \ufffd text" and review.reviewer == "r\ufffd"
+
+
+def test_calibration_summary_uses_the_shared_statistics(results_file):
+    # judge: a pass, b fail, c pass, d fail. Humans: a pass, b pass, c pass, d fail.
+    # tp 2 (a, c), fn 1 (b), tn 1 (d): kappa 2(2·1 - 0·1) / ((2)(1) + (3)(2)) = 0.5
+    for sid, label in [("a", True), ("b", True), ("c", True), ("d", False)]:
+        submit_review(results_file, sid, "cal", label)
+    verdicts = apply_reviews(load_verdicts(results_file), load_reviews(results_file))
+    stats = calibration_summary(verdicts)["cal"]
+    assert stats["confusion"] == {"tp": 2, "fp": 0, "fn": 1, "tn": 1}
+    assert (stats["cohen_kappa"], stats["tpr"], stats["tnr"]) == (0.5, pytest.approx(2 / 3), 1.0)
+    assert stats["status"] == "uncalibrated" and "4 labels compared, fewer than 20" in stats["reason"]
+    assert calibration_summary(verdicts, min_labels=4, min_kappa=0.5)["cal"]["status"] == "calibrated"
+
+
+def test_calibration_summary_before_any_label(results_file):
+    stats = calibration_summary(load_verdicts(results_file))["cal"]
+    assert stats["grader"] == "judge" and stats["compared"] == 0 and stats["cohen_kappa"] is None
+    assert stats["status"] == "uncalibrated"

@@ -84,6 +84,9 @@ def run(
         "--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
     dialect: Annotated[Optional[str], typer.Option(
         "--dialect", help="Read the suite as assay, waza or vally rather than detecting it.")] = None,
+    no_cache: Annotated[bool, typer.Option(
+        "--no-cache", help="Ask every LLM judge afresh instead of reusing cached replies "
+                           "(fresh replies still refresh the cache).")] = False,
 ) -> None:
     """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
     from assay.cli.run_cmd import execute
@@ -94,7 +97,8 @@ def run(
         _fail_invalid(AssayError(f"--export: unknown format {export!r}; use waza or vally"))
     _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
-              summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect)
+              summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect,
+              no_cache=no_cache)
 
 
 @app.command("review")
@@ -126,6 +130,29 @@ def report_cmd(
     from assay.cli.review_cmd import report
 
     _delegate(report, results, threshold=threshold, junit=junit, as_json=as_json)
+
+
+@app.command("calibrate")
+def calibrate_cmd(
+    results: ResultsFile,
+    judge: Annotated[str, typer.Option("--judge", help="Name of the judge grader to calibrate.")],
+    labels: Annotated[Optional[Path], typer.Option(
+        "--labels", help="Human labels, JSONL {sample_id, passed, score?} (default: the reviews of RESULTS).")] = None,
+    suite: Annotated[Optional[Path], typer.Option(
+        "--suite", help="The suite as it is now: a changed judge (rubric, model, parameters) makes it stale.")] = None,
+    min_labels: Annotated[int, typer.Option("--min-labels", min=1, help="Fewest labels to be calibrated.")] = 20,
+    min_kappa: Annotated[float, typer.Option(
+        "--min-kappa", min=-1.0, max=1.0, help="Lowest Cohen's kappa to be calibrated.")] = 0.6,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON (for CI).")] = False,
+    record: Annotated[bool, typer.Option(
+        "--record/--no-record", help="Keep the outcome in RESULTS' .calibration.json for `assay report`.")] = True,
+) -> None:
+    """Compare a judge with human labels: agreement, kappa, TPR/TNR, best threshold, ROC, and a
+    status (exit 0 when calibrated, 1 when uncalibrated or stale)."""
+    from assay.cli.calibrate_cmd import calibrate
+
+    _delegate(calibrate, results, judge, labels=labels, suite=suite, min_labels=min_labels, min_kappa=min_kappa,
+              as_json=as_json, record=record)
 
 
 @app.command()

@@ -4,12 +4,14 @@ report recomputed from that file with the reviews applied."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from assay.cli._console import make_console
 from assay.core.aggregate import summarize
 from assay.core.result import Status
+from assay.runner.labels import judge_calibrations
 from assay.runner.reviews import apply_reviews, calibration_summary, load_reviews, load_verdicts, submit_review
 
 
@@ -29,15 +31,17 @@ def report(results: Path, *, threshold: float | None, junit: Path | None, as_jso
     verdicts = apply_reviews(load_verdicts(results), load_reviews(results), threshold=threshold)
     summary = summarize(verdicts)
     calibration = calibration_summary(verdicts)
+    judges = judge_calibrations(results, calibration)
     if junit is not None:
         write_junit(junit, results.stem, verdicts, 0.0)
     if as_json:
-        print(orjson.dumps({**summary.to_dict(), "calibration": calibration}, option=orjson.OPT_INDENT_2).decode())
+        doc = {**summary.to_dict(), "calibration": calibration, "judges": judges}
+        print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
         console = make_console()
         console.print(summary_table(summary, f"{results} ({len(verdicts)} samples, reviews applied)"))
-        for name, stats in calibration.items():
-            console.print(f"calibration {name}: " + ", ".join(f"{k} {v}" for k, v in stats.items()), markup=False)
+        if judges:
+            console.print(_judges_table(judges))
         pending = [v.id for v in verdicts if v.status is Status.PENDING]
         if pending:
             console.print(f"awaiting review: {', '.join(pending[:20])}" + (" ..." if len(pending) > 20 else ""),
@@ -45,3 +49,17 @@ def report(results: Path, *, threshold: float | None, junit: Path | None, as_jso
         console.print(f"{summary.passed}/{summary.total} passed, {summary.failed} failed, "
                       f"{summary.errors} errors, {summary.pending} pending", markup=False)
     return 0 if summary.all_passed else 1
+
+
+def _judges_table(rows: list[dict[str, Any]]) -> Any:
+    """Each judge that has human labels, with its calibration status."""
+    from rich.table import Table
+
+    table = Table(title="judges against human labels", title_justify="left")
+    for col in ("judge", "labels from", "compared", "agreement", "kappa", "status", "why"):
+        table.add_column(col, justify="right" if col in ("compared", "agreement", "kappa") else "left")
+    for r in rows:
+        agreement = "-" if r["agreement"] is None else f"{r['agreement']:.1%}"
+        kappa = "-" if r["kappa"] is None else f"{r['kappa']:.3f}"
+        table.add_row(str(r["judge"]), r["source"], str(r["compared"]), agreement, kappa, r["status"], r["reason"])
+    return table

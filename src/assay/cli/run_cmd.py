@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,11 +12,12 @@ import orjson
 
 from assay.core.aggregate import summarize
 from assay.core.errors import SpecError
+from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.untrusted import cap_text, clean_text
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.report import summary_table, write_junit
-from assay.runner.resources import Defaults
+from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
 from assay.runner.run import run_suite
@@ -28,7 +30,7 @@ MAX_LISTED = 20
 def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
-            export_path: Path | None = None, dialect: str | None = None) -> int:
+            export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False) -> int:
     from assay.cli._console import make_console
 
     console = make_console()
@@ -49,7 +51,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
         with _progress(show_progress, len(suite.samples) - len(done)) as advance:
-            result = run_suite(suite, resources=Defaults.resources(), concurrency=concurrency, done_ids=done,
+            result = run_suite(suite, resources=_resources(no_cache), concurrency=concurrency, done_ids=done,
                                sink=sink, on_progress=advance,
                                chunk_size=_chunk(suite, concurrency))
     finally:
@@ -86,6 +88,16 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         line += f"; threshold {suite.threshold}"
     console.print(line, markup=False)
     return 0 if s.all_passed else 1
+
+
+def _resources(no_cache: bool) -> Resources:
+    """The process's resources; with --no-cache, the same but with a judge client that asks
+    every judge afresh (its replies still refresh the cache for the next run)."""
+    resources = Defaults.resources()
+    if not no_cache:
+        return resources
+    fresh = build_resources(Defaults.settings(), judge_cache_reads=False)
+    return dataclasses.replace(resources, judge_client=fresh.judge_client)
 
 
 def _print_warnings(suite: Suite) -> None:

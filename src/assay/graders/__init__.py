@@ -2,11 +2,17 @@
 
 from assay.graders import (  # noqa: F401
     code,
+    composite,
     contains,
     exact_match,
     human,
     json_schema,
+    llm,
+    llm_comparison,
+    pairwise,
+    panel,
     program,
+    prompt,
     regex,
     script,
     similarity,

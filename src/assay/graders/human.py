@@ -4,8 +4,9 @@ Both report ``pending`` until a person reviews the sample. Reviews are recorded 
 results file and applied afterwards by ``assay.runner.reviews.apply_reviews``, which turns
 the pending result into ``passed`` / ``failed`` with the reviewer's score. For
 ``human_calibration`` it also compares the human label with the result of the grader named
-in ``calibrate_grader`` on the same sample; ``calibration_summary`` aggregates that into an
-agreement rate, Cohen's kappa and the mean absolute score difference.
+in ``calibrate_grader`` on the same sample; ``calibration_summary`` aggregates that (with the
+functions of ``assay.runner.calibration`` that ``assay calibrate`` uses too) into agreement,
+Cohen's kappa, true-positive and true-negative rates, the best threshold and a status.
 """
 
 from __future__ import annotations

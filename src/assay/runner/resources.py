@@ -4,11 +4,13 @@ whole process (a CLI run, the library's defaults, the service)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from assay.core.context import Language, SpecContext
 from assay.core.interfaces import CodeCall, CodeOutcome, Resources
+from assay.core.judge import JudgeReply, JudgeRequest
 from assay.settings import Settings
 
 
@@ -41,12 +43,46 @@ class LazyCodeRunner:
             self._runner = None
 
 
-def build_resources(settings: Settings) -> Resources:
-    """Adapters for graders: the code sandbox (started lazily) and the program runner."""
+class LazyJudgeClient:
+    """Builds the judge client (SDK, event loop thread, cache file) on first use, so suites
+    without LLM graders never pay for it."""
+
+    def __init__(self, settings: Settings, *, read_cache: bool = True) -> None:
+        self._settings = settings
+        self._read_cache = read_cache
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> Any:
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    from assay.judges import OpenAIJudgeClient
+
+                    self._client = OpenAIJudgeClient.from_settings(self._settings, read_cache=self._read_cache)
+        return self._client
+
+    def judge(self, request: JudgeRequest) -> JudgeReply:
+        return self._get().judge(request)
+
+    def judge_many(self, requests: Sequence[JudgeRequest]) -> list[JudgeReply]:
+        return self._get().judge_many(requests)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def build_resources(settings: Settings, *, judge_cache_reads: bool = True) -> Resources:
+    """Adapters for graders: the code sandbox and the judge client (both started lazily) and
+    the program runner. ``judge_cache_reads=False`` is ``--no-cache``: judge replies are asked
+    for afresh (and still stored, refreshing the cache)."""
     from assay.sandbox.process import LocalProcessRunner
 
     code = LazyCodeRunner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
-    return Resources(code_runner=code, process_runner=LocalProcessRunner())
+    judge = LazyJudgeClient(settings, read_cache=judge_cache_reads)
+    return Resources(code_runner=code, process_runner=LocalProcessRunner(), judge_client=judge)
 
 
 def build_context(settings: Settings, resources: Resources, base_dir: Path | None = None) -> SpecContext:

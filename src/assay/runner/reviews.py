@@ -21,6 +21,7 @@ from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.errors import SpecError
 from assay.core.result import GraderResult, Status
 from assay.core.untrusted import clean_json
+from assay.runner.calibration import DEFAULT_MIN_KAPPA, DEFAULT_MIN_LABELS, Pair, calibration_status, compare
 from assay.runner.files import open_regular
 from assay.runner.results import read_results, verdict_from_row
 
@@ -179,15 +180,20 @@ def _compare(target: str | None, review: Review, siblings: list[GraderResult]) -
     return row
 
 
-def calibration_summary(verdicts: Sequence[SampleVerdict]) -> dict[str, dict[str, Any]]:
-    """Per ``human_calibration`` grader: how well the calibrated grader agrees with people.
+def calibration_summary(verdicts: Sequence[SampleVerdict], *, min_labels: int = DEFAULT_MIN_LABELS,
+                        min_kappa: float = DEFAULT_MIN_KAPPA) -> dict[str, dict[str, Any]]:
+    """Per ``human_calibration`` grader: how well the calibrated grader agrees with people
+    (``runner.calibration.compare`` over the labelled samples where it scored).
 
     ``agreement_rate`` is the share of compared samples where both said pass or both said
-    fail; ``cohen_kappa`` corrects it for chance (None when undefined); ``mean_abs_diff``
-    is the mean of |grader score - human score|; ``confusion`` counts pass/fail pairs
-    (``tp``: both pass, ``fp``: grader pass / human fail, ...).
+    fail; ``cohen_kappa`` corrects it for chance (None when undefined); ``tpr`` / ``tnr`` the
+    judge's rates on human passes / fails; ``mean_abs_diff`` the mean |grader score - human
+    score|; ``confusion`` counts pass/fail pairs (``tp``: both pass, ``fp``: grader pass /
+    human fail, ...); ``best_threshold`` the grader score that would agree most; ``status``
+    ``calibrated`` or ``uncalibrated`` (``min_labels``, ``min_kappa``) with its ``reason``.
     """
-    rows: dict[str, list[dict[str, Any]]] = {}
+    rows: dict[str, list[Pair]] = {}
+    targets: dict[str, Any] = {}
     labelled: dict[str, int] = {}
     for v in verdicts:
         for r in v.results:
@@ -195,31 +201,19 @@ def calibration_summary(verdicts: Sequence[SampleVerdict]) -> dict[str, dict[str
                 continue
             cal = r.details.get("calibration")
             rows.setdefault(r.name, [])
+            targets.setdefault(r.name, r.details.get("calibrate_grader"))
             if cal is not None:
                 labelled[r.name] = labelled.get(r.name, 0) + 1
                 if cal.get("compared"):
-                    rows[r.name].append(cal)
+                    rows[r.name].append(Pair(v.id, bool(cal["grader_passed"]), cal.get("grader_score"),
+                                             bool(cal["human_passed"]), cal.get("human_score")))
     out = {}
-    for name, cmp in rows.items():
-        n = len(cmp)
-        conf = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
-        for c in cmp:
-            key = ("t" if c["grader_passed"] == c["human_passed"] else "f") + ("p" if c["grader_passed"] else "n")
-            conf[key] += 1
-        target = cmp[0]["grader"] if cmp else None
-        out[name] = {"grader": target, "labelled": labelled.get(name, 0), "compared": n,
-                     "agreement_rate": (conf["tp"] + conf["tn"]) / n if n else None,
-                     "cohen_kappa": _kappa(conf, n),
-                     "mean_abs_diff": sum(c["abs_diff"] for c in cmp) / n if n else None,
-                     "confusion": conf}
+    for name, pairs in rows.items():
+        cmp = compare(pairs)
+        status, why = calibration_status(cmp, min_labels=min_labels, min_kappa=min_kappa)
+        out[name] = {"grader": targets[name], "labelled": labelled.get(name, 0), "compared": cmp.n,
+                     "agreement_rate": cmp.agreement, "cohen_kappa": cmp.kappa, "tpr": cmp.tpr, "tnr": cmp.tnr,
+                     "mean_abs_diff": cmp.mean_abs_diff, "confusion": cmp.confusion,
+                     "best_threshold": cmp.best.threshold if cmp.best else None,
+                     "status": status, "reason": why}
     return out
-
-
-def _kappa(conf: dict[str, int], n: int) -> float | None:
-    if not n:
-        return None
-    po = (conf["tp"] + conf["tn"]) / n
-    grader_yes = (conf["tp"] + conf["fp"]) / n
-    human_yes = (conf["tp"] + conf["fn"]) / n
-    pe = grader_yes * human_yes + (1 - grader_yes) * (1 - human_yes)
-    return None if pe >= 1.0 else (po - pe) / (1 - pe)

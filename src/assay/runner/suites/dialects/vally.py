@@ -49,6 +49,8 @@ class Stimulus(FileModel):
     name: str = Field(min_length=1, description="The sample id.")
     prompt: Any = None
     description: Any = None
+    rubric: list[str] | str | None = Field(default=None, description="Criteria for the judge graders "
+                                                                     "(prompt, panel, pairwise) without a prompt.")
     graders: list[Any] | None = None
     constraints: Any = None
     environment: Any = None
@@ -106,7 +108,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         if stim.name in seen:
             raise doc.error(f"two stimuli are named {stim.name!r}", *at, "name")
         seen.add(stim.name)
-        specs = compile_graders(stim.graders or [], doc, (*at, "graders"), context, prepare=prepare)
+        specs = compile_graders(stim.graders or [], doc, (*at, "graders"), context,
+                                prepare=partial(_with_rubric, prepare, stim.rubric))
         stim_runs = runs.pop(stim.name, None)
         if stim_runs is None and any(k in stim.model_fields_set for k in _INLINE):
             inline = stim.trajectory if isinstance(stim.trajectory, Mapping) else {}
@@ -154,6 +157,23 @@ def _prepare(doc: YamlDoc, weights: dict[str, float], used: set[str], entry: Any
     used.update(k for k in (name, vtype) if k in weights)
     spec = _translate(spec, doc, at)
     spec.setdefault("name", name)
+    return spec
+
+
+_JUDGES = ("prompt", "panel", "pairwise")
+
+
+def _with_rubric(prepare: Any, rubric: list[str] | str | None, entry: Any, at: Keys) -> dict[str, Any]:
+    """Vally's judge graders (prompt, panel, pairwise: microsoft.github.io/vally/reference/graders/
+    prompt/, panel/ and pairwise/) judge by the stimulus's ``rubric`` list when their config has
+    no ``prompt``; assay's graders read it from ``config.prompt``, so it is copied there. Their
+    other options keep Vally's names (``scoring: scale_1_5``, ``threshold``, ``models``,
+    ``aggregation``), which the graders accept as written."""
+    spec = prepare(entry, at)
+    if rubric and spec.get("type") in _JUDGES and isinstance(spec.get("config"), dict) \
+            and "prompt" not in spec["config"]:
+        text = rubric if isinstance(rubric, str) else "\n".join(f"- {item}" for item in rubric)
+        spec["config"] = {**spec["config"], "prompt": text}
     return spec
 
 

@@ -129,7 +129,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
     warnings: list[str] = []
     spec = read_model(WazaFile, doc.data, doc, warnings=warnings)
     base = doc.path.parent.resolve()
-    graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=partial(fold_grader, doc))
+    graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=partial(_prepare, doc))
     tasks, disabled, task_files = _tasks(doc, spec.tasks, base, context, warnings)
     results_path = find_results(doc, results, spec.results, RESULT_FILES)
     runs = _runs_by_task(results_path) if results_path else {}
@@ -192,9 +192,31 @@ def _tasks(doc: YamlDoc, globs: list[str], base: Path, context: SpecContext,
         if task.enabled is False:
             disabled.add(task.id)
             continue
-        prepare = partial(fold_grader, tdoc, default_type="code")
+        prepare = partial(_prepare, tdoc, default_type="code")
         out.append((tdoc, task, compile_graders(task.graders or [], tdoc, ("graders",), context, prepare=prepare)))
     return out, disabled, files
+
+
+def _prepare(doc: YamlDoc, entry: Any, keys: Any, *, default_type: str | None = None) -> dict[str, Any]:
+    """A waza grader entry as an assay spec: options folded into ``config``, then waza's
+    ``prompt`` grader given its own semantics. waza's prompt grader (internal/graders/
+    prompt_grader.go, docs/graders/prompt.md) scores pass/fail tool calls, so it becomes
+    ``scoring: checks``; its ``mode: pairwise`` judges baseline against output twice with
+    positions swapped and turns a position-inconsistent verdict into a passing tie, so it
+    becomes the ``pairwise`` grader with ``flip_passes: true``."""
+    spec = fold_grader(doc, entry, keys, default_type=default_type)
+    if spec.get("type") != "prompt":
+        return spec
+    config = dict(spec["config"])
+    mode = config.pop("mode", None)
+    if mode == "pairwise":
+        config.pop("continue_session", None)
+        config.setdefault("flip_passes", True)
+        return {**spec, "type": "pairwise", "config": config}
+    if mode not in (None, "independent"):
+        config["mode"] = mode  # left for the config model to refuse, naming the field
+    config.setdefault("scoring", "checks")
+    return {**spec, "config": config}
 
 
 def _runs_by_task(path: Path) -> Runs:
