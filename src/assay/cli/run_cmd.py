@@ -86,6 +86,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             f"{resumed}; mean score {mean}; {result.duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
+    judged = _judge_counts(verdicts)
+    if judged[0] and not quiet:
+        console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
     console.print(line, markup=False)
     return 0 if s.all_passed else 1
 
@@ -149,6 +152,17 @@ def _export(tool: str, path: Path, name: str, summary, verdicts) -> None:
     convert = exports.verdict_to_waza if tool == "waza" else exports.verdict_to_vally
     doc = {"name": name, "summary": summary.to_dict(), "samples": [convert(v) for v in verdicts]}
     write_output(path, json_bytes(doc))
+
+
+def _judge_counts(verdicts) -> tuple[int, int]:
+    """LLM results in ``verdicts``, and how many of them the judge cache answered."""
+    total = cached = 0
+    for v in verdicts:
+        for r in v.results:
+            if r.kind == "llm":
+                total += 1
+                cached += bool(r.details.get("cached"))
+    return total, cached
 
 
 def _chunk(suite, concurrency: int) -> int:
