@@ -175,3 +175,20 @@ def test_vally_scoring_weights_must_be_finite(tmp_path):
 def test_inline_samples_without_ids_are_named_by_position(tmp_path):
     p = suite_file(tmp_path, "name: s\ngraders: [{type: contains}]\nsamples: [{output: a}, {output: b, id: ''}]\n")
     assert [s.id for s in load_suite(p).samples] == ["sample-1", "sample-2"]
+
+
+def test_a_composite_of_free_graders_is_ranked_free_when_cost_ordered(tmp_path):
+    p = suite_file(tmp_path, """\
+        name: s
+        cost_ordered: true
+        samples: [{id: a, output: "no", expected: "ok"}]
+        graders:
+          - {type: code, name: costly, config: {code: "def evaluate(*a):\\n    return {'passed': True}"}}
+          - type: composite
+            name: cheap
+            config: {graders: [{type: exact_match}, {type: contains}]}
+        """)
+    suite = load_suite(p)
+    assert [spec.taxonomy.cost for spec in suite.graders] == ["low", "free"]
+    verdict = run_suite(suite).verdicts[0]
+    assert verdict.skipped == ["costly"]  # the free composite failed first, so the code grader never ran

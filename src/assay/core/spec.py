@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay.core import registry
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.core.grader import Grader, GraderConfig
+from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.interfaces import Resources
 
 MAX_WEIGHT = 1e6
@@ -52,6 +52,13 @@ class CompiledSpec:
     @property
     def type(self) -> str:
         return self.grader_cls.type
+
+    @property
+    def taxonomy(self) -> Taxonomy:
+        """This spec's taxonomy: its config's when the config declares one (a ``composite``
+        costs what its dearest child costs), else its grader type's."""
+        own = getattr(self.config, "taxonomy", None)
+        return own if isinstance(own, Taxonomy) else self.grader_cls.taxonomy
 
     def build(self, resources: Resources | None = None) -> Grader:
         """A grader for this spec, doing its I/O through ``resources``."""

@@ -114,4 +114,4 @@ def _cannot_pass(plan: list[CompiledSpec], got: dict[int, GraderResult], thresho
 
 
 def _rank(spec: CompiledSpec) -> int:
-    return COST_RANK.get(spec.grader_cls.taxonomy.cost, 1)
+    return COST_RANK.get(spec.taxonomy.cost, 1)
