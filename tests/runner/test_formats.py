@@ -56,7 +56,7 @@ def test_vally_example_weights_change_the_verdict():
     tests = verdicts["write-add-tests"]
     assert tests.status.value == "passed" and tests.score == pytest.approx(0.75)
     assert [(r.name, r.type, r.weight, r.passed) for r in tests.results] == [
-        ("tests-exist", "program", 3.0, True), ("output-contains", "regex", 1.0, False)]
+        ("tests-exist", "program", 3.0, True), ("output-contains", "vally_output", 1.0, False)]
     unweighted = [r.model_copy(update={"weight": 1.0}) for r in tests.results]
     assert judge_sample("x", unweighted, threshold=0.7).status.value == "failed"
     tool = {r.name: r for r in verdicts["explain-tool-use"].results}

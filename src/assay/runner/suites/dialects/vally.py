@@ -14,13 +14,13 @@ assay grades runs; it does not execute agents. A stimulus's trajectory comes fro
 Every grader is stimulus-level (``sample_graders``). A weight written on a grader wins; else
 ``scoring.weights`` by grader name, then by type; else 1. With ``scoring.threshold`` a sample
 passes when its weighted score reaches it; without, every grader must pass (Vally's binary
-verdict). Vally's ``output-contains`` (``substring``) runs as ``regex``; other types keep
-their names and must be registered in assay. Unknown keys are errors.
+verdict). Vally's catalogue types (``_CATALOGUE``: output-*, file-*, completed, exit-success,
+metric thresholds, run-command, skill-invocation, tool-calls) run as assay's ``vally_*``
+graders; other types keep their names and must be registered in assay. Unknown keys are errors.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -40,7 +40,6 @@ from assay.runner.yamlsrc import YamlDoc
 NAME = "vally"
 RESULT_FILES = ("trajectories.jsonl", "trajectories.json", "trajectories")
 _INLINE = ("output", "events", "trajectory")
-_REGEX_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")
 
 
 class Stimulus(FileModel):
@@ -113,7 +112,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         stim_runs = runs.pop(stim.name, None)
         if stim_runs is None and any(k in stim.model_fields_set for k in _INLINE):
             inline = stim.trajectory if isinstance(stim.trajectory, Mapping) else {}
-            stim_runs = [(doc.where(*at), {**stim.model_dump(exclude_unset=True), **inline})]
+            stim_runs = [(doc.where(*at), with_event_summary({**stim.model_dump(exclude_unset=True), **inline}))]
         if not stim_runs:
             missing.append(stim.name)
             continue
@@ -177,17 +176,42 @@ def _with_rubric(prepare: Any, rubric: list[str] | str | None, entry: Any, at: K
     return spec
 
 
+# Vally type -> (assay grader, config fields it adds; a negated spelling flips ``negate``).
+_CATALOGUE: dict[str, tuple[str, dict[str, Any]]] = {
+    "output-contains": ("vally_output", {"mode": "contains"}),
+    "output-not-contains": ("vally_output", {"mode": "contains", "negate": True}),
+    "output-matches": ("vally_output", {"mode": "matches"}),
+    "output-not-matches": ("vally_output", {"mode": "matches", "negate": True}),
+    "file-exists": ("vally_file", {"mode": "exists"}),
+    "file-not-exists": ("vally_file", {"mode": "exists", "negate": True}),
+    "file-contains": ("vally_file", {"mode": "contains"}),
+    "file-not-contains": ("vally_file", {"mode": "contains", "negate": True}),
+    "file-matches": ("vally_file", {"mode": "matches"}),
+    "file-not-matches": ("vally_file", {"mode": "matches", "negate": True}),
+    "completed": ("vally_session", {"mode": "completed"}),
+    "exit-success": ("vally_session", {"mode": "exit-success"}),
+    "run-command": ("vally_run_command", {}),
+    "skill-invocation": ("vally_skill_invocation", {}),
+    "tool-calls": ("vally_tool_calls", {}),
+    **{m: ("vally_metric", {"metric": m}) for m in ("token-budget", "tool-call-count", "turn-count",
+                                                    "error-count", "wall-time")},
+}
+
+
 def _translate(spec: dict[str, Any], doc: YamlDoc, at: Keys) -> dict[str, Any]:
-    """Vally grader types assay spells differently."""
-    if spec.get("type") == "output-contains":
-        config = dict(spec["config"])
-        substring = config.pop("substring", None)
-        if not isinstance(substring, str):
-            raise doc.error("output-contains needs config.substring (text)", *at, "config")
-        if config:
-            raise doc.error(f"unknown field(s) for output-contains: {', '.join(config)}", *at, "config")
-        return {**spec, "type": "regex", "config": {"pattern": _REGEX_SPECIAL.sub(r"\\\1", substring)}}
-    return spec
+    """Vally grader types assay spells differently (``_CATALOGUE``): the type becomes assay's
+    grader and the config gains its ``mode``; a ``*-not-*`` spelling inverts ``negate``."""
+    entry = _CATALOGUE.get(spec.get("type"))  # type: ignore[arg-type]
+    if entry is None:
+        return spec
+    grader, added = entry
+    config = dict(spec["config"])
+    for key in added.keys() & config.keys() - {"negate"}:
+        raise doc.error(f"unknown field for {spec['type']}: {key}", *at, "config", key)
+    if added.get("negate"):
+        given = config.get("negate", False)
+        config["negate"] = (not given) if isinstance(given, bool) else given  # not a boolean: the grader says so
+    return {**spec, "type": grader, "config": {**{k: v for k, v in added.items() if k != "negate"}, **config}}
 
 
 def _runs_by_stimulus(path: Path) -> Runs:
@@ -200,5 +224,44 @@ def _runs_by_stimulus(path: Path) -> Runs:
         name = name or rec.get("stimulusName") or rec.get("stimulus_name") or rec.get("name")
         if not isinstance(name, str):
             raise SpecError("a trajectory needs stimulus.name naming its stimulus", where=where)
-        runs.setdefault(name, []).append((where, rec))
+        runs.setdefault(name, []).append((where, with_event_summary(rec)))
     return runs
+
+
+def with_event_summary(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """The run with what assay's transcript does not keep from Vally's events and record added to
+    its ``metadata``: ``turns`` (``turn_end`` events, when the events are Vally's ``{type, data}``
+    shape or carry turn markers), ``tool_steps`` (each tool call's turn), ``skills`` (names from
+    ``skill_activation`` events) and the trajectory's ``metrics``. The completed, turn-count,
+    token-budget, tool-calls and skill-invocation graders read them
+    (microsoft.github.io/vally/reference/trajectory-format/)."""
+    events = rec.get("events")
+    extra: dict[str, Any] = {}
+    if isinstance(events, list):
+        dicts = [e for e in events if isinstance(e, Mapping)]
+        kinds = [e.get("type") for e in dicts]
+        if "turn_end" in kinds or "turn_start" in kinds or any(isinstance(e.get("data"), Mapping) for e in dicts):
+            extra["turns"] = kinds.count("turn_end")
+        if "turn_start" in kinds or "turn_end" in kinds:  # each tool call's 0-based turn, for at_step
+            starts = "turn_start" in kinds
+            seen, steps = 0, []
+            for kind in kinds:
+                if kind == ("turn_start" if starts else "turn_end"):
+                    seen += 1
+                elif kind == "tool_call":
+                    steps.append(max(seen - 1, 0) if starts else seen)
+            extra["tool_steps"] = steps
+        skills = []
+        for e in dicts:
+            if e.get("type") == "skill_activation":
+                data = e.get("data") if isinstance(e.get("data"), Mapping) else e
+                name = next((data[k] for k in ("skillName", "skill", "name") if isinstance(data.get(k), str)), None)
+                if name is not None:
+                    skills.append(name)
+        extra["skills"] = skills
+    if isinstance(rec.get("metrics"), Mapping):
+        extra["metrics"] = dict(rec["metrics"])
+    if not extra:
+        return dict(rec)
+    meta = rec.get("metadata") if isinstance(rec.get("metadata"), Mapping) else {}
+    return {**rec, "metadata": {**extra, **meta}}

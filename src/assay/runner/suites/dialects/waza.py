@@ -23,6 +23,7 @@ ignored with a warning.
 from __future__ import annotations
 
 import glob
+import json
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -42,6 +43,11 @@ from assay.runner.yamlsrc import YamlDoc
 NAME = "waza"
 RESULT_FILES = ("results.jsonl", "results.json")
 _RUN_KEYS = ("output", "transcript")
+GO_KINDS = {"text": "waza_text", "file": "waza_file", "diff": "waza_diff", "behavior": "waza_behavior",
+            "action_sequence": "waza_action_sequence", "skill_invocation": "waza_skill_invocation",
+            "tool_constraint": "waza_tool_constraint"}
+"""waza (Go edition) grader kinds with semantics of their own, and the assay graders that
+implement them (see docs/formats.md)."""
 
 
 def _task_glob(value: Any) -> Any:
@@ -205,6 +211,10 @@ def _prepare(doc: YamlDoc, entry: Any, keys: Any, *, default_type: str | None = 
     positions swapped and turns a position-inconsistent verdict into a passing tie, so it
     becomes the ``pairwise`` grader with ``flip_passes: true``."""
     spec = fold_grader(doc, entry, keys, default_type=default_type)
+    if spec.get("type") in GO_KINDS:
+        return {**spec, "type": GO_KINDS[spec["type"]]}
+    if spec.get("type") == "json_schema" and "schema_file" in spec["config"]:
+        return {**spec, "config": _schema_file(doc, spec["config"], keys)}
     if spec.get("type") != "prompt":
         return spec
     config = dict(spec["config"])
@@ -217,6 +227,27 @@ def _prepare(doc: YamlDoc, entry: Any, keys: Any, *, default_type: str | None = 
         config["mode"] = mode  # left for the config model to refuse, naming the field
     config.setdefault("scoring", "checks")
     return {**spec, "config": config}
+
+
+def _schema_file(doc: YamlDoc, config: dict[str, Any], keys: Any) -> dict[str, Any]:
+    """waza's ``json_schema`` ``schema_file`` (internal/graders/json_schema_grader.go): a JSON
+    schema read from a file (relative to the file naming it, else the current directory),
+    used when no inline ``schema`` is given."""
+    config = dict(config)
+    name = config.pop("schema_file")
+    if "schema" in config:
+        return config
+    if not isinstance(name, str) or not name:
+        raise doc.error("schema_file must be a path", *keys, "config", "schema_file")
+    path = next((p for p in (doc.path.parent / name, Path(name)) if p.is_file()), None)
+    if path is None:
+        raise doc.error(f"schema file {name!r} not found (relative to {doc.path.parent})", *keys, "config",
+                        "schema_file")
+    try:
+        config["schema"] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise doc.error(f"cannot read schema file {path}: {exc}", *keys, "config", "schema_file") from None
+    return config
 
 
 def _runs_by_task(path: Path) -> Runs:

@@ -1,0 +1,64 @@
+"""``waza_skill_invocation``: waza's ``skill_invocation`` grader (microsoft/waza
+``internal/graders/skill_invocation_grader.go``, ``docs/graders/skill_invocation.md``).
+
+Compares the skills the run invoked, in order, with ``required_skills`` under ``mode``
+(required): ``exact_match``, ``in_order`` or ``any_order`` (as ``waza_action_sequence``).
+Score = frequency-aware F1; with ``allow_extra: false`` (default true) and more invocations
+than required skills, the score is cut by up to 60% (F1 × (1 − 0.6 × extra / invoked)). The
+verdict is the mode's match alone. Invocations come from ``metadata.skill_invocations`` (names
+or ``{name}``), else the calls of the ``skill`` tool: waza reads ``skill.invoked`` session
+events, which its saved transcripts do not keep.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.registry import register
+from assay.core.result import GraderResult
+from assay.core.sample import Sample
+from assay.graders._waza import any_order, in_order, missing_counts, precision_recall_f1, skills_invoked
+
+
+class WazaSkillInvocationConfig(GraderConfig):
+    required_skills: list[str] = Field(min_length=1, description="Skill names, in the expected order.")
+    mode: Literal["exact_match", "in_order", "any_order"] = Field(
+        description="How the invocations must match the required skills.")
+    allow_extra: bool = Field(default=True, description="false: extra invocations lower the score.")
+
+
+@register
+class WazaSkillInvocation(Grader[WazaSkillInvocationConfig]):
+    type = "waza_skill_invocation"
+    description = "waza's skill_invocation grader: skills invoked against required skills; score is F1."
+    taxonomy = Taxonomy(temporal_scope="trajectory-level")
+
+    def grade(self, sample: Sample) -> GraderResult:
+        required, mode, allow_extra = self.config.required_skills, self.config.mode, self.config.allow_extra
+        actual = skills_invoked(sample)
+        precision, recall, f1 = precision_recall_f1(required, actual)
+        extra = len(actual) - len(required)
+        score = f1 if allow_extra or extra <= 0 else f1 * (1.0 - extra / len(actual) * 0.6)
+        if mode == "exact_match":
+            passed = actual == list(required)
+            why = f"Exact match failed: expected {len(required)} skills {required}, got {len(actual)} skills {actual}"
+        elif mode == "in_order":
+            passed = in_order(required, actual)
+            why = f"In-order match failed: not all required skills {required} appeared in order within actual {actual}"
+        else:
+            passed = any_order(required, actual)
+            why = "Any-order match failed: missing or insufficient skills: " + \
+                ", ".join(missing_counts(required, actual))
+        extra_note = f"(got {len(actual)}, expected {len(required)})"
+        if not passed:
+            reason = why + (f"; Extra invocations not allowed {extra_note}" if not allow_extra and extra > 0 else "")
+        elif not allow_extra and extra > 0:
+            reason = f"Skill invocation sequence matched but had extra invocations {extra_note}"
+        else:
+            reason = "Skill invocation sequence matched"
+        return self.scored_result(passed, score, reason,
+                                  {"mode": mode, "required_skills": required, "actual_skills": actual,
+                                   "allow_extra": allow_extra, "precision": precision, "recall": recall, "f1": f1})

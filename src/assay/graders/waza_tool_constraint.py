@@ -1,0 +1,99 @@
+"""``waza_tool_constraint``: waza's ``tool_constraint`` grader (microsoft/waza
+``internal/graders/tool_constraint_grader.go``, ``docs/graders/tool_constraint.md``).
+
+``expect_tools`` and ``reject_tools`` are lists of ``{tool, command_pattern, path_pattern,
+skill_pattern}``: Go regexps, case-insensitive, searched (not anchored) in the call's tool
+name and its ``command`` / ``path`` / ``skill`` arguments; an omitted pattern matches
+anything. Each expected spec must match some call, each rejected spec no call; one check per
+spec, score = passed / checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.registry import register
+from assay.core.result import GraderResult
+from assay.core.sample import Sample
+from assay.graders._patterns import CompiledPattern, PatternError
+from assay.graders._waza import ToolCall, checks_result, go_pattern, session_calls, tools_used
+
+_ARGS = ("command_pattern", "path_pattern", "skill_pattern")
+
+
+class ToolSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tool: str = Field(description="Regexp for the tool name (case-insensitive).")
+    command_pattern: str = Field(default="", description="Regexp for the `command` argument.")
+    path_pattern: str = Field(default="", description="Regexp for the `path` argument.")
+    skill_pattern: str = Field(default="", description="Regexp for the `skill` argument.")
+
+    _compiled: dict[str, CompiledPattern] = PrivateAttr(default_factory=dict)
+
+    @field_validator("tool")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("required non-empty string")
+        return value.strip()
+
+    @model_validator(mode="after")
+    def _compile(self) -> ToolSpec:
+        for field in ("tool", *_ARGS):
+            source = getattr(self, field)
+            if source:
+                try:
+                    self._compiled[field] = go_pattern(source, ignore_case=True)
+                except PatternError as exc:
+                    raise ValueError(f"{field}: {exc}") from None
+        return self
+
+    def matches(self, call: ToolCall) -> bool:
+        """True when every pattern given matches its part of the call."""
+        texts = {"tool": call.name, "command_pattern": _arg(call.arguments, "command"),
+                 "path_pattern": _arg(call.arguments, "path"), "skill_pattern": _arg(call.arguments, "skill")}
+        return all(pat.test(texts[field]) for field, pat in self._compiled.items())
+
+    def describe(self) -> str:
+        quals = [f"{f}: {getattr(self, f)}" for f in ("command_pattern", "skill_pattern", "path_pattern")
+                 if getattr(self, f)]
+        return f"{self.tool} ({', '.join(quals)})" if quals else self.tool
+
+
+def _arg(arguments: dict[str, Any], key: str) -> str:
+    value = arguments.get(key)
+    return value if isinstance(value, str) else ""
+
+
+class WazaToolConstraintConfig(GraderConfig):
+    expect_tools: list[ToolSpec] = Field(default_factory=list, description="Calls that must occur.")
+    reject_tools: list[ToolSpec] = Field(default_factory=list, description="Calls that must not occur.")
+
+    @model_validator(mode="after")
+    def _some_constraint(self) -> WazaToolConstraintConfig:
+        if not self.expect_tools and not self.reject_tools:
+            raise ValueError("configure at least one of expect_tools, reject_tools")
+        return self
+
+
+@register
+class WazaToolConstraint(Grader[WazaToolConstraintConfig]):
+    type = "waza_tool_constraint"
+    description = "waza's tool_constraint grader: regex specs on tool calls that must or must not occur."
+    taxonomy = Taxonomy(reference="reference-free", temporal_scope="trajectory-level")
+
+    def grade(self, sample: Sample) -> GraderResult:
+        calls = session_calls(sample)
+        failures = [f"Expected tool not used: {s.describe()}" for s in self.config.expect_tools
+                    if not any(s.matches(c) for c in calls)]
+        failures += [f"Rejected tool was used: {s.describe()}" for s in self.config.reject_tools
+                     if any(s.matches(c) for c in calls)]
+        total = len(self.config.expect_tools) + len(self.config.reject_tools)
+        return checks_result(self, failures, total, "tool constraint",
+                             {"expect_tools": [s.describe() for s in self.config.expect_tools],
+                              "reject_tools": [s.describe() for s in self.config.reject_tools],
+                              "tools_used": tools_used(sample)})
