@@ -160,7 +160,8 @@ def test_vally_inline_output_and_literal_substring(tmp_path):
     ("    prompt: hi\n", "    prompt: hi\n    promt: x\n", "unknown field 'promt'", "eval.yaml:4"),
     ('{program: "true"}', '{program: "true", sub_path: "../x"}', "escapes the workspace", "eval.yaml:10"),
     ('{program: "true"}', '{program: "true", env: {evaluate_workspace: x}}', "cannot be given in env", "eval.yaml:10"),
-    ("        name: p\n", "", r"duplicate grader name 'program' \(also stimuli\[0\]\.graders\[0\]\)", "eval.yaml:8"),
+    ('{substring: "hello (world)"}', '{substring: "hello (world)"}\n        name: p',
+     r"duplicate grader name 'p' \(also stimuli\[0\]\.graders\[0\]\)", "eval.yaml:9"),  # unnamed: test_vally_spec
 ])
 def test_vally_errors_name_file_and_line(tmp_path, old, new, message, where):
     text = VALLY.replace(old, new)

@@ -11,12 +11,16 @@ assay grades runs; it does not execute agents. A stimulus's trajectory comes fro
    ``name``). Several trajectories for one stimulus become samples ``<name>#<n>``;
 2. else ``output`` / ``events`` / ``trajectory`` written on the stimulus itself.
 
-Every grader is stimulus-level (``sample_graders``). A weight written on a grader wins; else
-``scoring.weights`` by grader name, then by type; else 1. With ``scoring.threshold`` a sample
-passes when its weighted score reaches it; without, every grader must pass (Vally's binary
-verdict). Vally's catalogue types (``_CATALOGUE``: output-*, file-*, completed, exit-success,
-metric thresholds, run-command, skill-invocation, tool-calls) run as assay's ``vally_*``
-graders; other types keep their names and must be registered in assay. Unknown keys are errors.
+Every grader is stimulus-level (``sample_graders``): ``defaults.graders`` first, then the
+stimulus's own. An unnamed grader is named after its type, ``<type>#2``, ``#3``, ... when the
+type repeats in a stimulus. Top-level ``tags`` and ``defaults`` (tags, constraints, environment,
+rubric) fill in what a stimulus leaves out, key by key for mappings (``_effective``). A weight
+written on a grader wins; else ``scoring.weights`` by grader name, then by type (shared by every
+grader of that type); else 1. With ``scoring.threshold`` a sample passes when its weighted
+score reaches it; without, every grader must pass (Vally's binary verdict). Vally's catalogue
+types (``_CATALOGUE``: output-*, file-*, completed, exit-success, metric thresholds, run-command,
+skill-invocation, tool-calls) run as assay's ``vally_*`` graders; other types keep their names
+and must be registered in assay. Unknown keys are errors.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any
 from pydantic import Field
 
 from assay.core.context import SpecContext
-from assay.core.errors import SpecError
+from assay.core.errors import SpecError, format_loc
 from assay.core.spec import Fraction, Weight
 from assay.runner.suites.filemodel import FileModel, Keys, Text, read_model
 from assay.runner.suites.graders import compile_graders, fold_grader
@@ -70,6 +74,16 @@ class VallyScoring(FileModel):
     threshold: Fraction | None = Field(default=None, description="Minimum weighted score to pass.")
 
 
+class VallyDefaults(FileModel):
+    """What every stimulus inherits: graders added before its own; the rest where it sets none."""
+
+    graders: list[Any] | None = None
+    rubric: list[str] | str | None = None
+    constraints: Any = None
+    environment: Any = None
+    tags: Any = None
+
+
 class VallyFile(FileModel):
     """A Vally eval spec. ``results`` and ``cost_ordered`` are assay extensions."""
 
@@ -79,6 +93,8 @@ class VallyFile(FileModel):
     type: Any = None
     environment: Any = None
     config: Any = None
+    tags: Any = Field(default=None, description="Tags every stimulus inherits (its own win per key).")
+    defaults: VallyDefaults | None = None
     stimuli: list[Stimulus] = Field(min_length=1)
     scoring: VallyScoring | None = None
     results: Text | None = Field(default=None, description="The trajectories file to grade.")
@@ -100,15 +116,16 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
     results_path = find_results(doc, results, spec.results, RESULT_FILES)
     runs = _runs_by_stimulus(results_path) if results_path else {}
     used_weights: set[str] = set()
-    prepare = partial(_prepare, doc, weights, used_weights)
+    defaults = spec.defaults or VallyDefaults()
     samples, sample_graders, missing, seen = [], {}, [], set()
     for i, stim in enumerate(spec.stimuli):
         at = ("stimuli", i)
         if stim.name in seen:
             raise doc.error(f"two stimuli are named {stim.name!r}", *at, "name")
         seen.add(stim.name)
-        specs = compile_graders(stim.graders or [], doc, (*at, "graders"), context,
-                                prepare=partial(_with_rubric, prepare, stim.rubric))
+        eff = _effective(stim, defaults, spec.tags)
+        specs = _stimulus_graders(doc, context, weights, used_weights, defaults.graders or [],
+                                  stim.graders or [], at, eff.get("rubric"))
         stim_runs = runs.pop(stim.name, None)
         if stim_runs is None and any(k in stim.model_fields_set for k in _INLINE):
             inline = stim.trajectory if isinstance(stim.trajectory, Mapping) else {}
@@ -116,7 +133,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         if not stim_runs:
             missing.append(stim.name)
             continue
-        meta = {k: getattr(stim, k) for k in ("description", "tags", "constraints") if getattr(stim, k) is not None}
+        meta = {k: v for k, v in (("description", stim.description), *eff.items()) if v is not None and k != "rubric"}
         meta["stimulus"] = stim.name
         for n, (where, run) in enumerate(stim_runs, 1):
             sid = stim.name if len(stim_runs) == 1 else f"{stim.name}#{n}"
@@ -143,19 +160,63 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         missing=missing, unmatched_results=unmatched, warnings=warnings)
 
 
-def _prepare(doc: YamlDoc, weights: dict[str, float], used: set[str], entry: Any, at: Keys) -> dict[str, Any]:
-    """A Vally grader entry as an assay spec: its weight from ``scoring.weights`` (recording
-    which weights were used) and Vally's type names translated."""
+def _effective(stim: Stimulus, defaults: VallyDefaults, tags: Any) -> dict[str, Any]:
+    """The stimulus's rubric, tags, constraints and environment with what it leaves out taken
+    from ``defaults`` (and top-level ``tags``); mappings merge key by key, the stimulus winning
+    (microsoft.github.io/vally/guides/authoring-eval-suites/, "Eval-level tags")."""
+    out: dict[str, Any] = {}
+    for key in ("rubric", "tags", "constraints", "environment"):
+        for layer in [*([tags] if key == "tags" else []), getattr(defaults, key), getattr(stim, key)]:
+            if layer is not None:
+                old = out.get(key)
+                out[key] = {**old, **layer} if isinstance(old, Mapping) and isinstance(layer, Mapping) else layer
+    return out
+
+
+def _stimulus_graders(doc: YamlDoc, context: SpecContext, weights: dict[str, float], used: set[str],
+                      inherited: list[Any], own: list[Any], at: Keys, rubric: Any) -> list[Any]:
+    """``defaults.graders`` then the stimulus's own, compiled where each is written. Unnamed
+    graders take their type as name, numbered ``#2``, ``#3``, ... past names already taken in
+    the stimulus; two graders given one name are still an error."""
+    lists: list[tuple[Keys, list[Any]]] = [(("defaults", "graders"), inherited), ((*at, "graders"), own)]
+    taken = {e["name"] for _, entries in lists for e in entries
+             if isinstance(e, Mapping) and isinstance(e.get("name"), str) and e["name"]}
+    auto: dict[Keys, str] = {}
+    for where, entries in lists:
+        for j, e in enumerate(entries):
+            if isinstance(e, Mapping) and not e.get("name") and isinstance(e.get("type"), str):
+                n = 1
+                while (name := e["type"] if n == 1 else f"{e['type']}#{n}") in taken:
+                    n += 1
+                taken.add(name)
+                auto[(*where, j)] = name
+    prepare = partial(_with_rubric, partial(_prepare, doc, weights, used, auto), rubric)
+    specs, first = [], {}
+    for where, entries in lists:
+        for j, compiled in enumerate(compile_graders(entries, doc, where, context, prepare=prepare)):
+            if compiled.name in first:
+                raise doc.error(f"duplicate grader name {compiled.name!r} (also {format_loc(first[compiled.name])}); "
+                                "give each grader a distinct `name`", *where, j, "name")
+            first[compiled.name] = (*where, j)
+            specs.append(compiled)
+    return specs
+
+
+def _prepare(doc: YamlDoc, weights: dict[str, float], used: set[str], auto: dict[Keys, str],
+             entry: Any, at: Keys) -> dict[str, Any]:
+    """A Vally grader entry as an assay spec: its name (``auto`` for an unnamed one), its weight
+    from ``scoring.weights`` (recording which weights were used) and Vally's type names translated."""
     spec = fold_grader(doc, entry, at)
     vtype = spec.get("type") if isinstance(spec.get("type"), str) else None
-    name = (spec.get("name") if isinstance(spec.get("name"), str) else None) or vtype
+    name = (spec.get("name") if isinstance(spec.get("name"), str) else None) or auto.get(at) or vtype
     if "weight" not in spec and vtype is not None:
         key = name if name in weights else vtype if vtype in weights else None
         if key is not None:
             spec["weight"] = weights[key]
     used.update(k for k in (name, vtype) if k in weights)
     spec = _translate(spec, doc, at)
-    spec.setdefault("name", name)
+    if not spec.get("name"):
+        spec["name"] = name
     return spec
 
 
