@@ -10,7 +10,7 @@ import os
 import re
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, ValidationError
+from pydantic import AfterValidator, BeforeValidator, ValidationError
 
 from assay.core.untrusted import MAX_DEPTH, TooDeep, clean_json
 from assay.graders._text import preview
@@ -119,3 +119,10 @@ def format_duration(seconds: float) -> str:
     if seconds >= 60 and seconds % 60 == 0:
         return f"{seconds / 60:g}m"
     return f"{seconds:g}s"
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+"""A config's wall-clock limit in seconds: a number of seconds or text such as 500ms, 60s, 2m,
+1h; greater than zero and at most ``MAX_TIMEOUT_S``."""
+EnvVars = Annotated[dict[str, OsText], AfterValidator(check_env_names)]
+"""Extra environment variables: names that can be set, values the OS can take."""

@@ -36,12 +36,12 @@ from assay.graders._process import (
     MAX_ARG_BYTES,
     MAX_TIMEOUT_S,
     NO_PROCESS_RUNNER,
+    Duration,
+    EnvVars,
     OsText,
     build_env,
-    check_env_names,
     format_duration,
     load_output,
-    parse_duration,
     schema_problems,
 )
 from assay.graders._text import preview
@@ -55,10 +55,10 @@ class ProgramConfig(GraderConfig):
     shell: bool = Field(default=False, description="Run through /bin/sh: program and args are joined by spaces.")
     sub_path: OsText | None = Field(default=None, description="Working directory, relative to the workspace root; "
                                                                "must stay inside it (no '..' or symlink escapes).")
-    timeout: float = Field(default=60.0, description=f"Wall-clock limit, e.g. 60s, 2m, 500ms (or seconds), at most "
+    timeout: Duration = Field(default=60.0, description=f"Wall-clock limit, e.g. 60s, 2m, 500ms (or seconds), at most "
                                                      f"{MAX_TIMEOUT_S:g}s; the program and everything it started "
                                                      "are killed at the limit, and when the program exits.")
-    env: dict[str, OsText] = Field(default_factory=dict, description="Extra environment variables, merged over the "
+    env: EnvVars = Field(default_factory=dict, description="Extra environment variables, merged over the "
                                                                      "environment; EVALUATE_* names are reserved.")
     scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env` "
                                                        "instead of the whole environment.")
@@ -66,15 +66,10 @@ class ProgramConfig(GraderConfig):
     max_output_bytes: int = Field(default=DEFAULT_STDOUT_LIMIT, ge=1024, le=64 << 20,
                                   description="Cap on captured stdout; stderr keeps its last 64 KiB.")
 
-    @field_validator("timeout", mode="before")
-    @classmethod
-    def _duration(cls, value: Any) -> float:
-        return parse_duration(value)
-
     @field_validator("env")
     @classmethod
     def _no_reserved(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in check_env_names(value):
+        for key in value:
             if key.upper() in RESERVED_ENV:
                 raise ValueError(f"{key!r} is set by the grader and cannot be given in env")
         return value

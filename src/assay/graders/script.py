@@ -31,12 +31,12 @@ from assay.core.untrusted import TooDeep, clean_json
 from assay.graders._process import (
     MAX_TIMEOUT_S,
     NO_PROCESS_RUNNER,
+    Duration,
+    EnvVars,
     OsText,
     build_env,
-    check_env_names,
     format_duration,
     load_output,
-    parse_duration,
     schema_problems,
 )
 from assay.graders._text import preview
@@ -47,25 +47,15 @@ _INTERPRETERS = {".py": sys.executable, ".js": "node", ".mjs": "node", ".cjs": "
 class ScriptConfig(GraderConfig):
     script: OsText = Field(min_length=1, description="Path of the script, relative to the suite directory.")
     args: list[OsText] = Field(default_factory=list, description="Extra command-line arguments for the script.")
-    timeout: float = Field(default=30.0, description=f"Wall-clock limit, e.g. 30s, 2m (or seconds), at most "
+    timeout: Duration = Field(default=30.0, description=f"Wall-clock limit, e.g. 30s, 2m (or seconds), at most "
                                                      f"{MAX_TIMEOUT_S:g}s; the script and everything it started "
                                                      "are killed at the limit, and when the script exits.")
     interpreter: OsText | None = Field(default=None, description="Program that runs the script; "
                                                                  "chosen by file extension when omitted.")
-    env: dict[str, OsText] = Field(default_factory=dict, description="Extra environment variables.")
+    env: EnvVars = Field(default_factory=dict, description="Extra environment variables.")
     scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env`.")
     threshold: float = Field(default=0.5, ge=0.0, le=1.0, allow_inf_nan=False,
                              description="When the script reports a score but no `passed`, it passes at this score.")
-
-    @field_validator("timeout", mode="before")
-    @classmethod
-    def _duration(cls, value: Any) -> float:
-        return parse_duration(value)
-
-    @field_validator("env")
-    @classmethod
-    def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
-        return check_env_names(value)
 
     @field_validator("interpreter")
     @classmethod

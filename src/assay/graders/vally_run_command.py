@@ -25,11 +25,11 @@ from assay.core.sample import Sample
 from assay.graders._patterns import CompiledPattern, PatternError
 from assay.graders._process import (
     NO_PROCESS_RUNNER,
+    Duration,
+    EnvVars,
     OsText,
     build_env,
-    check_env_names,
     format_duration,
-    parse_duration,
 )
 from assay.graders._text import preview
 from assay.graders.program import ProgramConfig, resolve_sub_path
@@ -45,8 +45,8 @@ class VallyRunCommandConfig(GraderConfig):
     stdout_matches: str | None = Field(default=None, description="Pattern stdout must match ((?ims) flags).")
     stdout_not_matches: str | None = Field(default=None, description="Pattern stdout must not match.")
     sub_path: OsText | None = Field(default=None, description="Working directory under the workspace root.")
-    timeout: float = Field(default=30.0, description="Wall-clock limit, e.g. 30s, 2m (or seconds).")
-    env: dict[str, OsText] = Field(default_factory=dict, description="Extra environment variables.")
+    timeout: Duration = Field(default=30.0, description="Wall-clock limit, e.g. 30s, 2m (or seconds).")
+    env: EnvVars = Field(default_factory=dict, description="Extra environment variables.")
 
     _patterns: dict[str, CompiledPattern] = PrivateAttr(default_factory=dict)
 
@@ -54,17 +54,6 @@ class VallyRunCommandConfig(GraderConfig):
     def patterns(self) -> dict[str, CompiledPattern]:
         """Prepared state: ``stdout_matches`` / ``stdout_not_matches`` compiled, by field."""
         return self._patterns
-
-    @field_validator("timeout", mode="before")
-    @classmethod
-    def _duration(cls, value: Any) -> float:
-        return parse_duration(value)
-
-    @field_validator("env")
-    @classmethod
-    def _env(cls, value: dict[str, str]) -> dict[str, str]:
-        check_env_names(value)
-        return value
 
     @field_validator("sub_path")
     @classmethod
