@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from assay.core.grader import Grader
 from assay.core.result import GraderResult
@@ -136,9 +136,24 @@ def any_order(expected: Sequence[str], actual: Sequence[str]) -> bool:
     return all(have[item] >= n for item, n in Counter(expected).items())
 
 
-def missing_counts(expected: Sequence[str], actual: Sequence[str]) -> list[str]:
+def _missing_counts(expected: Sequence[str], actual: Sequence[str]) -> list[str]:
     have = Counter(actual)
     return [f"{item} (need {n}, got {have[item]})" for item, n in Counter(expected).items() if have[item] < n]
+
+
+def sequence_match(mode: Literal["exact", "in_order", "any_order"], expected: Sequence[str],
+                   actual: Sequence[str], *, noun: str, wanted: str) -> tuple[bool, str]:
+    """waza's three matching modes shared by ``action_sequence`` and ``skill_invocation``:
+    whether ``actual`` matches and, when it does not, waza's failure text (``noun``: "actions"
+    or "skills"; ``wanted``: "expected" or "required")."""
+    if mode == "exact":
+        return (list(actual) == list(expected),
+                f"Exact match failed: expected {len(expected)} {noun} {expected}, got {len(actual)} {noun} {actual}")
+    if mode == "in_order":
+        return (in_order(expected, actual), f"In-order match failed: not all {wanted} {noun} {expected} "
+                                            f"appeared in order within actual {actual}")
+    return (any_order(expected, actual),
+            f"Any-order match failed: missing or insufficient {noun}: " + ", ".join(_missing_counts(expected, actual)))
 
 
 def precision_recall_f1(expected: Sequence[str], actual: Sequence[str]) -> tuple[float, float, float]:

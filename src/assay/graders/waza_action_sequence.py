@@ -18,7 +18,9 @@ from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
-from assay.graders._waza import any_order, in_order, missing_counts, precision_recall_f1, tools_used
+from assay.graders._waza import precision_recall_f1, sequence_match, tools_used
+
+_MODES = {"exact_match": "exact", "in_order_match": "in_order", "any_order_match": "any_order"}
 
 
 class WazaActionSequenceConfig(GraderConfig):
@@ -37,16 +39,7 @@ class WazaActionSequence(Grader[WazaActionSequenceConfig]):
         expected, mode = self.config.expected_actions, self.config.matching_mode
         actual = tools_used(sample)
         precision, recall, f1 = precision_recall_f1(expected, actual)
-        if mode == "exact_match":
-            passed = list(actual) == list(expected)
-            why = f"Exact match failed: expected {len(expected)} actions {expected}, got {len(actual)} actions {actual}"
-        elif mode == "in_order_match":
-            passed = in_order(expected, actual)
-            why = f"In-order match failed: not all expected actions {expected} appeared in order within actual {actual}"
-        else:
-            passed = any_order(expected, actual)
-            why = "Any-order match failed: missing or insufficient actions: " + \
-                ", ".join(missing_counts(expected, actual))
+        passed, why = sequence_match(_MODES[mode], expected, actual, noun="actions", wanted="expected")
         return self.scored_result(passed, f1, "Action sequence matched" if passed else why,
                                   {"matching_mode": mode, "expected_actions": expected, "actual_actions": actual,
                                    "precision": precision, "recall": recall, "f1": f1})

@@ -20,7 +20,7 @@ from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
-from assay.graders._waza import any_order, in_order, missing_counts, precision_recall_f1, skills_invoked
+from assay.graders._waza import precision_recall_f1, sequence_match, skills_invoked
 
 
 class WazaSkillInvocationConfig(GraderConfig):
@@ -42,16 +42,8 @@ class WazaSkillInvocation(Grader[WazaSkillInvocationConfig]):
         precision, recall, f1 = precision_recall_f1(required, actual)
         extra = len(actual) - len(required)
         score = f1 if allow_extra or extra <= 0 else f1 * (1.0 - extra / len(actual) * 0.6)
-        if mode == "exact_match":
-            passed = actual == list(required)
-            why = f"Exact match failed: expected {len(required)} skills {required}, got {len(actual)} skills {actual}"
-        elif mode == "in_order":
-            passed = in_order(required, actual)
-            why = f"In-order match failed: not all required skills {required} appeared in order within actual {actual}"
-        else:
-            passed = any_order(required, actual)
-            why = "Any-order match failed: missing or insufficient skills: " + \
-                ", ".join(missing_counts(required, actual))
+        passed, why = sequence_match("exact" if mode == "exact_match" else mode, required, actual,
+                                     noun="skills", wanted="required")
         extra_note = f"(got {len(actual)}, expected {len(required)})"
         if not passed:
             reason = why + (f"; Extra invocations not allowed {extra_note}" if not allow_extra and extra > 0 else "")
