@@ -27,7 +27,7 @@ from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.graders._patterns import CompiledPattern, PatternError
+from assay.graders._patterns import CompiledPattern
 from assay.graders._text import preview
 from assay.graders.program import resolve_sub_path
 from assay.graders.vally_output import vally_pattern
@@ -98,10 +98,7 @@ class VallyFileConfig(GraderConfig):
             if given != (field in need):
                 raise ValueError(f"{field} is {'required' if not given else 'not used'} for mode {self.mode}")
         if self.pattern is not None:
-            try:
-                self._pattern = vally_pattern(self.pattern, timeout_s=self.timeout_ms / 1000)
-            except PatternError as exc:
-                raise ValueError(f"pattern: {exc}") from None
+            self._pattern = vally_pattern(self.pattern, "pattern", timeout_s=self.timeout_ms / 1000)
         return self
 
 

@@ -29,12 +29,16 @@ from assay.graders._text import as_text, preview
 _INLINE_FLAGS = re.compile(r"^\(\?([ims]+)\)")
 
 
-def vally_pattern(source: str, *, timeout_s: float = 0.1) -> CompiledPattern:
-    """A Vally pattern compiled: a leading ``(?ims)`` group becomes JavaScript flags, as Vally's
-    output-matches and file-matches graders read it. Raises PatternError."""
+def vally_pattern(source: str, field: str, *, timeout_s: float = 0.1) -> CompiledPattern:
+    """The config field ``field``'s Vally pattern compiled: a leading ``(?ims)`` group becomes
+    JavaScript flags, as Vally's output-matches and file-matches graders read it. Raises
+    ValueError naming the field (a config validator's error)."""
     m = _INLINE_FLAGS.match(source)
     flags = "".join(dict.fromkeys(m.group(1))) if m else ""
-    return CompiledPattern(source[m.end():] if m else source, flags, timeout_s=timeout_s)
+    try:
+        return CompiledPattern(source[m.end():] if m else source, flags, timeout_s=timeout_s)
+    except PatternError as exc:
+        raise ValueError(f"{field}: {exc}") from None
 
 
 class VallyOutputConfig(GraderConfig):
@@ -71,10 +75,7 @@ class VallyOutputConfig(GraderConfig):
                 raise ValueError("matches needs pattern")
             if self.value is not None or self.substring is not None:
                 raise ValueError("substring is for mode contains")
-            try:
-                self._pattern = vally_pattern(self.pattern, timeout_s=self.timeout_ms / 1000)
-            except PatternError as exc:
-                raise ValueError(f"pattern: {exc}") from None
+            self._pattern = vally_pattern(self.pattern, "pattern", timeout_s=self.timeout_ms / 1000)
         return self
 
 

@@ -22,7 +22,7 @@ from assay.core.interfaces import DEFAULT_STDOUT_LIMIT, ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.graders._patterns import CompiledPattern, PatternError
+from assay.graders._patterns import CompiledPattern
 from assay.graders._process import (
     NO_PROCESS_RUNNER,
     Duration,
@@ -65,10 +65,7 @@ class VallyRunCommandConfig(GraderConfig):
         for field in ("stdout_matches", "stdout_not_matches"):
             source = getattr(self, field)
             if source is not None:
-                try:
-                    self._patterns[field] = vally_pattern(source)
-                except PatternError as exc:
-                    raise ValueError(f"{field}: {exc}") from None
+                self._patterns[field] = vally_pattern(source, field)
         return self
 
 

@@ -31,7 +31,7 @@ from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Event, Sample
-from assay.graders._patterns import CompiledPattern, PatternError
+from assay.graders._patterns import CompiledPattern
 from assay.graders.tool_calls import pair_results
 from assay.graders.vally_output import vally_pattern
 
@@ -65,10 +65,7 @@ class ToolMatch(BaseModel):
                    **{f"args.{k}": v for k, v in (self.args or {}).items()}}
         for key, source in sources.items():
             if source is not None:
-                try:
-                    self._compiled[key] = vally_pattern(source)
-                except PatternError as exc:
-                    raise ValueError(f"{key}: {exc}") from None
+                self._compiled[key] = vally_pattern(source, key)
         return self
 
     def matches(self, call: Event, result: Event | None) -> bool:
