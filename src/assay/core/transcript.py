@@ -111,7 +111,7 @@ def parse_event(entry: Mapping[str, Any]) -> Event | None:
         out["name"] = _str(_first(flat, "name", "toolName", "tool_name", "tool"))
         out["call_id"] = _str(_first(flat, "call_id", "toolCallId", "tool_call_id", "callId", "id"))
         out["success"] = _success(flat)
-        out["result"] = _first(flat, "result", "output", "content")
+        out["result"] = _first(flat, "result", "tool_result", "output", "content")
         err = _first(flat, "error", "errorMessage")
         if err is not None:
             out["message"] = _text(err)

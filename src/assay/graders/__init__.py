@@ -28,6 +28,7 @@ from assay.graders import (  # noqa: F401
     waza_behavior,
     waza_diff,
     waza_file,
+    waza_program,
     waza_skill_invocation,
     waza_text,
     waza_tool_constraint,

@@ -24,8 +24,8 @@ from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.source import check_python_source
-from assay.core.transcript import waza_context
 from assay.core.untrusted import TooDeep, clean_json, clean_text
+from assay.graders._waza_context import assertion_context
 
 DEFAULT_TIMEOUT_MS = 5000
 MAX_DETAILS_BYTES = 64 * 1024
@@ -38,17 +38,46 @@ _SAFE = ("len", "any", "all", "str", "int", "float", "bool", "list", "dict", "se
          "range", "map", "filter", "reversed", "True", "False", "None")
 
 
-def check(context, assertions):
+_WAZA = ("len", "any", "all", "str", "int", "float", "bool", "list", "dict")
+
+
+def check(context, assertions, as_waza=False):
     source = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
-    env = {"__builtins__": {k: source[k] for k in _SAFE if k in source}, "re": re}
-    env.update(context)
+    if as_waza:
+        # waza's own evaluation: no builtins, the context and a few names as locals
+        names = dict(context, re=re, **{k: source[k] for k in _WAZA})
+        names.update({"True": True, "False": False})
+        run = lambda text: eval(text, {"__builtins__": {}}, names)  # noqa: E731
+    else:
+        env = {"__builtins__": {k: source[k] for k in _SAFE if k in source}, "re": re}
+        env.update(context)
+        run = lambda text: eval(text, dict(env))  # noqa: E731
     rows = []
     for text in assertions:
         try:
-            rows.append({"assertion": text, "passed": bool(eval(text, dict(env)))})
+            rows.append({"assertion": text, "passed": bool(run(text))})
         except Exception as exc:
-            rows.append({"assertion": text, "passed": False, "error": type(exc).__name__ + ": " + str(exc)})
+            message = str(exc) if as_waza else type(exc).__name__ + ": " + str(exc)
+            rows.append({"assertion": text, "passed": False, "error": message})
     return rows
+'''
+
+ASSERTIONS_JS = '''
+// waza's JavaScript assertions (Go edition, data/eval_wrapper.js): each is evaluated as a
+// script against the context's names; a truthy value holds, a thrown error fails it.
+module.exports = {
+  check: function (context, assertions) {
+    const names = Object.assign({ True: true, False: false }, context);
+    return assertions.map(function (text) {
+      try {
+        const run = new Function('__names', 'with (__names) { return eval(' + JSON.stringify(text) + '); }');
+        return { assertion: text, passed: !!run(names) };
+      } catch (e) {
+        return { assertion: text, passed: false, error: String(e) };
+      }
+    });
+  },
+};
 '''
 
 
@@ -58,11 +87,17 @@ class CodeConfig(GraderConfig):
     timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, strict=True,
                          description=f"Time limit in ms (default {DEFAULT_TIMEOUT_MS}; at most "
                                      f"ASSAY_CODE_TIMEOUT_MAX_MS, {DEFAULT_CODE_TIMEOUT_MAX_MS} unless set).")
-    assertions: list[str] | None = Field(default=None, description="waza: Python expressions that must hold.")
+    assertions: list[str] | None = Field(
+        default=None, description="waza: expressions that must hold (Python; JavaScript with `language: nodejs`).")
+    edition: Literal["python", "go"] | None = Field(
+        default=None, description="waza edition whose assertion context and rules apply (set by the waza dialect); "
+                                  "unset: assay's context, which has both editions' keys.")
 
     @field_validator("assertions")
     @classmethod
-    def _assertions_compile(cls, value: list[str] | None) -> list[str] | None:
+    def _assertions_compile(cls, value: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        if info.data.get("language") == "nodejs":
+            return value  # JavaScript: a syntax error fails its assertion at run time, as in waza
         for i, text in enumerate(value or []):
             try:
                 compile(text, f"<assertion {i}>", "eval")
@@ -111,9 +146,12 @@ class Code(Grader[CodeConfig]):
         if runner is None:
             return self.error_result(ErrorCode.UNAVAILABLE, "no code sandbox is configured")
         cfg = self.config
+        if cfg.assertions == []:
+            return self.scored_result(True, 1.0, "No assertions configured")  # as waza
         if cfg.assertions is not None:
-            call = CodeCall("python", ASSERTIONS_SOURCE, [waza_context(sample), cfg.assertions],
-                            function="check", timeout_ms=cfg.timeout)
+            source = ASSERTIONS_JS if cfg.language == "nodejs" else ASSERTIONS_SOURCE
+            call = CodeCall(cfg.language, source, [assertion_context(sample, cfg.edition), cfg.assertions,
+                                                   cfg.edition is not None], function="check", timeout_ms=cfg.timeout)
         else:
             call = CodeCall(cfg.language, cfg.code or "",
                             [sample.input, sample.output, sample.expected, sample.metadata],
@@ -135,9 +173,13 @@ class Code(Grader[CodeConfig]):
             return self.error_result(ErrorCode.INVALID_OUTPUT, "assertion runner returned no results")
         held = sum(1 for r in rows if r.get("passed"))
         failed = [r["assertion"] for r in rows if not r.get("passed")]
-        reason = f"{held}/{len(rows)} assertions passed"
-        if failed:
-            reason += "; failed: " + "; ".join(failed[:3])
+        if self.config.edition is not None:  # waza's feedback text
+            reason = "; ".join(f"Failed: {r['assertion']}" + (f": {r['error']}" if r.get("error") else "")
+                               for r in rows if not r.get("passed")) or "All assertions passed"
+        else:
+            reason = f"{held}/{len(rows)} assertions passed"
+            if failed:
+                reason += "; failed: " + "; ".join(failed[:3])
         return self.scored_result(not failed, held / len(rows), reason,
                                   {"assertions": rows, **_sandbox_details(outcome)})
 

@@ -26,7 +26,6 @@ from assay.core.interfaces import ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.core.transcript import waza_context
 from assay.core.untrusted import TooDeep, clean_json
 from assay.graders._process import (
     MAX_TIMEOUT_S,
@@ -40,6 +39,7 @@ from assay.graders._process import (
     schema_problems,
 )
 from assay.graders._text import preview
+from assay.graders._waza_context import Edition, script_context
 
 _INTERPRETERS = {".py": sys.executable, ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "sh"}
 
@@ -54,6 +54,8 @@ class ScriptConfig(GraderConfig):
                                                                  "chosen by file extension when omitted.")
     env: EnvVars = Field(default_factory=dict, description="Extra environment variables.")
     scrub_env: bool = Field(default=False, description="Pass only PATH, HOME, LANG, TMPDIR and `env`.")
+    edition: Edition | None = Field(default=None, description="waza edition whose grading context the script "
+                                                              "reads (set by the waza dialect).")
     threshold: float = Field(default=0.5, ge=0.0, le=1.0, allow_inf_nan=False,
                              description="When the script reports a score but no `passed`, it passes at this score.")
 
@@ -97,7 +99,7 @@ class Script(Grader[ScriptConfig]):
         interpreter = cfg.interpreter or _INTERPRETERS.get(os.path.splitext(path)[1].lower())
         argv = ([interpreter] if interpreter else []) + [path, *cfg.args]
         try:
-            context = json.dumps(clean_json(waza_context(sample))).encode()
+            context = json.dumps(clean_json(script_context(sample, self.config.edition))).encode()
         except TooDeep as exc:
             return self.error_result(ErrorCode.INVALID_OUTPUT,
                                      f"cannot pass the sample to the script: a value is {exc}")
