@@ -84,8 +84,6 @@ TASK = "id: t1\ninputs:\n  prompt: hi\n  output: hello\n"
 
 
 @pytest.mark.parametrize("files, message, where", [
-    ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\ngrader: []\n", "tasks/a.yaml": TASK},
-     "unknown field 'grader'", "eval.yaml:5"),
     ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - nothing/*.yaml\n"}, "no task files match", "eval.yaml:4"),
     ({"eval.yaml": "name: x\nskill: s\ngraders:\n  - type: regex\n    name: r\n    config:\n      must_match: ['(']\n"
                    "tasks:\n  - tasks/*.yaml\n", "tasks/a.yaml": TASK},
@@ -99,7 +97,7 @@ TASK = "id: t1\ninputs:\n  prompt: hi\n  output: hello\n"
      "no graded outputs", "eval.yaml"),
     ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\n",
       "tasks/a.yaml": "id: t1\ninputs:\n  prompt: hi\n", "results.jsonl": '{"output": "x"}\n'},
-     "needs task_id", "results.jsonl:1"),
+     r"not a waza results record \(it has output\)", "results.jsonl:1"),
     ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\n",
       "tasks/a.yaml": "id: t1\ninputs:\n  prompt: hi\n", "results.jsonl": '{"task_id": "t1", "output": NaN}\n'},
      "NaN is not JSON", "results.jsonl:1"),

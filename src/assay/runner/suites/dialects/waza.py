@@ -1,31 +1,29 @@
-"""waza suites: ``eval.yaml`` (``name``, ``skill``, ``config``, ``graders``, ``metrics``,
-``tasks``) with task files matched by the ``tasks`` globs and scripts under ``graders/``.
+"""waza suites, Python and Go editions: ``eval.yaml`` (``name``, ``skill``, ``config``,
+``graders``, ``metrics``, ``tasks`` globs or a ``tasks_from`` CSV) with task files and scripts
+under ``graders/``.
 
 assay grades runs; it does not execute agents. A task's graded output comes from, in order:
 
 1. a results file: ``--results``, else the file's ``results`` key, else ``results.jsonl`` or
-   ``results.json`` beside ``eval.yaml``. Records are keyed by ``task_id`` / ``id`` / ``task``
-   and hold ``output``, ``transcript`` (any shape ``parse_transcript`` reads), ``outcome``,
-   ``duration_ms``, ``workspace``; a waza EvalResult (``{"tasks": [{"id", "trials": [...]}]}``)
-   works too. Several records (or trials) for one task become samples ``<id>#<n>``;
-2. else the task's own ``inputs.output`` / ``inputs.transcript``.
+   ``results.json`` beside ``eval.yaml``, in any shape waza writes (``_waza_results``): Go's
+   ``EvaluationOutcome`` or a ``--transcript-dir`` folder, Python's ``EvalResult``, or assay's run
+   records. Several runs of one task become samples ``<id>#<n>``;
+2. else the task's own ``inputs.output`` / ``inputs.transcript`` (an assay extension).
 
 Tasks with neither are listed in ``Suite.missing``; records naming no task (nor a disabled
 one) in ``Suite.unmatched_results``, with a warning. Task-level graders (type defaults to
-``code``, options beside ``type`` fold into ``config``) go to ``sample_graders``. As in waza,
-a sample passes when every grader passes (no threshold) and its score is the weighted mean.
+``code``) go to ``sample_graders``. As in waza, a run passes when every grader passes (no
+threshold) and its score is the weighted mean. The edition (``_waza_graders.edition_of``)
+decides what ``code`` and ``script`` graders see.
 
-Unknown keys in ``eval.yaml``, a task file or a grader entry are errors, as in waza (its Go
-edition decodes strictly); under ``config`` (run settings assay does not use) they are
-ignored with a warning.
+Unknown keys anywhere in the files are ignored with a warning naming file and line, as both
+waza editions ignore them (Go: ``yaml.v3`` and ``mapstructure`` decode leniently).
 """
 
 from __future__ import annotations
 
 import glob
-import json
 from collections.abc import Mapping
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,21 +31,19 @@ from pydantic import BeforeValidator, ConfigDict, Field
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.core.spec import CompiledSpec
+from assay.graders._waza_context import TASK_KEY
+from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_results import read_waza_runs
+from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump
 from assay.runner.suites.filemodel import FileModel, Text, read_model
-from assay.runner.suites.graders import compile_graders, fold_grader
-from assay.runner.suites.runs import Runs, find_results, make_sample, read_records, unmatched_warning
+from assay.runner.suites.graders import compile_graders
+from assay.runner.suites.runs import Runs, find_results, make_sample, unmatched_warning
 from assay.runner.suites.suite import Suite
 from assay.runner.yamlsrc import YamlDoc
 
 NAME = "waza"
 RESULT_FILES = ("results.jsonl", "results.json")
 _RUN_KEYS = ("output", "transcript")
-GO_KINDS = {"text": "waza_text", "file": "waza_file", "diff": "waza_diff", "behavior": "waza_behavior",
-            "action_sequence": "waza_action_sequence", "skill_invocation": "waza_skill_invocation",
-            "tool_constraint": "waza_tool_constraint"}
-"""waza (Go edition) grader kinds with semantics of their own, and the assay graders that
-implement them (see docs/formats.md)."""
 
 
 def _task_glob(value: Any) -> Any:
@@ -64,12 +60,14 @@ def _task_id(value: Any) -> Any:
 
 
 class WazaConfig(FileModel):
-    """Run settings (``config:``). assay runs no agent, so it reads only ``cost_ordered`` (an
-    assay extension); a key neither waza edition knows is ignored, with a warning."""
+    """Run settings (``config:``). assay runs no agent: it reads ``judge_model`` (the model of
+    every ``prompt`` grader, as waza's runner injects it) and ``cost_ordered`` (an assay
+    extension); the rest is kept as written."""
 
     model_config = ConfigDict(extra="allow")
 
     cost_ordered: bool = False
+    judge_model: Text | None = None
     trials_per_task: Any = None
     timeout_seconds: Any = None
     parallel: Any = None
@@ -79,7 +77,6 @@ class WazaConfig(FileModel):
     verbose: Any = None
     executor: Any = None
     model: Any = None
-    judge_model: Any = None
     skill_directories: Any = None
     required_skills: Any = None
     mcp_servers: Any = None
@@ -88,7 +85,9 @@ class WazaConfig(FileModel):
 
 
 class WazaFile(FileModel):
-    """A waza ``eval.yaml``. ``results`` and ``cost_ordered`` are assay extensions."""
+    """A waza ``eval.yaml`` (both editions). ``results`` and ``cost_ordered`` are assay extensions."""
+
+    model_config = ConfigDict(extra="allow")
 
     name: Text | None = Field(default=None, description="Suite name (default: the folder's name).")
     description: Text | None = None
@@ -96,16 +95,23 @@ class WazaFile(FileModel):
     version: Text | None = None
     schemaVersion: Any = None  # waza's spelling
     config: WazaConfig | None = None
+    hooks: Any = None
+    inputs: dict[str, Any] | None = Field(default=None, description="Template variables for `tasks_from` prompts.")
+    tasks_from: Text | None = Field(default=None, description="A CSV file whose rows are the tasks (Go edition).")
+    range: list[int] | None = Field(default=None, description="`[first, last]` CSV rows of `tasks_from` (1-based).")
+    baseline: Any = None
     metrics: Any = Field(default=None, description="Kept as written; assay computes no waza metrics.")
     graders: list[Any] | None = Field(default=None, description="Graders applied to every task.")
-    tasks: list[Annotated[str, BeforeValidator(_task_glob)]] = Field(
-        min_length=1, description="Globs of task files, relative to eval.yaml (`pattern` or `{include: pattern}`).")
+    tasks: list[Annotated[str, BeforeValidator(_task_glob)]] | None = Field(
+        default=None, description="Globs of task files, relative to eval.yaml (`pattern` or `{include: pattern}`).")
     results: Text | None = Field(default=None, description="The results file to grade.")
     cost_ordered: bool = False
 
 
 class WazaTask(FileModel):
     """A waza task file."""
+
+    model_config = ConfigDict(extra="allow")
 
     id: Annotated[str, BeforeValidator(_task_id)]
     name: Text | None = None
@@ -120,12 +126,17 @@ class WazaTask(FileModel):
     context_dir: Any = None
 
 
-_Task = tuple[YamlDoc, WazaTask, list[CompiledSpec]]
+_Task = tuple[YamlDoc, WazaTask]
 
 
 def detect(data: Mapping[str, Any]) -> bool:
-    """A waza suite: a ``tasks`` list of globs (strings or ``{include: ...}``), no ``stimuli``."""
-    if "stimuli" in data or not isinstance(data.get("tasks"), list):
+    """A waza suite: a ``tasks`` list of globs (strings or ``{include: ...}``) or a
+    ``tasks_from`` CSV, and no ``stimuli``."""
+    if "stimuli" in data:
+        return False
+    if isinstance(data.get("tasks_from"), str) and "tasks" not in data:
+        return True
+    if not isinstance(data.get("tasks"), list):
         return False
     return all(isinstance(t, str) or (isinstance(t, Mapping) and "include" in t) for t in data["tasks"])
 
@@ -135,13 +146,22 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
     warnings: list[str] = []
     spec = read_model(WazaFile, doc.data, doc, warnings=warnings)
     base = doc.path.parent.resolve()
-    graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=partial(_prepare, doc))
-    tasks, disabled, task_files = _tasks(doc, spec.tasks, base, context, warnings)
+    if spec.tasks is None and spec.tasks_from is None:
+        raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
+    tasks, disabled, task_files = _tasks(doc, spec, base, warnings)
     results_path = find_results(doc, results, spec.results, RESULT_FILES)
-    runs = _runs_by_task(results_path) if results_path else {}
+    runs, shapes = read_waza_runs(results_path) if results_path else ({}, set())
+    kinds = {g.get("type", "code") for t in tasks for g in (t[1].graders or []) if isinstance(g, Mapping)}
+    kinds |= {g.get("type") for g in spec.graders or [] if isinstance(g, Mapping)}
+    edition = edition_of({k for k in kinds if isinstance(k, str)}, shapes, set(doc.data))
+    judge = spec.config.judge_model if spec.config else None
+    suite_graders = WazaGraders(doc, edition, judge, warnings=warnings)
+    graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=suite_graders.prepare)
 
     samples, sample_graders, missing = [], {}, []
-    for tdoc, task, task_graders in tasks:
+    for tdoc, task in tasks:
+        task_graders = compile_graders(task.graders or [], tdoc, ("graders",), context, prepare=WazaGraders(
+            tdoc, edition, judge, default_type="code", warnings=warnings).prepare)
         inputs = task.inputs or {}
         task_runs = runs.pop(task.id, None)
         if task_runs is None and any(k in inputs for k in _RUN_KEYS):
@@ -149,14 +169,11 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         if not task_runs:
             missing.append(task.id)
             continue
-        meta = {"task": task.id, "task_name": task.name, "description": task.description,
-                "tags": task.tags or [], "source": str(tdoc.path)}
-        meta.update({k: v for k, v in inputs.items() if k not in ("prompt", *_RUN_KEYS)})
+        meta = _task_metadata(tdoc, task, edition)
         for n, (where, run) in enumerate(task_runs, 1):
             sid = task.id if len(task_runs) == 1 else f"{task.id}#{run.get('trial_id', n)}"
-            samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=task.expected,
-                                       metadata={k: v for k, v in meta.items() if v is not None}, base_dir=base,
-                                       where=where))
+            samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=task.expected, metadata=meta,
+                                       base_dir=base, where=where))
             if task_graders:
                 sample_graders[sid] = task_graders
     if not samples:
@@ -175,11 +192,22 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         missing=missing, unmatched_results=unmatched, warnings=warnings)
 
 
-def _tasks(doc: YamlDoc, globs: list[str], base: Path, context: SpecContext,
-           warnings: list[str]) -> tuple[list[_Task], set[str], list[Path]]:
-    """The enabled tasks with their compiled graders, the ids of disabled ones, and the files."""
+def _task_metadata(tdoc: YamlDoc, task: WazaTask, edition: Edition) -> dict[str, Any]:
+    inputs = task.inputs or {}
+    meta = {"task": task.id, "task_name": task.name, "description": task.description,
+            "tags": task.tags or [], "source": str(tdoc.path)}
+    meta.update({k: v for k, v in inputs.items() if k not in ("prompt", *_RUN_KEYS)})
+    if edition == "python":
+        meta[TASK_KEY] = python_task_dump(tdoc.data if isinstance(tdoc.data, Mapping) else {"id": task.id})
+    return {k: v for k, v in meta.items() if v is not None}
+
+
+def _tasks(doc: YamlDoc, spec: WazaFile, base: Path, warnings: list[str]) -> tuple[list[_Task], set[str], list[Path]]:
+    """The enabled tasks, the ids of disabled ones, and the files they were read from."""
+    if spec.tasks is None:
+        return csv_tasks(doc, spec.tasks_from or "", spec.range, spec.inputs or {}, base), set(), []
     files: list[Path] = []
-    for i, pattern in enumerate(globs):
+    for i, pattern in enumerate(spec.tasks):
         found = sorted(Path(p) for p in glob.glob(str(base / pattern), recursive=True))
         if not found:
             raise doc.error(f"no task files match {pattern!r} (relative to {base})", "tasks", i)
@@ -198,72 +226,10 @@ def _tasks(doc: YamlDoc, globs: list[str], base: Path, context: SpecContext,
         if task.enabled is False:
             disabled.add(task.id)
             continue
-        prepare = partial(_prepare, tdoc, default_type="code")
-        out.append((tdoc, task, compile_graders(task.graders or [], tdoc, ("graders",), context, prepare=prepare)))
+        out.append((tdoc, task))
     return out, disabled, files
 
 
-def _prepare(doc: YamlDoc, entry: Any, keys: Any, *, default_type: str | None = None) -> dict[str, Any]:
-    """A waza grader entry as an assay spec: options folded into ``config``, then waza's
-    ``prompt`` grader given its own semantics. waza's prompt grader (internal/graders/
-    prompt_grader.go, docs/graders/prompt.md) scores pass/fail tool calls, so it becomes
-    ``scoring: checks``; its ``mode: pairwise`` judges baseline against output twice with
-    positions swapped and turns a position-inconsistent verdict into a passing tie, so it
-    becomes the ``pairwise`` grader with ``flip_passes: true``."""
-    spec = fold_grader(doc, entry, keys, default_type=default_type)
-    if spec.get("type") in GO_KINDS:
-        return {**spec, "type": GO_KINDS[spec["type"]]}
-    if spec.get("type") == "json_schema" and "schema_file" in spec["config"]:
-        return {**spec, "config": _schema_file(doc, spec["config"], keys)}
-    if spec.get("type") != "prompt":
-        return spec
-    config = dict(spec["config"])
-    mode = config.pop("mode", None)
-    if mode == "pairwise":
-        config.pop("continue_session", None)
-        config.setdefault("flip_passes", True)
-        return {**spec, "type": "pairwise", "config": config}
-    if mode not in (None, "independent"):
-        config["mode"] = mode  # left for the config model to refuse, naming the field
-    config.setdefault("scoring", "checks")
-    return {**spec, "config": config}
-
-
-def _schema_file(doc: YamlDoc, config: dict[str, Any], keys: Any) -> dict[str, Any]:
-    """waza's ``json_schema`` ``schema_file`` (internal/graders/json_schema_grader.go): a JSON
-    schema read from a file (relative to the file naming it, else the current directory),
-    used when no inline ``schema`` is given."""
-    config = dict(config)
-    name = config.pop("schema_file")
-    if "schema" in config:
-        return config
-    if not isinstance(name, str) or not name:
-        raise doc.error("schema_file must be a path", *keys, "config", "schema_file")
-    path = next((p for p in (doc.path.parent / name, Path(name)) if p.is_file()), None)
-    if path is None:
-        raise doc.error(f"schema file {name!r} not found (relative to {doc.path.parent})", *keys, "config",
-                        "schema_file")
-    try:
-        config["schema"] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise doc.error(f"cannot read schema file {path}: {exc}", *keys, "config", "schema_file") from None
-    return config
-
-
-def _runs_by_task(path: Path) -> Runs:
-    runs: Runs = {}
-    for where, rec in read_records(path):
-        tid = next((rec[k] for k in ("task_id", "taskId", "id", "task") if rec.get(k) is not None), None)
-        if tid is None:
-            raise SpecError("a run record needs task_id (or id) naming its task", where=where)
-        trials = rec.get("trials")
-        if isinstance(trials, list):
-            task_runs = runs.setdefault(str(tid), [])
-            for i, trial in enumerate(trials):
-                if not isinstance(trial, Mapping):
-                    raise SpecError(f"a trial must be an object, got {type(trial).__name__}",
-                                    where=f"{where}.trials[{i}]")
-                task_runs.append((f"{where}.trials[{i}]", trial))
-        else:
-            runs.setdefault(str(tid), []).append((where, rec))
-    return runs
+def runs_by_task(path: Path) -> Runs:
+    """The runs in a waza results file, by task id (see ``_waza_results``)."""
+    return read_waza_runs(path)[0]
