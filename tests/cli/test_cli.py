@@ -117,14 +117,19 @@ def test_human_review_updates_the_report(tmp_path):
 
 def test_export_shapes(tmp_path):
     p = write_suite(tmp_path, [{"type": "contains"}], [{"id": "a", "output": "xy", "expected": "z"}])
-    for tool, key, text in (("waza", "grader_results", "message"), ("vally", "graderResults", "evidence")):
-        target = tmp_path / f"{tool}.json"
-        r = assay("run", str(p), "--export", tool, "--export-path", str(target), "-q")
-        assert r.returncode == 1
-        sample = json.loads(target.read_text())["samples"][0]
-        results = sample[key]
-        first = results["contains"] if tool == "waza" else results[0]
-        assert first[text] == "output does not contain 'z'" and first["passed"] is False
+    target = tmp_path / "waza.json"
+    r = assay("run", str(p), "--export", "waza", "--export-path", str(target), "-q")
+    assert r.returncode == 1
+    [task] = json.loads(target.read_text())["tasks"]           # waza's EvaluationOutcome
+    [run] = task["runs"]
+    assert (task["test_id"], run["status"], run["final_output"]) == ("a", "failed", "xy")
+    first = run["validations"]["contains"]
+    assert first["feedback"] == "output does not contain 'z'" and first["passed"] is False
+    target = tmp_path / "vally.json"
+    r = assay("run", str(p), "--export", "vally", "--export-path", str(target), "-q")
+    assert r.returncode == 1
+    doc = json.loads(target.read_text())
+    assert "output does not contain 'z'" in json.dumps(doc)
     r = assay("run", str(p), "--export", "promptfoo")
     assert r.returncode == 2 and "unknown format" in r.stderr
 

@@ -13,6 +13,7 @@ import pytest
 from assay.core.aggregate import judge_sample
 from assay.core.context import SpecContext
 from assay.runner.execute import grade_one
+from assay.runner.export_waza import export_waza
 from assay.runner.resources import default_resources
 from assay.runner.suites import load_suite
 
@@ -136,12 +137,20 @@ def test_go_kinds_map_to_waza_graders(suite):
                      "used_skill": "waza_skill_invocation", "report_shape": "json_schema", "has_status": "waza_text"}
 
 
-def test_verdicts_follow_waza(suite):
-    got = {}
+def _verdicts(suite):
+    out = []
     for s in suite.samples:
         results = [grade_one(spec.build(default_resources()), s) for spec in suite.graders_for(s.id)]
-        verdict = judge_sample(s.id, results, threshold=suite.threshold)
-        got[s.id] = (verdict.passed, {r.name: (r.passed, round(r.score, 4)) for r in verdict.results})
+        out.append(judge_sample(s.id, results, threshold=suite.threshold))
+    return out
+
+
+def _table(verdicts):
+    return {v.id: (v.passed, {r.name: (r.passed, round(r.score, 4)) for r in v.results}) for v in verdicts}
+
+
+def test_verdicts_follow_waza(suite):
+    got = _table(_verdicts(suite))
     assert got == {
         "deploy#1": (True, {"mentions_url": (True, 1.0), "efficient": (True, 1.0), "safe": (True, 1.0),
                             "app_kept": (True, 1.0), "port_set": (True, 1.0), "look_then_run": (True, 0.8),
@@ -154,3 +163,17 @@ def test_verdicts_follow_waza(suite):
         "report": (False, {"mentions_url": (False, 0.5), "efficient": (True, 1.0), "safe": (True, 1.0),
                            "report_shape": (False, 0.0), "has_status": (True, 1.0)}),
     }
+
+
+def test_export_as_waza_results_then_read_back_gives_the_same_verdicts(suite, tmp_path):
+    first = _verdicts(suite)
+    outcome = export_waza(suite.name, suite.samples, first, skill="azure-deploy")
+    assert [t["test_id"] for t in outcome["tasks"]] == ["deploy", "report"]
+    run = outcome["tasks"][0]["runs"][1]
+    assert run["run_number"] == 2 and run["status"] == "failed"
+    assert run["validations"]["port_set"]["type"] == "diff" and run["session_digest"]["tool_call_count"] == 6
+    exported = tmp_path / "exported.json"
+    exported.write_text(json.dumps(outcome))
+    again = load_suite(tmp_path / "eval.yaml", results=exported, context=SpecContext())
+    assert [s.id for s in again.samples] == [s.id for s in suite.samples]
+    assert _table(_verdicts(again)) == _table(first)

@@ -67,7 +67,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if junit is not None:
         write_junit(junit, suite.name, verdicts, result.duration_s)
     if export is not None and export_path is not None:
-        _export(export, export_path, suite.name, s, verdicts)
+        _export(export, export_path, suite, s, verdicts)
     if summary_json is not None:
         write_output(summary_json, orjson.dumps({"suite": suite.name, **s.to_dict(), "duration_s": result.duration_s,
                                                  "resumed": len(previous)}, option=orjson.OPT_INDENT_2))
@@ -146,11 +146,16 @@ def _progress(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda n: bar.advance(task, n)
 
 
-def _export(tool: str, path: Path, name: str, summary, verdicts) -> None:
-    from assay.runner import exports
+def _export(tool: str, path: Path, suite, summary, verdicts) -> None:
+    if tool == "waza":
+        from assay.runner.export_waza import export_waza
 
-    convert = exports.verdict_to_waza if tool == "waza" else exports.verdict_to_vally
-    doc = {"name": name, "summary": summary.to_dict(), "samples": [convert(v) for v in verdicts]}
+        doc = export_waza(suite.name, suite.samples, verdicts, skill=getattr(suite.definition, "skill", None))
+    else:
+        from assay.runner import exports
+
+        doc = {"name": suite.name, "summary": summary.to_dict(),
+               "samples": [exports.verdict_to_vally(v) for v in verdicts]}
     write_output(path, json_bytes(doc))
 
 
