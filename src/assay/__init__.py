@@ -3,26 +3,53 @@
     >>> import assay
     >>> assay.grade({"type": "contains"}, {"output": "北京是中国的首都", "expected": "首都"}).passed
     True
+
+Importing ``assay`` is cheap: the names below load on first use, and each grader's module
+the first time a spec names its type.
 """
 
-import assay.graders  # noqa: F401  the built-in graders register themselves on import
-from assay.core import (
-    ErrorCode,
-    Event,
-    Grader,
-    GraderConfig,
-    GraderResult,
-    GraderSpec,
-    Sample,
-    SpecError,
-    Status,
-    register,
-)
-from assay.library import grade, grade_batch
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "grade": "assay.library", "grade_batch": "assay.library",
+    **{name: "assay.core" for name in ("ErrorCode", "Event", "Grader", "GraderConfig", "GraderResult",
+                                       "GraderSpec", "Sample", "SpecError", "Status", "register")},
+}
 
 __all__ = [
     "ErrorCode", "Event", "Grader", "GraderConfig", "GraderResult", "GraderSpec", "Sample",
     "SpecError", "Status", "__version__", "grade", "grade_batch", "register",
 ]
+
+if TYPE_CHECKING:
+    from assay.core import (
+        ErrorCode,
+        Event,
+        Grader,
+        GraderConfig,
+        GraderResult,
+        GraderSpec,
+        Sample,
+        SpecError,
+        Status,
+        register,
+    )
+    from assay.library import grade, grade_batch
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -87,10 +87,11 @@ def test_a_third_party_grader_loads_from_the_entry_point_group(install):
 ], ids=["import-fails", "function", "other-class", "built-in-name"])
 def test_a_broken_plugin_is_reported_and_grading_goes_on(install, load, problem):
     install(FakeEntryPoint("bad", load), FakeEntryPoint("says", lambda: Says))
+    # entry points are read when a type no built-in has is asked for (or every grader is listed)
     with pytest.warns(GraderPluginWarning, match="fake_plugin:bad"):
-        r = assay.grade({"type": "regex", "config": {"pattern": "hi"}}, {"output": "oh hi"})
+        assert registry.get("test_plugin_says") is Says  # the good plugin beside it still loads
+    r = assay.grade({"type": "regex", "config": {"pattern": "hi"}}, {"output": "oh hi"})
     assert r.passed and registry.get("regex") is Regex
-    assert registry.get("test_plugin_says") is Says  # the good plugin beside it still loads
     [found] = registry.plugin_problems()
     assert (found.entry_point, found.distribution, found.problem) == ("bad = fake_plugin:bad", "fake-plugin", problem)
     assert str(found) == f"bad = fake_plugin:bad (package fake-plugin): {problem}"
@@ -145,7 +146,8 @@ def test_listing_the_entry_points_may_fail_too(install, monkeypatch):
     install()
     monkeypatch.setattr(registry, "entry_points", broken)
     with pytest.warns(GraderPluginWarning, match="could not be listed: ValueError: bad metadata"):
-        assert registry.get("regex") is Regex
+        assert registry.get("no_such_type") is None
+    assert registry.get("regex") is Regex
 
 
 def test_register_refuses_what_is_not_a_grader_and_a_taken_type():
@@ -218,3 +220,21 @@ def test_installed_plugins_end_to_end(tmp_path):
     as_json = run("-m", "assay.cli.main", "graders", "--json")
     assert "shouty" in {row["type"] for row in json.loads(as_json.stdout)}
     assert "plugin problems: 3" in as_json.stderr
+
+
+def test_built_in_types_load_lazily_and_the_table_matches_the_modules():
+    import importlib
+    import subprocess
+    import sys
+
+    from assay.graders import BUILTIN
+
+    for type_, module in BUILTIN.items():
+        assert importlib.import_module(module) and registry.get(type_).type == type_
+    assert set(registry.all_graders()) >= set(BUILTIN)
+    probe = ("import sys, assay; r = assay.grade({'type': 'contains'}, {'output': 'ab', 'expected': 'b'}); "
+             "print(r.passed, sorted(m.split('.')[-1] for m in sys.modules if m.startswith('assay.graders.')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split(" ", 1)
+    assert out[0] == "True"
+    loaded = eval(out[1])  # noqa: S307  the list printed just above
+    assert "contains" in loaded and not {"code", "similarity", "llm", "program"} & set(loaded)

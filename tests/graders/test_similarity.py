@@ -173,3 +173,17 @@ def test_values_that_are_not_text():
     assert big_int.passed
     assert (deep_r.status, deep_r.error) == ("error", "invalid_output") and "levels deep" in deep_r.reason
     assert mixed.passed
+
+
+def test_levenshtein_pair_by_pair_and_cpdist_agree(monkeypatch):
+    import random
+
+    from assay.graders import similarity
+
+    rng = random.Random(7)
+    words = ["北京", "capital", "首都", "city", "the", "is", "😀", ""]
+    outs = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    exps = [o[::-1] if i % 3 else o + "x" for i, o in enumerate(outs)]
+    small = similarity._levenshtein_many(outs, exps, 0.8)
+    monkeypatch.setattr(similarity, "CPDIST_MIN", 0)
+    assert similarity._levenshtein_many(outs, exps, 0.8) == small

@@ -2,6 +2,10 @@
 graders defined in a program) and the ``assay.graders`` entry-point group (third-party
 packages, loaded on first use).
 
+Loading is lazy: a built-in grader's module is imported the first time its type is looked up
+(``assay.graders.BUILTIN`` names the module of each type), and entry points are read only for a
+type no built-in has, or when every grader is listed. A suite pays only for what it uses.
+
 A third-party grader that cannot be used is left out and reported, never fatal: its module
 fails to import, the object is not a usable ``Grader`` subclass, or its type is already
 taken (a decorated grader keeps its type; between two plugins the first loaded keeps it).
@@ -11,6 +15,7 @@ Each one left out gives a ``GraderPluginWarning`` and a ``PluginProblem`` in
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import threading
 import warnings
@@ -76,14 +81,30 @@ def register(cls: G) -> G:
 
 def get(type_: str) -> type[Grader[Any]] | None:
     """The grader class registered under ``type_``, or None."""
+    found = _registry.get(type_)
+    if found is not None:
+        return found
+    module = _builtins().get(type_)
+    if module is not None:
+        importlib.import_module(module)  # registers the type
+        return _registry.get(type_)
     _load_plugins()
     return _registry.get(type_)
 
 
 def all_graders() -> dict[str, type[Grader[Any]]]:
     """Every registered grader class by type, sorted by type."""
+    for module in sorted(set(_builtins().values())):
+        importlib.import_module(module)
     _load_plugins()
     return dict(sorted(_registry.items()))
+
+
+def _builtins() -> dict[str, str]:
+    """The built-in types and their modules (a table; nothing is imported to read it)."""
+    from assay.graders import BUILTIN
+
+    return BUILTIN
 
 
 def plugin_problems() -> list[PluginProblem]:
@@ -142,6 +163,8 @@ def _add_plugin(ep: EntryPoint) -> None:
         return
     key = obj.type
     existing = _registry.get(key)
+    if existing is None and key in _builtins():
+        existing = get(key)  # a built-in type, not imported yet: it still wins
     if existing is obj:  # its module registered it with the decorator as well
         return
     if existing is not None:

@@ -20,16 +20,15 @@ from __future__ import annotations
 import logging
 import math
 import re
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from operator import add
 from typing import Literal
 
-import numpy as np
 from pydantic import Field
 from rapidfuzz.distance import Levenshtein
-from rapidfuzz.process import cpdist
 
 from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
@@ -216,6 +215,25 @@ def _prepare(value: object, cfg: SimilarityConfig, what: str) -> str:
     return text
 
 
+CPDIST_MIN = 20_000
+"""Pairs from which rapidfuzz's ``cpdist`` (which needs numpy) is used; smaller batches score
+pair by pair, which is as fast there and spares a short run numpy's import (~0.1 s)."""
+
+
+def _levenshtein_many(outputs: list[str], expected: list[str], hint: float | None) -> list[float]:
+    """Normalised Levenshtein similarity of each pair (exact: ``score_hint`` only lets rapidfuzz
+    try a narrow diagonal band first, so pairs near the threshold cost half as much)."""
+    if len(outputs) < CPDIST_MIN and "numpy" not in sys.modules:
+        score = Levenshtein.normalized_similarity
+        return [score(a, b, score_hint=hint) for a, b in zip(outputs, expected)]
+    import numpy as np
+    from rapidfuzz.process import cpdist
+
+    # dtype: cpdist answers float32 unless asked, which would blur scores near a threshold.
+    return cpdist(outputs, expected, scorer=Levenshtein.normalized_similarity, workers=1, score_hint=hint,
+                  dtype=np.float64).tolist()
+
+
 @register
 class Similarity(BatchGrader[SimilarityConfig]):
     type = "similarity"
@@ -237,8 +255,7 @@ class Similarity(BatchGrader[SimilarityConfig]):
             # score_hint: rapidfuzz tries a narrow diagonal band first and widens it only when
             # needed; scores stay exact, and pairs near the threshold cost half as much.
             # dtype: cpdist answers float32 unless asked, which would blur scores near a threshold.
-            scores = cpdist(outputs, expected, scorer=Levenshtein.normalized_similarity, workers=1,
-                            score_hint=cfg.threshold or None, dtype=np.float64).tolist()
+            scores = _levenshtein_many(outputs, expected, cfg.threshold or None)
         else:
             scores = (cosine_many if cfg.algorithm == "cosine" else jaccard_many)(outputs, expected)
         threshold = cfg.threshold
