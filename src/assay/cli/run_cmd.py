@@ -152,10 +152,9 @@ def _export(tool: str, path: Path, suite, summary, verdicts) -> None:
 
         doc = export_waza(suite.name, suite.samples, verdicts, skill=getattr(suite.definition, "skill", None))
     else:
-        from assay.runner import exports
+        from assay.runner.export_vally import export_vally
 
-        doc = {"name": suite.name, "summary": summary.to_dict(),
-               "samples": [exports.verdict_to_vally(v) for v in verdicts]}
+        doc = export_vally(suite, verdicts)
     write_output(path, json_bytes(doc))
 
 

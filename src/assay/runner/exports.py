@@ -3,7 +3,9 @@
 waza: ``{name, type, score, passed, message, details}`` per grader; a sample becomes a
 trial-like ``{id, status, passed, score, grader_results: {name: ...}}``.
 Vally: ``{name, passed, score, evidence, kind, metadata}`` per grader; a sample becomes
-``{id, status, passed, score, graderResults: [...]}``.
+``{id, status, passed, score, graderResults: [...]}``; the Vally functions live in
+``export_vally`` (which also exports the runs, so they can be graded again) and are
+re-exported here.
 
 Neither tool has ``error`` or ``pending`` results, so those export with ``passed: false``,
 ``score: 0`` and assay's ``status`` and ``error`` code kept in ``details`` / ``metadata``:
@@ -16,6 +18,9 @@ from typing import Any
 
 from assay.core.aggregate import SampleVerdict
 from assay.core.result import GraderResult, Status
+from assay.runner.export_vally import export_vally, result_to_vally, verdict_to_vally
+
+__all__ = ["export_vally", "result_to_vally", "result_to_waza", "verdict_to_vally", "verdict_to_waza"]
 
 
 def _score(result: GraderResult) -> float:
@@ -44,34 +49,10 @@ def result_to_waza(result: GraderResult) -> dict[str, Any]:
     }
 
 
-def result_to_vally(result: GraderResult) -> dict[str, Any]:
-    """One result as Vally's GraderResult."""
-    metadata: dict[str, Any] = {"type": result.type, "status": result.status.value, "weight": result.weight,
-                                "latency_ms": result.latency_ms}
-    if result.error is not None:
-        metadata["error"] = result.error.value
-    if result.details:
-        metadata["details"] = result.details
-    return {
-        "name": result.name, "passed": result.passed, "score": _score(result),
-        "evidence": result.reason or _default_text(result), "kind": result.kind, "metadata": metadata,
-    }
-
-
 def verdict_to_waza(verdict: SampleVerdict) -> dict[str, Any]:
     """A graded sample as a waza trial: grader results keyed by name."""
     return {
         "id": verdict.id, "status": verdict.status.value, "passed": verdict.passed,
         "score": verdict.score if verdict.score is not None else 0.0,
         "grader_results": {r.name: result_to_waza(r) for r in verdict.results},
-    }
-
-
-def verdict_to_vally(verdict: SampleVerdict) -> dict[str, Any]:
-    """A graded sample as a Vally outcome: its aggregate and the grader results in order."""
-    return {
-        "id": verdict.id, "status": verdict.status.value, "passed": verdict.passed,
-        "score": verdict.score if verdict.score is not None else 0.0,
-        "weights": {r.name: r.weight for r in verdict.results},
-        "graderResults": [result_to_vally(r) for r in verdict.results],
     }
