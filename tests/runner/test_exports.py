@@ -7,7 +7,7 @@ import pytest
 from assay.core.aggregate import judge_sample
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
-from assay.runner.exports import result_to_vally, result_to_waza, verdict_to_vally, verdict_to_waza
+from assay.runner.exports import result_to_vally, validation, verdict_to_vally
 
 SAMPLE = Sample(id="s", output="deployed to https://x", transcript=[{"type": "tool_call", "name": "bash"}])
 
@@ -20,11 +20,11 @@ def results():
 
 
 def test_waza_shape():
-    url, tools, review = (result_to_waza(r) for r in results())
-    assert set(url) == {"name", "type", "score", "passed", "message", "details", "duration_ms"}
-    assert (url["name"], url["type"], url["score"], url["passed"]) == ("url", "regex", 1.0, True)
-    assert tools["passed"] is False and "forbidden" in tools["message"]
-    assert review["score"] == 0.0 and review["details"]["status"] == "pending"
+    url, tools, review = (validation(r) for r in results())
+    assert set(url) == {"identifier", "type", "score", "weight", "passed", "feedback", "details", "duration_ms"}
+    assert (url["identifier"], url["type"], url["score"], url["passed"], url["weight"]) == ("url", "regex", 1.0, True, 2.0)
+    assert tools["passed"] is False and "forbidden" in tools["feedback"]
+    assert review["score"] == 0.0 and review["details"]["assay_status"] == "pending"
 
 
 def test_vally_shape():
@@ -35,10 +35,9 @@ def test_vally_shape():
     assert (review["kind"], review["passed"], review["metadata"]["status"]) == ("human", False, "pending")
 
 
-@pytest.mark.parametrize("export, key", [(verdict_to_waza, "grader_results"), (verdict_to_vally, "graderResults")])
-def test_verdicts(export, key):
+def test_verdicts():
     v = judge_sample("s", results())
-    doc = export(v)
+    doc = verdict_to_vally(v)
     assert doc["id"] == "s" and doc["status"] == "failed" and doc["passed"] is False
     assert doc["score"] == pytest.approx(2 / 3)
-    assert len(doc[key]) == 3
+    assert len(doc["graderResults"]) == 3
