@@ -2,18 +2,20 @@
 file), let that dialect's module build the ``Suite``, and check the suite can run.
 
 A dialect is one module in ``runner/suites/dialects/`` with ``NAME``, ``detect(data)`` and
-``load(doc, results=..., context=...)``, registered in ``DIALECTS`` below.
+``load(doc, results=..., context=...)``, listed in ``dialects.MODULES``; only the module of the
+suite's own dialect is imported.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.runner.suites.dialects import assay, vally, waza
+from assay.runner.suites.dialects import DETECT, MODULES
 from assay.runner.suites.suite import Suite
 from assay.runner.yamlsrc import YamlDoc
 
@@ -37,14 +39,19 @@ class Dialect(Protocol):
         ...
 
 
-DIALECTS: dict[str, Dialect] = {d.NAME: d for d in (vally, waza, assay)}
-"""Every dialect by name, in detection order. assay's own format reads any mapping no peer
+DIALECTS: tuple[str, ...] = tuple(MODULES)
+"""Every dialect's name, in detection order. assay's own format reads any mapping no peer
 claims, so it comes last."""
+
+
+def dialect_module(name: str) -> Dialect:
+    """The module that reads dialect ``name`` (imported on first use)."""
+    return importlib.import_module(MODULES[name])  # type: ignore[return-value]
 
 
 def detect_dialect(data: Mapping[str, Any]) -> str:
     """The name of the dialect a suite file's top-level mapping is written in."""
-    return next(name for name, dialect in DIALECTS.items() if dialect.detect(data))
+    return next(name for name in DIALECTS if DETECT[name](data))
 
 
 def load_suite(path: Path, *, results: Path | None = None, dialect: str | None = None,
@@ -56,13 +63,12 @@ def load_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     as ``base_dir``, so relative paths in configs mean the same in every dialect.
     """
     path = _suite_file(Path(path))
-    reader = DIALECTS.get(dialect) if dialect is not None else None
-    if dialect is not None and reader is None:
+    if dialect is not None and dialect not in MODULES:
         raise SpecError(f"unknown dialect {dialect!r}; use one of: {', '.join(sorted(DIALECTS))}")
     doc = YamlDoc(path)
     if not isinstance(doc.data, Mapping):
         raise SpecError("a suite file must be a mapping with name, graders and dataset", where=str(path))
-    reader = reader or DIALECTS[detect_dialect(doc.data)]
+    reader = dialect_module(dialect or detect_dialect(doc.data))
     context = (context or SpecContext()).at(doc.path.parent.resolve())
     try:
         suite = reader.load(doc, results=results, context=context)

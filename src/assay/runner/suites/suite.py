@@ -28,7 +28,7 @@ class Suite:
     cost_ordered: bool = False
     """Grade cheap graders first and skip expensive ones for a sample once a cheap one failed."""
     dialect: str = "assay"
-    """The dialect the suite file was read in (a key of ``runner.suites.DIALECTS``)."""
+    """The dialect the suite file was read in (one of ``runner.suites.DIALECTS``)."""
     source: Path | None = None
     """The suite file."""
     definition: BaseModel | None = None

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +22,7 @@ from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.spec import Fraction
 from assay.runner.dataset import load_dataset, samples_from_rows
+from assay.runner.suites.dialects import detect_assay
 from assay.runner.suites.filemodel import FileModel, read_model
 from assay.runner.suites.graders import compile_graders
 from assay.runner.suites.suite import Suite
@@ -45,9 +45,7 @@ class AssayFile(FileModel):
     cost_ordered: bool = Field(default=False, strict=True)
 
 
-def detect(data: Mapping[str, Any]) -> bool:
-    """Every mapping: assay's own format reads what no peer dialect claims (it is asked last)."""
-    return True
+detect = detect_assay
 
 
 def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:

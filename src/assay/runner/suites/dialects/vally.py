@@ -39,6 +39,7 @@ from assay.core.context import SpecContext
 from assay.core.errors import SpecError, format_loc
 from assay.core.spec import Fraction, Weight
 from assay.runner.suites.dialects import _vally_catalogue as catalogue
+from assay.runner.suites.dialects import detect_vally
 from assay.runner.suites.dialects._vally_runs import SIBLINGS, discover, locate, read_runs, with_event_summary
 from assay.runner.suites.filemodel import FileModel, Keys, Text, read_model
 from assay.runner.suites.graders import compile_graders
@@ -117,9 +118,7 @@ class VallyFile(FileModel):
     cost_ordered: bool = False
 
 
-def detect(data: Mapping[str, Any]) -> bool:
-    """A Vally eval spec: a ``stimuli`` list."""
-    return isinstance(data.get("stimuli"), list)
+detect = detect_vally
 
 
 def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:

@@ -32,6 +32,7 @@ from pydantic import BeforeValidator, ConfigDict, Field
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.graders._waza_context import TASK_KEY
+from assay.runner.suites.dialects import detect_waza
 from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
 from assay.runner.suites.dialects._waza_results import read_waza_runs
 from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump
@@ -129,16 +130,7 @@ class WazaTask(FileModel):
 _Task = tuple[YamlDoc, WazaTask]
 
 
-def detect(data: Mapping[str, Any]) -> bool:
-    """A waza suite: a ``tasks`` list of globs (strings or ``{include: ...}``) or a
-    ``tasks_from`` CSV, and no ``stimuli``."""
-    if "stimuli" in data:
-        return False
-    if isinstance(data.get("tasks_from"), str) and "tasks" not in data:
-        return True
-    if not isinstance(data.get("tasks"), list):
-        return False
-    return all(isinstance(t, str) or (isinstance(t, Mapping) and "include" in t) for t in data["tasks"])
+detect = detect_waza
 
 
 def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
