@@ -93,17 +93,17 @@ def _model_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseMo
             continue
         fields = current.model_fields if current is not None else {}
         field = next((f for name, f in fields.items() if (f.alias or name) == part), None)
-        current = _model_in(field.annotation) if field is not None else None
+        current = model_in(field.annotation) if field is not None else None
         if current is None:
             return None
     return current
 
 
-def _model_in(annotation: Any) -> type[BaseModel] | None:
+def model_in(annotation: Any) -> type[BaseModel] | None:
     """The first model class inside a type such as ``list[Stimulus] | None``."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
+    return next((m for m in map(model_in, get_args(annotation)) if m is not None), None)
 
 
 def _lenient_models(node: Any, at: Keys) -> Iterator[tuple[Keys, BaseModel]]:
@@ -113,7 +113,7 @@ def _lenient_models(node: Any, at: Keys) -> Iterator[tuple[Keys, BaseModel]]:
         if node.model_extra:
             yield at, node
         for name, field in type(node).model_fields.items():
-            if _model_in(field.annotation) is not None:
+            if model_in(field.annotation) is not None:
                 yield from _lenient_models(getattr(node, name), (*at, field.alias or name))
     elif isinstance(node, list):
         for i, item in enumerate(node):

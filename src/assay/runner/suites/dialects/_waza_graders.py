@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from assay.core import registry
 from assay.core.errors import format_loc
-from assay.runner.suites.filemodel import Keys
+from assay.runner.suites.filemodel import Keys, model_in
 from assay.runner.suites.graders import fold_grader
 from assay.runner.yamlsrc import YamlDoc
 
@@ -88,20 +90,34 @@ class WazaGraders:
         return spec, config
 
     def _known(self, kind: Any, config: dict[str, Any], entry: Any, keys: Keys) -> dict[str, Any]:
-        """``config`` without the keys the grader does not know, each named in a warning."""
+        """``config`` without the keys the grader does not know (at any depth: waza's nested
+        entries such as ``content_patterns`` decode leniently too), each named in a warning."""
         grader = registry.get(kind) if isinstance(kind, str) else None
         if grader is None:
             return config
-        fields = grader.Config.model_fields
-        known = {f.alias or name for name, f in fields.items()}
+
+        def where(key: str) -> Keys:
+            return (*keys, key) if isinstance(entry, Mapping) and key in entry else (*keys, "config", key)
+
+        return self._prune(grader.Config, config, where, str(kind))
+
+    def _prune(self, model: type[BaseModel], value: dict[str, Any], where: Any, kind: str) -> dict[str, Any]:
+        fields = {f.alias or name: f for name, f in model.model_fields.items()}
         kept = {}
-        for key, value in config.items():
-            if key in known:
-                kept[key] = value
+        for key, item in value.items():
+            at = where(key)
+            field = fields.get(key)
+            if field is None:
+                self.warnings.append(f"{self.doc.where(*at)}: {format_loc(at)}: unknown {kind} option {key!r} "
+                                     f"ignored, as waza ignores it (known: {', '.join(sorted(fields))})")
                 continue
-            at = (*keys, key) if isinstance(entry, Mapping) and key in entry else (*keys, "config", key)
-            self.warnings.append(f"{self.doc.where(*at)}: {format_loc(at)}: unknown {kind} option "
-                                 f"{key!r} ignored, as waza ignores it (known: {', '.join(sorted(known))})")
+            inner = model_in(field.annotation)
+            if inner is not None and isinstance(item, Mapping):
+                item = self._prune(inner, dict(item), lambda k, at=at: (*at, k), kind)
+            elif inner is not None and isinstance(item, list):
+                item = [self._prune(inner, dict(x), lambda k, at=at, i=i: (*at, i, k), kind)
+                        if isinstance(x, Mapping) else x for i, x in enumerate(item)]
+            kept[key] = item
         return kept
 
     def _weight(self, spec: dict[str, Any], keys: Keys) -> dict[str, Any]:
@@ -146,3 +162,4 @@ def _schema_file(doc: YamlDoc, config: dict[str, Any], keys: Keys) -> dict[str, 
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise doc.error(f"cannot read schema file {path}: {exc}", *keys, "config", "schema_file") from None
     return config
+
