@@ -191,3 +191,12 @@ def test_program_is_wazas_unless_written_in_vallys_shape(tmp_path, config, grade
     suite = load(write(tmp_path, {"eval.yaml": text, "tasks/fix.yaml": TASK, "results.json": json.dumps(OUTCOME)}))
     assert suite.graders[0].type == grader
     assert verdicts(suite)["fix#1"].results[0].passed
+
+
+def test_unknown_keys_inside_nested_waza_options_are_ignored_too(tmp_path):
+    text = EVAL.replace("graders:\n", "graders:\n  - type: tool_constraint\n    name: tc\n    config:\n"
+                                      "      expect_tools: [{tool: bash, note: why}]\n", 1)
+    suite = load(write(tmp_path, {"eval.yaml": text, "tasks/fix.yaml": TASK, "results.json": json.dumps(OUTCOME)}))
+    assert any("graders[0].config.expect_tools[0].note: unknown waza_tool_constraint option 'note'" in w
+               for w in suite.warnings)
+    assert verdicts(suite)["fix#1"].results[0].passed
