@@ -6,8 +6,9 @@ not import them all.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_names
 
 _WHERE = {
     "assay.core.aggregate": ("SampleVerdict", "SuiteSummary", "judge_sample", "summarize", "weighted_score"),
@@ -39,14 +40,4 @@ if TYPE_CHECKING:
     from assay.core.spec import CompiledSpec, GraderSpec, compile_spec
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'assay.core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)
