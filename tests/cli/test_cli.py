@@ -261,3 +261,19 @@ def test_settings_are_read_once_and_checked(tmp_path):
     r = subprocess.run([sys.executable, "-m", "assay.cli.main", "run", str(p)], capture_output=True, text=True,
                        env=env, timeout=60)
     assert r.returncode == 2 and "ASSAY_SANDBOX_ALLOW_WEAK='maybe'" in r.stderr
+
+
+def test_loader_warnings_are_in_the_summary_json_and_the_junit_report(tmp_path):
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "eval.yaml").write_text("name: w\nskill: s\nowner: team\ngraders:\n  - {type: contains, name: c}\n"
+                                        "tasks: [tasks/*.yaml]\n")
+    (tmp_path / "tasks" / "a.yaml").write_text("id: a\ninputs: {prompt: p, output: hi}\nexpected: hi\n")
+    summary, junit = tmp_path / "s.json", tmp_path / "j.xml"
+    r = assay("run", str(tmp_path), "--summary-json", str(summary), "--junit", str(junit), "-q")
+    assert r.returncode == 0, r.stderr
+    [warning] = json.loads(summary.read_text())["warnings"]
+    assert "eval.yaml:3: owner: unknown field 'owner' ignored" in warning
+    from xml.etree import ElementTree
+
+    err = ElementTree.parse(junit).getroot().find("testsuite/system-err")
+    assert err is not None and "unknown field 'owner'" in err.text

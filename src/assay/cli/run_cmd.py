@@ -65,12 +65,13 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
     s = summarize(verdicts)
     if junit is not None:
-        write_junit(junit, suite.name, verdicts, result.duration_s)
+        write_junit(junit, suite.name, verdicts, result.duration_s, suite.warnings)
     if export is not None and export_path is not None:
         _export(export, export_path, suite, s, verdicts)
     if summary_json is not None:
-        write_output(summary_json, orjson.dumps({"suite": suite.name, **s.to_dict(), "duration_s": result.duration_s,
-                                                 "resumed": len(previous)}, option=orjson.OPT_INDENT_2))
+        doc = {"suite": suite.name, **s.to_dict(), "duration_s": result.duration_s, "resumed": len(previous),
+               "warnings": suite.warnings}
+        write_output(summary_json, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if suite.missing and not quiet:
         console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
     if not quiet:

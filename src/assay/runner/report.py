@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -12,8 +13,11 @@ from assay.core.untrusted import cap_text, xml_text
 from assay.runner.files import write_output
 
 
-def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], duration_s: float) -> None:
-    """One testsuite, one testcase per sample; failures, errors and pending (as skipped) apart."""
+def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], duration_s: float,
+                warnings: Sequence[str] = ()) -> None:
+    """One testsuite, one testcase per sample; failures, errors and pending (as skipped) apart;
+    the loader's warnings (unknown keys a peer format ignores, results matching no task) in the
+    suite's ``system-err``."""
     counts = {s: 0 for s in Status}
     for v in verdicts:
         counts[v.status] += 1
@@ -39,6 +43,8 @@ def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], dura
             el.text = _x(_case_text(v), 64 * 1024)
         elif v.status is Status.PENDING:
             ET.SubElement(case, "skipped", message="awaiting human review")
+    if warnings:
+        ET.SubElement(ts, "system-err").text = _x("\n".join(f"warning: {w}" for w in warnings), 64 * 1024)
     ET.indent(root)
     write_output(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
