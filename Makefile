@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench node-deps clean
+.PHONY: setup demo test lint bench node-deps browser postgres wrk web clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -22,6 +22,20 @@ node-deps:
 
 setup: $(STAMP) node-deps
 
+# The browser tests (tests/pages) drive Debian's chromium; a CJK font renders the Chinese pages.
+# Never fatal: without a browser those tests are skipped and say why.
+browser:
+	@if ! command -v chromium >/dev/null 2>&1 || ! fc-list :lang=zh 2>/dev/null | grep -q .; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk) \
+	      >/dev/null 2>&1 || echo "could not install chromium: the browser tests will be skipped"; \
+	  else echo "chromium not found (as root: apt-get install chromium fonts-noto-cjk): the browser tests will be skipped"; fi; \
+	fi
+
+# Rebuild the pages' committed scripts and styles (src/assay/server/static/) from web/.
+web:
+	cd web && npm install --no-package-lock --no-audit --no-fund --loglevel=error && node build.mjs
+
 # The example suite has failing samples on purpose: exit 1 (some failed) is a good demo.
 demo: setup
 	$(BIN)/assay run examples/presets/eval.yaml; status=$$?; [ $$status -le 1 ]
@@ -30,10 +44,29 @@ demo: setup
 lint: setup
 	$(BIN)/ruff check src tests bench
 
-test: setup lint
+# The service tests start a PostgreSQL server from Debian's binaries; wrk drives the service
+# benchmark. Never fatal: without them the PostgreSQL tests are skipped and say why, and the
+# benchmark prints its last recorded figures.
+postgres:
+	@$(call apt_install,/usr/lib/postgresql/*/bin/initdb,postgresql,the PostgreSQL tests will be skipped)
+
+wrk:
+	@$(call apt_install,/usr/bin/wrk,wrk,the service benchmark prints its last recorded figures)
+
+# $(call apt_install,FILE_GLOB,PACKAGE,WHAT_HAPPENS_WITHOUT_IT)
+apt_install = if ! ls $(1) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing $(2) (Debian package)"; \
+	    (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) || \
+	     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2))) \
+	      >/dev/null 2>&1 || echo "could not install $(2): $(3)"; \
+	  else echo "$(2) not found (as root: apt-get install $(2)): $(3)"; fi; \
+	fi
+
+test: setup lint browser postgres
 	$(BIN)/python -m pytest
 
-bench: setup
+bench: setup wrk
 	$(BIN)/python bench/run.py
 
 clean:

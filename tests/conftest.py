@@ -29,6 +29,9 @@ from assay.core.spec import compile_spec  # noqa: E402
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "node: needs a node executable")
     config.addinivalue_line("markers", "node_sandbox: needs node and the Node sandbox's modules (make node-deps)")
+    config.addinivalue_line("markers", "postgres: runs against a real PostgreSQL server the tests start themselves")
+    config.addinivalue_line("markers", "browser: drives headless Chromium with Playwright against a live server "
+                                       "(tests/pages; skipped, saying why, when no browser can be had)")
 
 
 @functools.cache

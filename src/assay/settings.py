@@ -9,6 +9,13 @@ environment itself.
 - ``ASSAY_NODE`` (``node_binary``, ``node`` on PATH): the Node.js executable for Node evaluators;
 - ``ASSAY_DEBUG`` (``debug``, off): the CLI shows a traceback for internal errors.
 
+The sandbox service (``assay sandbox serve``; the product spec's names, without prefix):
+
+- ``SANDBOX_URL`` (``sandbox_url``): when set, code evaluators run in the sandbox service at
+  this ``http(s)://`` address instead of the local pool;
+- ``SANDBOX_SECRET`` (``sandbox_secret``, never shown or logged): the bearer secret the
+  service requires and its clients send.
+
 LLM judges (``assay.judges``):
 
 - ``ASSAY_JUDGE_BASE_URL``, else ``OPENAI_BASE_URL`` (``judge_base_url``): the OpenAI-compatible
@@ -21,6 +28,19 @@ LLM judges (``assay.judges``):
 - ``ASSAY_JUDGE_CACHE`` (``judge_cache``, ``~/.cache/assay/judge-cache.sqlite``; ``off`` disables);
 - ``ASSAY_JUDGE_PRICES`` (``judge_prices``): a JSON file of prices per million tokens,
   ``{"model": {"input": 0.15, "output": 0.6}}``, for ``cost_usd`` in results.
+
+The service (``assay serve``):
+
+- ``ASSAY_DATABASE_URL`` (``database_url``, ``sqlite:///./assay.db``): SQLite, or PostgreSQL
+  with ``postgresql://user:password@host:port/db`` (driven by psycopg 3);
+- ``ASSAY_API_MAX_BODY_BYTES`` (``api_max_body_bytes``, 1 MiB): the largest JSON request body;
+- ``ASSAY_API_MAX_UPLOAD_BYTES`` (``api_max_upload_bytes``, 32 MiB): the largest dataset upload;
+- ``ASSAY_API_MAX_CODE_BYTES`` (``api_max_code_bytes``, 64 KiB): the largest evaluator source;
+- ``ASSAY_API_ALLOW_PROGRAMS`` (``api_allow_programs``, off): let API callers create ``program``
+  and ``script`` graders, which run programs of the server's machine;
+- ``ASSAY_API_JUDGE_BASE_URLS`` and ``ASSAY_API_JUDGE_KEY_ENVS`` (comma-separated, empty): the
+  judge endpoints and key variables an evaluator created over the API may name;
+- ``ASSAY_RUN_CONCURRENCY`` (``run_concurrency``, 8): evaluations in flight at once in a task run.
 """
 
 from __future__ import annotations
@@ -32,6 +52,9 @@ from dataclasses import dataclass, field
 from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS
 from assay.core.errors import AssayError
 
+DEFAULT_DATABASE_URL = "sqlite:///./assay.db"
+"""The embedded database: a file in the current directory, created and migrated on first start."""
+
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 
@@ -42,6 +65,8 @@ class Settings:
     code_timeout_max_ms: int = DEFAULT_CODE_TIMEOUT_MAX_MS
     node_binary: str | None = None
     debug: bool = False
+    sandbox_url: str | None = None
+    sandbox_secret: str | None = field(default=None, repr=False)
     judge_base_url: str | None = None
     judge_api_key: str | None = field(default=None, repr=False)
     judge_model: str | None = None
@@ -50,6 +75,14 @@ class Settings:
     judge_max_retries: int = 4
     judge_cache: str | None = None
     judge_prices: str | None = None
+    database_url: str = DEFAULT_DATABASE_URL
+    api_max_body_bytes: int = 1 << 20
+    api_max_upload_bytes: int = 32 << 20
+    api_max_code_bytes: int = 64 << 10
+    api_allow_programs: bool = False
+    api_judge_base_urls: frozenset[str] = frozenset()
+    api_judge_key_envs: frozenset[str] = frozenset()
+    run_concurrency: int = 8
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     """The environment the settings came from, for judge configs that name their key's variable."""
 
@@ -62,6 +95,8 @@ class Settings:
             code_timeout_max_ms=_positive_int(env, "ASSAY_CODE_TIMEOUT_MAX_MS", DEFAULT_CODE_TIMEOUT_MAX_MS),
             node_binary=env.get("ASSAY_NODE") or None,
             debug=_flag(env, "ASSAY_DEBUG"),
+            sandbox_url=_url(env, "SANDBOX_URL"),
+            sandbox_secret=env.get("SANDBOX_SECRET") or None,
             judge_base_url=env.get("ASSAY_JUDGE_BASE_URL") or env.get("OPENAI_BASE_URL") or None,
             judge_api_key=env.get("ASSAY_JUDGE_API_KEY") or env.get("OPENAI_API_KEY") or None,
             judge_model=env.get("ASSAY_JUDGE_MODEL") or None,
@@ -70,6 +105,14 @@ class Settings:
             judge_max_retries=_positive_int(env, "ASSAY_JUDGE_MAX_RETRIES", 4, "retries", minimum=0),
             judge_cache=_cache_path(env),
             judge_prices=env.get("ASSAY_JUDGE_PRICES") or None,
+            database_url=env.get("ASSAY_DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
+            api_max_body_bytes=_positive_int(env, "ASSAY_API_MAX_BODY_BYTES", 1 << 20, "bytes"),
+            api_max_upload_bytes=_positive_int(env, "ASSAY_API_MAX_UPLOAD_BYTES", 32 << 20, "bytes"),
+            api_max_code_bytes=_positive_int(env, "ASSAY_API_MAX_CODE_BYTES", 64 << 10, "bytes"),
+            api_allow_programs=_flag(env, "ASSAY_API_ALLOW_PROGRAMS"),
+            api_judge_base_urls=frozenset(u.rstrip("/") for u in _list(env, "ASSAY_API_JUDGE_BASE_URLS")),
+            api_judge_key_envs=frozenset(_list(env, "ASSAY_API_JUDGE_KEY_ENVS")),
+            run_concurrency=_positive_int(env, "ASSAY_RUN_CONCURRENCY", 8, "evaluations"),
             environ=dict(env),
         )
 
@@ -81,6 +124,19 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     if value in _FALSE:
         return False
     raise AssayError(f"{name}={env[name]!r}: use 1 or 0 (also true/false, yes/no, on/off)")
+
+
+def _url(env: Mapping[str, str], name: str) -> str | None:
+    raw = env.get(name, "").strip().rstrip("/")
+    if not raw:
+        return None
+    if not raw.startswith(("http://", "https://")) or len(raw) <= len("https://"):
+        raise AssayError(f"{name}={raw!r}: use an http:// or https:// address, such as http://127.0.0.1:8090")
+    return raw
+
+
+def _list(env: Mapping[str, str], name: str) -> list[str]:
+    return [item.strip() for item in env.get(name, "").split(",") if item.strip()]
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int, unit: str = "milliseconds", *,

@@ -1,4 +1,4 @@
-"""`assay`: grade suites, list graders, check the sandbox. Commands translate and delegate."""
+"""`assay`: grade suites, list graders, check the sandbox, run the service. Commands translate and delegate."""
 
 from __future__ import annotations
 
@@ -175,6 +175,138 @@ def doctor(
     from assay.cli.info import show_doctor
 
     _delegate(show_doctor, as_json)  # a malformed ASSAY_* setting is one line, not a traceback
+
+
+DatabaseUrl = Annotated[Optional[str], typer.Option(
+    "--database-url", help="SQLite or PostgreSQL URL (default: ASSAY_DATABASE_URL, else sqlite:///./assay.db).")]
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8000,
+    database_url: DatabaseUrl = None,
+    log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")] = "info",
+    workers: Annotated[int, typer.Option("--workers", min=1, max=64,
+                                         help="Server processes (one of them grades task runs).")] = 1,
+) -> None:
+    """Run the evaluator service (REST API under /api/v1, docs at /docs); migrates the database first."""
+    from assay.cli.serve_cmd import serve as run_server
+
+    _delegate(run_server, host, port, database_url, log_level, workers)
+
+
+db_app = typer.Typer(no_args_is_help=True, help="The service's database.")
+users_app = typer.Typer(no_args_is_help=True, help="Users of the service.")
+tokens_app = typer.Typer(no_args_is_help=True, help="API tokens of the service's users.")
+app.add_typer(db_app, name="db")
+app.add_typer(users_app, name="users")
+app.add_typer(tokens_app, name="tokens")
+
+
+@db_app.command("upgrade")
+def db_upgrade(database_url: DatabaseUrl = None) -> None:
+    """Create the database or bring its schema up to date (assay serve does this at start too)."""
+    from assay.cli.serve_cmd import db_upgrade as upgrade
+
+    _delegate(upgrade, database_url)
+
+
+@users_app.command("create")
+def users_create(
+    name: Annotated[str, typer.Argument(help="The user's name.")],
+    admin: Annotated[bool, typer.Option("--admin", help="May change and delete every user's rows.")] = False,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Create a user of the service."""
+    from assay.cli.serve_cmd import users_create as create
+
+    _delegate(create, name, admin, database_url)
+
+
+@tokens_app.command("create")
+def tokens_create(
+    user: Annotated[str, typer.Argument(metavar="NAME", help="The user the token acts for.")],
+    label: Annotated[str, typer.Option("--label", help="A note to tell tokens apart.")] = "",
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Create an API token for a user; the token is printed once, alone on the last line."""
+    from assay.cli.serve_cmd import tokens_create as create
+
+    _delegate(create, user, label, database_url)
+
+
+@tokens_app.command("revoke")
+def tokens_revoke(
+    token: Annotated[str, typer.Argument(metavar="TOKEN_OR_ID", help="The token, or its id.")],
+    database_url: DatabaseUrl = None,
+) -> None:
+    """Revoke an API token."""
+    from assay.cli.serve_cmd import tokens_revoke as revoke
+
+    _delegate(revoke, token, database_url)
+
+
+@tokens_app.command("list")
+def tokens_list(
+    user: Annotated[Optional[str], typer.Argument(metavar="[NAME]", help="Only this user's tokens.")] = None,
+    database_url: DatabaseUrl = None,
+) -> None:
+    """List API tokens (id, user, first characters, state); never the tokens themselves."""
+    from assay.cli.serve_cmd import tokens_list as show
+
+    _delegate(show, user, database_url)
+
+
+sandbox_app = typer.Typer(no_args_is_help=True, help="The code sandbox as its own service, and its Node.js modules.")
+app.add_typer(sandbox_app, name="sandbox")
+
+
+@sandbox_app.command("serve")
+def sandbox_serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8090,
+    workers: Annotated[Optional[int], typer.Option(
+        "--workers", min=1, help="Evaluations run at once (default: one per CPU core).")] = None,
+    queue: Annotated[int, typer.Option(
+        "--queue", min=0, help="Requests that may wait for a worker; more get 503 with Retry-After.")] = 64,
+    max_body_bytes: Annotated[int, typer.Option(
+        "--max-body-bytes", min=1024, help="Largest request body (bytes).")] = 4 << 20,
+    max_code_bytes: Annotated[int, typer.Option(
+        "--max-code-bytes", min=64, help="Largest evaluator source (bytes).")] = 64 << 10,
+    insecure_no_secret: Annotated[bool, typer.Option(
+        "--insecure-no-secret", help="Run without SANDBOX_SECRET: anyone who reaches the port may run code.")] = False,
+    log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")] = "info",
+) -> None:
+    """Run the code sandbox as a service (POST /execute); its bearer secret comes from SANDBOX_SECRET."""
+    from assay.cli.sandbox_cmd import serve as run_service
+
+    _delegate(run_service, host, port, workers, queue, max_body_bytes, max_code_bytes, insecure_no_secret, log_level)
+
+
+@sandbox_app.command("setup")
+def sandbox_setup(
+    user: Annotated[bool, typer.Option(
+        "--user", help="Install for this user rather than into the Python environment.")] = False,
+) -> None:
+    """Install the Node.js modules code evaluators need (isolated-vm, lodash, dayjs, validator, ajv)."""
+    from assay.cli.sandbox_cmd import setup
+
+    _delegate(setup, user)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from assay import __version__
+
+        typer.echo(f"assay {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", "-V", callback=_print_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """Grade the outputs of LLMs and agents."""
 
 
 def main() -> None:

@@ -29,11 +29,19 @@ class SpecContext:
     folder); None means the current directory at grading time. ``check_code``: checks code in
     languages that cannot be checked in-process (Node.js); None skips that check.
     ``code_timeout_max_ms``: the largest ``timeout`` a code evaluator may ask for.
+
+    ``untrusted``: the spec comes from someone other than the operator (a service API caller),
+    so it may not make the server read files or reach endpoints and secrets of its choosing:
+    judge configs refuse ``rubric_file``, accept ``base_url`` only from ``judge_base_urls`` and
+    ``api_key_env`` only from ``judge_key_envs`` (the operator's allow-lists).
     """
 
     base_dir: Path | None = None
     check_code: SourceCheck | None = None
     code_timeout_max_ms: int = DEFAULT_CODE_TIMEOUT_MAX_MS
+    untrusted: bool = False
+    judge_base_urls: frozenset[str] = frozenset()
+    judge_key_envs: frozenset[str] = frozenset()
 
     def at(self, base_dir: Path | None) -> SpecContext:
         """The same context with another base folder."""

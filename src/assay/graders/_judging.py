@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 
+from assay.core.context import spec_context
 from assay.core.grader import ConfigT, Grader, GraderConfig, Taxonomy
 from assay.core.judge import JudgeMessage, JudgeReply, JudgeRequest
 from assay.core.result import ErrorCode, GraderResult
@@ -47,6 +48,30 @@ class JudgeConfig(GraderConfig):
         default="flag", description="When a fenced field contains text aimed at the judge: `flag` (grade, and "
                                     "report it in details.injection), `fail` (a failed grade, judge not called) or "
                                     "`error` (an invalid_output error, judge not called).")
+
+    @field_validator("base_url")
+    @classmethod
+    def _allowed_endpoint(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """An untrusted spec (see ``SpecContext.untrusted``) may only name an endpoint the
+        operator allowed: otherwise it could send prompts, and the key, anywhere."""
+        context = spec_context(info.context)
+        if value is not None and context.untrusted and value.rstrip("/") not in context.judge_base_urls:
+            allowed = ", ".join(sorted(context.judge_base_urls)) or "none"
+            raise ValueError(f"base_url {value!r} is not allowed here; allowed: {allowed} "
+                             "(the operator lists them in ASSAY_API_JUDGE_BASE_URLS)")
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _allowed_key_variable(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """An untrusted spec may only name a key variable the operator allowed: otherwise it
+        could send any of the server's secrets to a judge endpoint."""
+        context = spec_context(info.context)
+        if value is not None and context.untrusted and value not in context.judge_key_envs:
+            allowed = ", ".join(sorted(context.judge_key_envs)) or "none"
+            raise ValueError(f"api_key_env {value!r} is not allowed here; allowed: {allowed} "
+                             "(the operator lists them in ASSAY_API_JUDGE_KEY_ENVS)")
+        return value
 
 
 def read_rubric_file(cfg: GraderConfig, name: str | None) -> str | None:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Self
 
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
+from assay.core.context import spec_context
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -40,6 +41,15 @@ class RubricConfig(JudgeConfig):
     threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="Minimum normalised score to pass.")
 
     _criteria: str = PrivateAttr(default="")
+
+    @field_validator("rubric_file")
+    @classmethod
+    def _files_allowed(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """An untrusted spec (an API caller's) must not make the server read its files."""
+        if value is not None and spec_context(info.context).untrusted:
+            raise ValueError("rubric_file is not accepted here (it would read a file on the server); "
+                             "give the rubric inline as rubric")
+        return value
 
     @model_validator(mode="after")
     def _load_rubric(self) -> Self:

@@ -1,0 +1,115 @@
+"""Bodies of ``assay serve``, ``assay db``, ``assay users`` and ``assay tokens``: read the
+settings, open the database, delegate to ``assay.server`` and ``assay.store``."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import typer
+
+from assay.settings import Settings
+
+
+def settings_with(database_url: str | None) -> Settings:
+    """The environment's settings, with ``--database-url`` over ``ASSAY_DATABASE_URL``."""
+    settings = Settings.from_env()
+    if database_url:
+        settings = dataclasses.replace(settings, database_url=database_url)
+    return settings
+
+
+def _database(database_url: str | None):  # noqa: ANN202  (a Database, imported lazily)
+    from assay.store import Database, upgrade
+
+    database = Database(settings_with(database_url).database_url)
+    upgrade(database)
+    return database
+
+
+def serve(host: str, port: int, database_url: str | None, log_level: str, workers: int = 1) -> int:
+    import uvicorn
+
+    from assay.server import create_app
+    from assay.store import redact
+
+    settings = settings_with(database_url)
+    typer.echo(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
+               f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})", err=True)
+    options = {"host": host, "port": port, "log_level": log_level, "access_log": log_level == "debug",
+               "timeout_graceful_shutdown": 10}
+    if workers == 1:
+        uvicorn.run(create_app(settings), **options)
+        return 0
+    # uvicorn starts each process afresh: they build the app from the environment, so the
+    # --database-url given here is passed on there, and the schema is migrated once, first.
+    _database(database_url).dispose()
+    if database_url:
+        os.environ["ASSAY_DATABASE_URL"] = database_url
+    uvicorn.run("assay.server.app:app_from_env", factory=True, workers=workers, **options)
+    return 0
+
+
+def db_upgrade(database_url: str | None) -> int:
+    from assay.store import current_revision, redact
+
+    database = _database(database_url)
+    try:
+        typer.echo(f"{redact(database.url)}: schema at revision {current_revision(database)}")
+    finally:
+        database.dispose()
+    return 0
+
+
+def users_create(name: str, admin: bool, database_url: str | None) -> int:
+    from assay.store.users import create_user
+
+    database = _database(database_url)
+    try:
+        with database.session() as session:
+            user = create_user(session, name, is_admin=admin)
+            typer.echo(f"created {'admin ' if user.is_admin else ''}user {user.name} ({user.id})")
+    finally:
+        database.dispose()
+    return 0
+
+
+def tokens_create(user: str, label: str, database_url: str | None) -> int:
+    from assay.store.users import create_token
+
+    database = _database(database_url)
+    try:
+        with database.session() as session:
+            token = create_token(session, user, label)
+    finally:
+        database.dispose()
+    typer.echo(f"token {token.id} for {token.user_name}; it is shown once, on the next line: keep it secret")
+    typer.echo(token.secret)
+    return 0
+
+
+def tokens_revoke(token_or_id: str, database_url: str | None) -> int:
+    from assay.store.users import revoke_token
+
+    database = _database(database_url)
+    try:
+        with database.session() as session:
+            token = revoke_token(session, token_or_id)
+            typer.echo(f"revoked token {token.id} (servers stop accepting it within 5 seconds)")
+    finally:
+        database.dispose()
+    return 0
+
+
+def tokens_list(user: str | None, database_url: str | None) -> int:
+    from assay.store.users import list_tokens
+
+    database = _database(database_url)
+    try:
+        with database.session() as session:
+            for token, owner in list_tokens(session, user):
+                state = "revoked" if token.revoked_at is not None else "active"
+                typer.echo(f"{token.id}  {owner}  {token.prefix}…  {state}  {token.name}")
+    finally:
+        database.dispose()
+    return 0

@@ -1,0 +1,70 @@
+"""The FastAPI application: ``create_app(settings)`` is the composition root of the service.
+
+At start it brings the database schema up to date (Alembic) and resumes runs a stop or a
+crash interrupted; at shutdown it stops the run worker and the sandbox. Routes live under
+``/api/v1``; ``/health`` needs no token; the OpenAPI document is at ``/openapi.json`` and
+its pages at ``/docs``; the web pages (``assay.server.pages``) at ``/evaluators``, ``/tasks``
+and ``/runs``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+import assay
+from assay.core.interfaces import Resources
+from assay.server import errors
+from assay.server.limits import BodyLimit
+from assay.server.pages import install as install_pages
+from assay.server.routes import evaluators, health, runs, tasks
+from assay.server.service import Service
+from assay.settings import Settings
+from assay.store.migrate import upgrade
+
+API_PREFIX = "/api/v1"
+log = logging.getLogger("assay.server")
+
+
+def create_app(settings: Settings, *, resources: Resources | None = None) -> FastAPI:
+    """The service for ``settings``; ``resources`` replaces the real sandbox and judge client
+    (tests pass fakes)."""
+    service = Service.build(settings, resources)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(upgrade, service.database)
+        resumed = await run_in_threadpool(service.worker.start)
+        if resumed:
+            log.info("resuming %d interrupted run(s): %s", len(resumed), ", ".join(resumed))
+        try:
+            yield
+        finally:
+            await run_in_threadpool(service.close)
+
+    app = FastAPI(title="assay", version=assay.__version__, lifespan=lifespan,
+                  description="Evaluators kept in a database, managed and tested over a REST API, attached to "
+                              "tasks whose runs store every evaluation result. Every route but /health needs "
+                              "`Authorization: Bearer <token>` (`assay tokens create USER`).")
+    app.state.service = service
+    errors.install(app)
+    app.include_router(health.router)
+    for module in (evaluators, tasks, runs):
+        app.include_router(module.router, prefix=API_PREFIX)
+    install_pages(app, API_PREFIX)
+
+    def limit_for(path: str) -> int:
+        return settings.api_max_upload_bytes if path.endswith("/dataset") else settings.api_max_body_bytes
+
+    app.add_middleware(BodyLimit, limit_for=limit_for)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """The service for the environment's settings: the app factory each process of ``assay serve
+    --workers N`` calls (uvicorn starts them, so they cannot be handed a ``Settings``)."""
+    return create_app(Settings.from_env())

@@ -1,0 +1,95 @@
+"""Errors as the API reports them: ``{code, message}`` with the specification's codes
+(503001 evaluator not found, 503002 evaluator execution failed) or the HTTP status, and a
+message that names the field or the row. No traceback ever reaches a client."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from assay.core.errors import SpecError, format_loc
+
+EVALUATOR_NOT_FOUND = 503001
+EVALUATOR_EXECUTION_FAILED = 503002
+
+log = logging.getLogger("assay.server")
+
+
+class ApiError(Exception):
+    """An error to answer with: HTTP ``status``, body ``{code, message}`` (code defaults to the status)."""
+
+    def __init__(self, status: int, message: str, code: int | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code if code is not None else status
+        self.message = message
+        self.headers = headers
+
+
+def evaluator_not_found(evaluator_id: str) -> ApiError:
+    return ApiError(404, f"evaluator {evaluator_id!r} not found", EVALUATOR_NOT_FOUND)
+
+
+def not_found(what: str, row_id: str) -> ApiError:
+    return ApiError(404, f"{what} {row_id!r} not found")
+
+
+def error_response(status: int, message: str, code: int | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"code": code if code is not None else status, "message": message}, status_code=status,
+                        headers=headers)
+
+
+def validation_message(errors: Sequence[Any]) -> str:
+    """Pydantic/FastAPI errors as one line naming each field path (``config.timeout: ...``)."""
+    parts = []
+    for err in errors[:10]:
+        loc = list(err.get("loc", ()))
+        if loc and loc[0] in ("body", "query", "path", "header"):
+            where = loc[0]
+            loc = loc[1:]
+            path = format_loc(loc) or where
+            if where != "body":
+                path = f"{where} parameter {path}"
+        else:
+            path = format_loc(loc) or "body"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown field (not allowed here)"
+        parts.append(f"{path}: {msg}")
+    if len(errors) > 10:
+        parts.append(f"and {len(errors) - 10} more")
+    return "; ".join(parts)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every failure into ``{code, message}``."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.message, exc.code, exc.headers)
+
+    @app.exception_handler(SpecError)
+    async def _spec_error(_request: Request, exc: SpecError) -> JSONResponse:
+        return error_response(422, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return error_response(422, validation_message(exc.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        message = exc.detail if isinstance(exc.detail, str) else "request failed"
+        return error_response(exc.status_code, message, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _internal(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        return error_response(500, f"internal error ({type(exc).__name__}); the server log has the details")

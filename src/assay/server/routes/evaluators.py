@@ -1,0 +1,178 @@
+"""``/api/v1/evaluators``: the product specification's evaluator API (section 五).
+
+Thin: bodies are validated by their models, configs by the engine (``Grading.validate``),
+rows are read and written through ``assay.store``; this module only decides who may do what.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+
+from assay.core.errors import SpecError
+from assay.core.grader import Grader
+from assay.core.result import ErrorCode
+from assay.core.sample import Sample
+from assay.server.auth import Principal
+from assay.server.deps import CurrentUser, ServiceDep, SessionDep
+from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, evaluator_not_found
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope, envelope_response, iso
+from assay.server.schemas.evaluators import (
+    EvaluatorCreate,
+    EvaluatorDetail,
+    EvaluatorSummary,
+    EvaluatorType,
+    EvaluatorUpdate,
+    PresetOut,
+    TestRequest,
+    TestResult,
+)
+from assay.server.service import Service
+from assay.store import evaluators as rows
+from assay.store.models import Evaluator
+from assay.store.translate import from_spec, to_spec
+
+router = APIRouter(prefix="/evaluators", tags=["evaluators"], responses=ERROR_RESPONSES)
+
+
+def summary(evaluator: Evaluator) -> EvaluatorSummary:
+    language = evaluator.config.get("language") if evaluator.type == "code" else None
+    return EvaluatorSummary(id=evaluator.id, name=evaluator.name, description=evaluator.description,
+                            type=evaluator.type, is_preset=evaluator.is_preset, language=language,
+                            created_at=iso(evaluator.created_at), updated_at=iso(evaluator.updated_at))
+
+
+def detail(evaluator: Evaluator) -> EvaluatorDetail:
+    return EvaluatorDetail(**summary(evaluator).model_dump(), config=evaluator.config,
+                           created_by_id=evaluator.created_by_id)
+
+
+@router.get("", response_model=Envelope[list[EvaluatorSummary]], summary="List evaluators")
+def list_evaluators(session: SessionDep, _user: CurrentUser,
+                    type: Annotated[EvaluatorType | None, Query(description="Only this type.")] = None) -> Any:
+    return Envelope(data=[summary(e) for e in rows.list_evaluators(session, type)])
+
+
+@router.get("/presets", response_model=Envelope[list[PresetOut]], summary="List the preset evaluators")
+def list_presets(session: SessionDep, _user: CurrentUser) -> Any:
+    presets = rows.list_evaluators(session, "preset", presets_only=True)
+    return Envelope(data=[PresetOut(id=e.id, name=e.name, description=e.description or "", config=e.config)
+                          for e in presets])
+
+
+@router.post("", response_model=Envelope[EvaluatorDetail], summary="Create an evaluator")
+def create_evaluator(body: EvaluatorCreate, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
+    config = _checked_config(service, body.type, body.config, body.name)
+    evaluator = rows.create_evaluator(session, name=body.name, description=body.description,
+                                      evaluator_type=body.type, config=config, created_by_id=user.id)
+    session.commit()
+    return Envelope(data=detail(evaluator))
+
+
+@router.get("/{evaluator_id}", response_model=Envelope[EvaluatorDetail], summary="Get an evaluator")
+def get_evaluator(evaluator_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+    return Envelope(data=detail(_found(session, evaluator_id)))
+
+
+@router.put("/{evaluator_id}", response_model=Envelope[EvaluatorDetail], summary="Update an evaluator")
+def update_evaluator(evaluator_id: str, body: EvaluatorUpdate, service: ServiceDep, session: SessionDep,
+                     user: CurrentUser) -> Any:
+    evaluator = _changeable(session, evaluator_id, user, "updated")
+    changes: dict[str, Any] = body.model_dump(exclude_unset=True, by_alias=False)
+    if "name" in changes and changes["name"] is None:
+        raise ApiError(422, "name: may not be null")
+    if changes.get("type") not in (None, evaluator.type) and body.config is None:
+        raise ApiError(422, "config: required when type changes")
+    evaluator_type = changes.get("type") or evaluator.type
+    changes["type"] = evaluator_type
+    if body.config is not None:
+        changes["config"] = _checked_config(service, evaluator_type, body.config, changes.get("name") or evaluator.name)
+    else:
+        changes.pop("config", None)
+    rows.update_evaluator(session, evaluator, **changes)
+    session.commit()
+    service.grading.forget(evaluator_id)
+    return Envelope(data=detail(evaluator))
+
+
+@router.delete("/{evaluator_id}", response_model=Envelope[dict[str, str]], summary="Delete an evaluator")
+def delete_evaluator(evaluator_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
+    evaluator = _changeable(session, evaluator_id, user, "deleted")
+    tasks = rows.tasks_using(session, evaluator_id)
+    if tasks:
+        raise ApiError(409, f"evaluator {evaluator_id!r} is attached to task(s) {', '.join(tasks[:5])}; "
+                            "delete those tasks first")
+    rows.delete_evaluator(session, evaluator)
+    session.commit()
+    service.grading.forget(evaluator_id)
+    return Envelope(data={"id": evaluator_id})
+
+
+@router.post("/{evaluator_id}/test", response_model=Envelope[TestResult], summary="Test an evaluator on one sample")
+async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceDep, _user: CurrentUser) -> Any:
+    # The hot path of the service: the grader comes from the process's cache, a cheap preset is
+    # graded right here on the event loop, and the answer is serialised once, by pydantic.
+    grading = service.grading
+    grader = grading.cached(evaluator_id)
+    if grader is None:
+        grader = await run_in_threadpool(_load_grader, service, evaluator_id)
+    sample = Sample(id="test", input=body.input, output=body.output, expected=body.expected,
+                    metadata=body.metadata)
+    if grading.runs_inline(grader, sample):
+        result = grading.grade(grader, sample)
+    else:
+        result = await run_in_threadpool(grading.grade, grader, sample)
+    if result.error == ErrorCode.UNAVAILABLE:
+        raise ApiError(503, f"evaluator execution failed: {result.reason}", EVALUATOR_EXECUTION_FAILED)
+    return envelope_response(TestResult(passed=result.passed, score=result.score, reason=result.reason,
+                                        latency_ms=round(result.latency_ms, 3),
+                                        error=None if result.error is None else str(result.error),
+                                        status=str(result.status), details=result.details))
+
+
+def _load_grader(service: Service, evaluator_id: str) -> Grader[Any]:
+    """Read the row and build its grader (blocking: from a worker thread); the session is
+    released before grading, which may take seconds."""
+    generation = service.grading.generation()
+    with service.database.session() as session:
+        evaluator = _found(session, evaluator_id)
+    return _grader(service, evaluator, generation)
+
+
+def _found(session: Session, evaluator_id: str) -> Evaluator:
+    evaluator = rows.get_evaluator(session, evaluator_id)
+    if evaluator is None:
+        raise evaluator_not_found(evaluator_id)
+    return evaluator
+
+
+def _changeable(session: Session, evaluator_id: str, user: Principal, verb: str) -> Evaluator:
+    evaluator = _found(session, evaluator_id)
+    if evaluator.is_preset:
+        raise ApiError(403, f"evaluator {evaluator_id!r} is a preset: presets are read-only and cannot be {verb}")
+    if not user.may_change(evaluator.created_by_id):
+        raise ApiError(403, f"evaluator {evaluator_id!r} belongs to another user; only its creator or an "
+                            f"admin can have it {verb}")
+    return evaluator
+
+
+def _checked_config(service: Service, evaluator_type: str, config: dict[str, Any], name: str) -> dict[str, Any]:
+    """The config as stored (the specification's shape, defaults filled in) once the engine accepts it."""
+    code = config.get("code") if evaluator_type == "code" else None
+    limit = service.settings.api_max_code_bytes
+    if isinstance(code, str) and len(code.encode("utf-8", "surrogatepass")) > limit:
+        raise ApiError(413, f"config.code: {len(code.encode('utf-8', 'surrogatepass')):,} bytes; the limit is "
+                            f"{limit:,} (ASSAY_API_MAX_CODE_BYTES)")
+    service.grading.validate(evaluator_type, config, name)
+    return from_spec(to_spec(evaluator_type, config, name))[1]
+
+
+def _grader(service: Service, evaluator: Evaluator, generation: int) -> Grader[Any]:
+    try:
+        return service.grading.grader(evaluator, generation)
+    except SpecError as exc:
+        raise ApiError(500, f"evaluator execution failed: its stored config is no longer valid here ({exc}); "
+                            "update it", EVALUATOR_EXECUTION_FAILED) from None

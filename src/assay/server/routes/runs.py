@@ -1,0 +1,130 @@
+"""``/api/v1/runs``: a run's progress and summary, its results (filtered, paged) and their
+export as JSONL or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import APIRouter, Query
+from fastapi.responses import StreamingResponse
+from sqlalchemy.orm import Session
+
+from assay.server.deps import CurrentUser, ServiceDep, SessionDep
+from assay.server.errors import ApiError, not_found
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
+from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
+from assay.server.service import Service
+from assay.store import runs as rows
+from assay.store.models import EvaluationResult, Run
+
+router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
+
+Status = Literal["passed", "failed", "error", "pending"]
+EXPORT_COLUMNS = ("runId", "sampleId", "evaluatorId", "evaluatorName", "status", "passed", "score", "reason",
+                  "error", "latencyMs", "details", "createdAt")
+
+
+def run_out(run: Run) -> RunOut:
+    progress = run.done / run.total if run.total else 1.0
+    return RunOut(id=run.id, task_id=run.task_id, status=run.status, total=run.total, done=run.done,
+                  progress=round(min(progress, 1.0), 4), summary=run.summary, error=run.error,
+                  created_at=iso(run.created_at), started_at=iso(run.started_at), finished_at=iso(run.finished_at))
+
+
+def result_out(result: EvaluationResult) -> ResultOut:
+    return ResultOut(id=result.id, run_id=result.run_id, sample_id=result.sample_id,
+                     evaluator_id=result.evaluator_id, evaluator_name=result.evaluator_name, status=result.status,
+                     passed=result.passed, score=result.score, reason=result.reason, details=result.details or {},
+                     error=result.error_code, latency_ms=result.latency_ms, created_at=iso(result.created_at))
+
+
+@router.get("/{run_id}", response_model=Envelope[RunOut], summary="Get a run: progress and summary")
+def get_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+    return Envelope(data=run_out(_found(session, run_id)))
+
+
+@router.post("/{run_id}/cancel", response_model=Envelope[RunOut], summary="Cancel a queued or running run")
+def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
+    run = _found(session, run_id)
+    if not user.may_change(run.created_by_id):
+        raise ApiError(403, f"run {run_id!r} was started by another user; only they or an admin can cancel it")
+    if run.status not in rows.ACTIVE:
+        raise ApiError(409, f"run {run_id!r} is {run.status}; only queued or running runs can be cancelled")
+    rows.set_status(session, run_id, "cancelled")  # the row tells the grading process, whichever it is
+    session.commit()
+    service.worker.cancel(run_id)
+    session.refresh(run)
+    return Envelope(data=run_out(run))
+
+
+@router.get("/{run_id}/results", response_model=Envelope[ResultPage], summary="List a run's results")
+def list_results(
+    run_id: str, session: SessionDep, _user: CurrentUser,
+    status: Annotated[Status | None, Query(description="Only results with this status.")] = None,
+    evaluator_id: Annotated[str | None, Query(alias="evaluatorId", description="Only this evaluator's.")] = None,
+    sample_id: Annotated[str | None, Query(alias="sampleId", description="Only this sample's.")] = None,
+    failed_only: Annotated[bool, Query(alias="failedOnly", description="Only results that did not pass.")] = False,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> Any:
+    _found(session, run_id)
+    query = rows.results_query(run_id, status=status, evaluator_id=evaluator_id, failed_only=failed_only,
+                               sample_id=sample_id)
+    items, total = rows.list_results(session, query, limit=limit, offset=offset)
+    return Envelope(data=ResultPage(items=[result_out(r) for r in items], total=total, limit=limit, offset=offset))
+
+
+@router.get("/{run_id}/export", summary="Export a run's results as JSONL or CSV",
+            responses={200: {"content": {"application/x-ndjson": {}, "text/csv": {}},
+                             "description": "One result per line (JSONL) or row (CSV)."}})
+def export_results(
+    run_id: str, service: ServiceDep, session: SessionDep, _user: CurrentUser,
+    format: Annotated[Literal["jsonl", "csv"], Query(description="jsonl or csv.")] = "jsonl",
+    status: Annotated[Status | None, Query()] = None,
+    evaluator_id: Annotated[str | None, Query(alias="evaluatorId")] = None,
+    failed_only: Annotated[bool, Query(alias="failedOnly")] = False,
+) -> StreamingResponse:
+    _found(session, run_id)
+    query = rows.results_query(run_id, status=status, evaluator_id=evaluator_id, failed_only=failed_only)
+    lines = _jsonl(service, query) if format == "jsonl" else _csv(service, query)
+    media = "application/x-ndjson" if format == "jsonl" else "text/csv; charset=utf-8"
+    filename = f"run-{run_id}.{format}"
+    return StreamingResponse(lines, media_type=media,
+                             headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def _records(service: Service, query: Any) -> Iterator[dict[str, Any]]:
+    with service.database.session() as session:
+        for result in rows.iter_results(session, query):
+            yield result_out(result).model_dump(by_alias=True, exclude={"id"})
+
+
+def _jsonl(service: Service, query: Any) -> Iterator[bytes]:
+    for record in _records(service, query):
+        yield orjson.dumps(record) + b"\n"
+
+
+def _csv(service: Service, query: Any) -> Iterator[bytes]:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    for record in _records(service, query):
+        record["details"] = orjson.dumps(record["details"]).decode()
+        record["passed"] = "true" if record["passed"] else "false"
+        writer.writerow(record)
+        yield buffer.getvalue().encode()
+        buffer.seek(0)
+        buffer.truncate()
+    if buffer.tell():
+        yield buffer.getvalue().encode()
+
+
+def _found(session: Session, run_id: str) -> Run:
+    run = rows.get_run(session, run_id)
+    if run is None:
+        raise not_found("run", run_id)
+    return run

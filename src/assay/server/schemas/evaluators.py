@@ -1,0 +1,90 @@
+"""Bodies of the evaluator endpoints, as the product specification defines them (section 五)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from assay.server.schemas.common import ApiModel
+
+EvaluatorType = Literal["preset", "code", "llm", "composite"]
+
+CONFIG_DOC = (
+    "By type. preset: {presetType: exact_match|contains|regex|json_schema|similarity, params}; "
+    "code: {language: nodejs|python, code, timeout?: ms (default 5000)}; llm: the llm grader's config "
+    "{rubric, scale?, threshold?, model?}; composite: {graders: [{type, name, config, weight}], rule?, threshold?}."
+)
+
+
+class EvaluatorCreate(ApiModel):
+    """A new evaluator. The specification's MVP creates ``code`` evaluators; ``preset`` (a preset
+    rule with your own params), ``llm`` and ``composite`` are accepted too."""
+
+    name: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=4000)
+    type: EvaluatorType
+    config: dict[str, Any] = Field(description=CONFIG_DOC)
+
+
+class EvaluatorUpdate(ApiModel):
+    """Changes to an evaluator: the fields given replace the stored ones (a new ``type`` needs
+    its ``config``)."""
+
+    name: str | None = Field(default=None, min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=4000)
+    type: EvaluatorType | None = None
+    config: dict[str, Any] | None = Field(default=None, description=CONFIG_DOC)
+
+
+class EvaluatorSummary(ApiModel):
+    """An evaluator in the list (``language`` is the code evaluators' column of the list page)."""
+
+    id: str
+    name: str
+    description: str | None
+    type: EvaluatorType
+    is_preset: bool
+    language: str | None = None
+    created_at: str
+    updated_at: str
+
+
+class EvaluatorDetail(EvaluatorSummary):
+    """An evaluator with its config and its creator."""
+
+    config: dict[str, Any]
+    created_by_id: str | None = None
+
+
+class PresetOut(ApiModel):
+    """A preset evaluator with its config."""
+
+    id: str
+    name: str
+    description: str
+    type: Literal["preset"] = "preset"
+    config: dict[str, Any]
+
+
+class TestRequest(ApiModel):
+    """One sample to grade: ``metadata`` is the dataset's other fields."""
+
+    input: str = Field(max_length=1 << 20)
+    output: str = Field(max_length=1 << 20)
+    expected: str | None = Field(default=None, max_length=1 << 20)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class TestResult(ApiModel):
+    """The grade. ``error`` is null, or the code of what kept the evaluator from grading
+    (``timeout``, ``memory``, ``sandbox_violation``, ``runtime_error``, ``invalid_output``, ...)
+    with ``reason`` saying what happened; ``status`` and ``details`` add the engine's view."""
+
+    passed: bool
+    score: float | None
+    reason: str | None
+    latency_ms: float
+    error: str | None
+    status: Literal["passed", "failed", "error", "pending"]
+    details: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,97 @@
+"""Bodies of the task, run and result endpoints (the specification's downstream phase)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from assay.core.spec import MAX_WEIGHT
+from assay.server.schemas.common import ApiModel
+
+MAX_EVALUATORS = 50
+MAX_INLINE_ROWS = 10_000
+
+
+class TaskEvaluatorIn(ApiModel):
+    evaluator_id: str = Field(min_length=1, max_length=36)
+    weight: float = Field(default=1.0, ge=0.0, le=MAX_WEIGHT, allow_inf_nan=False)
+
+
+class DatasetIn(ApiModel):
+    """Rows as a dataset file holds them: ``id``, ``input``, ``output``, ``expected``,
+    ``metadata``; other fields go into ``metadata``."""
+
+    name: str | None = Field(default=None, max_length=300)
+    rows: list[dict[str, Any]] = Field(max_length=MAX_INLINE_ROWS)
+
+
+class TaskCreate(ApiModel):
+    name: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=4000)
+    evaluators: list[TaskEvaluatorIn] = Field(min_length=1, max_length=MAX_EVALUATORS)
+    dataset: DatasetIn | None = Field(default=None, description="Inline rows; or upload a file to "
+                                                                "PUT /tasks/{id}/dataset later.")
+
+
+class TaskEvaluatorOut(ApiModel):
+    evaluator_id: str
+    name: str
+    type: str
+    weight: float
+
+
+class TaskOut(ApiModel):
+    id: str
+    name: str
+    description: str | None
+    dataset_name: str | None
+    sample_count: int
+    evaluators: list[TaskEvaluatorOut]
+    created_by_id: str | None
+    created_at: str
+    updated_at: str
+
+
+RunStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
+
+
+class RunOut(ApiModel):
+    """A run: ``done`` of ``total`` (sample, evaluator) pairs graded; ``summary`` once completed."""
+
+    id: str
+    task_id: str
+    status: RunStatus
+    total: int
+    done: int
+    progress: float
+    summary: dict[str, Any] | None
+    error: str | None
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+
+
+class ResultOut(ApiModel):
+    """One evaluation result: an evaluator's verdict on one sample."""
+
+    id: int
+    run_id: str
+    sample_id: str
+    evaluator_id: str
+    evaluator_name: str
+    status: Literal["passed", "failed", "error", "pending"]
+    passed: bool
+    score: float | None
+    reason: str | None
+    details: dict[str, Any]
+    error: str | None
+    latency_ms: float
+    created_at: str
+
+
+class ResultPage(ApiModel):
+    items: list[ResultOut]
+    total: int
+    limit: int
+    offset: int

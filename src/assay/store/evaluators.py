@@ -1,0 +1,58 @@
+"""Evaluator rows: list, read, create, change, delete. Validation happens before these are
+called (``store.translate.compile_row``); ownership is the API's concern."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from assay.store.clean import storable
+from assay.store.models import Evaluator, Task, TaskEvaluator, utcnow
+
+
+def list_evaluators(session: Session, evaluator_type: str | None = None, *,
+                    presets_only: bool = False) -> list[Evaluator]:
+    """Evaluators, presets first, then the oldest first; of one type when given."""
+    query = select(Evaluator).order_by(Evaluator.is_preset.desc(), Evaluator.created_at, Evaluator.id)
+    if evaluator_type is not None:
+        query = query.where(Evaluator.type == evaluator_type)
+    if presets_only:
+        query = query.where(Evaluator.is_preset.is_(True))
+    return list(session.scalars(query))
+
+
+def get_evaluator(session: Session, evaluator_id: str) -> Evaluator | None:
+    return session.get(Evaluator, evaluator_id)
+
+
+def create_evaluator(session: Session, *, name: str, description: str | None, evaluator_type: str,
+                     config: dict[str, Any], created_by_id: str | None) -> Evaluator:
+    evaluator = Evaluator(name=storable(name), description=storable(description), type=evaluator_type,
+                          config=storable(config),
+                          is_preset=False, created_by_id=created_by_id)
+    session.add(evaluator)
+    session.flush()
+    return evaluator
+
+
+def update_evaluator(session: Session, evaluator: Evaluator, **fields: Any) -> Evaluator:
+    """Set the given columns (name, description, type, config) and the update time."""
+    for key, value in fields.items():
+        setattr(evaluator, key, storable(value))
+    evaluator.updated_at = utcnow()
+    session.flush()
+    return evaluator
+
+
+def tasks_using(session: Session, evaluator_id: str) -> list[str]:
+    """Names of the tasks an evaluator is attached to (it cannot be deleted while there are some)."""
+    query = (select(Task.name).join(TaskEvaluator, TaskEvaluator.task_id == Task.id)
+             .where(TaskEvaluator.evaluator_id == evaluator_id).order_by(Task.name))
+    return list(session.scalars(query))
+
+
+def delete_evaluator(session: Session, evaluator: Evaluator) -> None:
+    session.delete(evaluator)
+    session.flush()

@@ -1,0 +1,147 @@
+"""The service's tables, as SQLAlchemy 2.0 declarative models.
+
+The product specification's data model (evaluators with ``type``, ``config`` JSON,
+``is_preset``, ``created_by``, timestamps and an index on type), plus what the service needs
+around it: users and their API tokens, tasks (a dataset and the evaluators attached with
+weights), runs of a task, and one evaluation result per (run, sample, evaluator). The schema
+itself is created by the Alembic migrations in ``store/migrations``, never by ``create_all``,
+so the two cannot drift apart unnoticed (``tests/service/test_store.py`` compares them).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+"""JSON everywhere, stored as JSONB on PostgreSQL."""
+
+EVALUATOR_TYPES = ("preset", "code", "llm", "composite")
+RUN_STATES = ("queued", "running", "completed", "failed", "cancelled")
+
+
+def new_id() -> str:
+    """A fresh row id: a random UUID as text, as the specification's ``@default(uuid())``."""
+    return str(uuid.uuid4())
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every table."""
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ApiToken(Base):
+    """A bearer token; only its SHA-256 is kept, so a stolen database yields no usable token."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class Evaluator(Base):
+    __tablename__ = "evaluators"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    type: Mapped[str] = mapped_column(String(16), index=True)
+    config: Mapped[dict[str, Any]] = mapped_column(Json)
+    is_preset: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class Task(Base):
+    """A dataset (its rows as normalised samples) to grade with the attached evaluators."""
+
+    __tablename__ = "tasks"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    dataset_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    dataset: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class TaskEvaluator(Base):
+    __tablename__ = "task_evaluators"
+
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), primary_key=True)
+    evaluator_id: Mapped[str] = mapped_column(ForeignKey("evaluators.id", ondelete="RESTRICT"), primary_key=True,
+                                              index=True)
+    weight: Mapped[float] = mapped_column(Float, default=1.0)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Run(Base):
+    """One grading of a task. ``evaluators`` snapshots the specs graded, so a resumed run
+    grades with what it started with even if an evaluator was edited meanwhile."""
+
+    __tablename__ = "runs"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    evaluators: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    summary: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class EvaluationResult(Base):
+    """One evaluator's verdict on one sample in one run; unique on that triple, so grading a
+    sample again after a restart cannot add a second row."""
+
+    __tablename__ = "evaluation_results"
+    __table_args__ = (
+        UniqueConstraint("run_id", "sample_id", "evaluator_id", name="uq_result_run_sample_evaluator"),
+        Index("ix_results_run_status", "run_id", "status"),
+        Index("ix_results_run_evaluator", "run_id", "evaluator_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    sample_id: Mapped[str] = mapped_column(String(300))
+    sample_index: Mapped[int] = mapped_column(Integer, default=0)
+    evaluator_id: Mapped[str] = mapped_column(ForeignKey("evaluators.id", ondelete="RESTRICT"))
+    evaluator_name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16))
+    passed: Mapped[bool] = mapped_column(Boolean)
+    score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    details: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
+    error_code: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    latency_ms: Mapped[float] = mapped_column(Float, default=0.0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,133 @@
+"""Runs of a task and their evaluation results.
+
+Results are written with "insert, ignore if present" on (run, sample, evaluator), so a run
+resumed after a crash can grade a sample again without adding a second row, and a restart
+never loses what was committed before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from sqlalchemy import Select, func, select, update
+from sqlalchemy.orm import Session
+
+from assay.store.clean import storable
+from assay.store.models import EvaluationResult, Run, utcnow
+
+ACTIVE = ("queued", "running")
+
+
+def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], total: int,
+               created_by_id: str | None) -> Run:
+    """A queued run grading ``total`` (sample, evaluator) pairs with the snapshotted specs."""
+    run = Run(task_id=task_id, status="queued", evaluators=evaluators, total=total, done=0,
+              created_by_id=created_by_id)
+    session.add(run)
+    session.flush()
+    return run
+
+
+def get_run(session: Session, run_id: str) -> Run | None:
+    return session.get(Run, run_id)
+
+
+def list_runs(session: Session, task_id: str) -> list[Run]:
+    return list(session.scalars(select(Run).where(Run.task_id == task_id).order_by(Run.created_at, Run.id)))
+
+
+def active_run_ids(session: Session) -> list[str]:
+    """Runs queued or interrupted while running, oldest first: what a starting server resumes."""
+    query = select(Run.id).where(Run.status.in_(ACTIVE)).order_by(Run.created_at, Run.id)
+    return list(session.scalars(query))
+
+
+def set_status(session: Session, run_id: str, status: str, *, error: str | None = None,
+               summary: dict[str, Any] | None = None) -> None:
+    values: dict[str, Any] = {"status": status}
+    if status == "running":
+        values["started_at"] = utcnow()
+    if status in ("completed", "failed", "cancelled"):
+        values["finished_at"] = utcnow()
+    if error is not None:
+        values["error"] = error
+    if summary is not None:
+        values["summary"] = summary
+    session.execute(update(Run).where(Run.id == run_id).values(**values))
+
+
+def graded_sample_ids(session: Session, run_id: str, evaluator_id: str) -> set[str]:
+    query = select(EvaluationResult.sample_id).where(EvaluationResult.run_id == run_id,
+                                                     EvaluationResult.evaluator_id == evaluator_id)
+    return set(session.scalars(query))
+
+
+def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert result rows, skipping any (run, sample, evaluator) already stored."""
+    if not rows:
+        return
+    insert = _dialect_insert(session)
+    statement = insert(EvaluationResult).on_conflict_do_nothing(
+        index_elements=["run_id", "sample_id", "evaluator_id"])
+    now = utcnow()
+    session.execute(statement, [{"created_at": now, **storable(row)} for row in rows])
+
+
+def count_results(session: Session, run_id: str) -> int:
+    return session.scalar(select(func.count()).where(EvaluationResult.run_id == run_id)) or 0
+
+
+def set_done(session: Session, run_id: str, done: int) -> None:
+    session.execute(update(Run).where(Run.id == run_id).values(done=done))
+
+
+def status_counts(session: Session, run_id: str) -> list[tuple[str, str, str, int, float | None]]:
+    """Per evaluator and status: ``(evaluator id, evaluator name, status, count, mean score)``."""
+    query = (select(EvaluationResult.evaluator_id, EvaluationResult.evaluator_name, EvaluationResult.status,
+                    func.count(), func.avg(EvaluationResult.score))
+             .where(EvaluationResult.run_id == run_id)
+             .group_by(EvaluationResult.evaluator_id, EvaluationResult.evaluator_name, EvaluationResult.status))
+    return [(e, n, s, int(c), None if a is None else float(a)) for e, n, s, c, a in session.execute(query).all()]
+
+
+def results_query(run_id: str, *, status: str | None = None, evaluator_id: str | None = None,
+                  failed_only: bool = False, sample_id: str | None = None) -> Select[tuple[EvaluationResult]]:
+    """The results of a run, filtered, in dataset then evaluator order."""
+    query = select(EvaluationResult).where(EvaluationResult.run_id == run_id)
+    if status is not None:
+        query = query.where(EvaluationResult.status == status)
+    if failed_only:
+        query = query.where(EvaluationResult.passed.is_(False))
+    if evaluator_id is not None:
+        query = query.where(EvaluationResult.evaluator_id == evaluator_id)
+    if sample_id is not None:
+        query = query.where(EvaluationResult.sample_id == sample_id)
+    return query.order_by(EvaluationResult.sample_index, EvaluationResult.id)
+
+
+def list_results(session: Session, query: Select[tuple[EvaluationResult]], *, limit: int,
+                 offset: int) -> tuple[list[EvaluationResult], int]:
+    """One page of ``query`` and the number of rows it has in all."""
+    total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
+    return list(session.scalars(query.limit(limit).offset(offset))), int(total)
+
+
+def iter_results(session: Session, query: Select[tuple[EvaluationResult]], *,
+                 batch: int = 500) -> Iterator[EvaluationResult]:
+    """Every row of ``query``, fetched ``batch`` at a time (an export of a large run streams)."""
+    offset = 0
+    while True:
+        rows = list(session.scalars(query.limit(batch).offset(offset)))
+        yield from rows
+        if len(rows) < batch:
+            return
+        offset += batch
+
+
+def _dialect_insert(session: Session) -> Any:
+    if session.get_bind().dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert

@@ -1,0 +1,61 @@
+"""Task rows: a dataset (normalised sample rows) and the evaluators attached with weights."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from assay.store.clean import storable
+from assay.store.models import Evaluator, Task, TaskEvaluator, utcnow
+
+
+def create_task(session: Session, *, name: str, description: str | None, dataset_name: str | None,
+                rows: list[dict[str, Any]], evaluators: Sequence[tuple[str, float]],
+                created_by_id: str | None) -> Task:
+    """A task with its dataset rows and ``(evaluator id, weight)`` links, in order."""
+    task = Task(name=storable(name), description=storable(description), dataset_name=storable(dataset_name),
+                dataset=storable(rows),
+                created_by_id=created_by_id)
+    session.add(task)
+    session.flush()
+    set_evaluators(session, task, evaluators)
+    return task
+
+
+def set_evaluators(session: Session, task: Task, evaluators: Sequence[tuple[str, float]]) -> None:
+    session.execute(delete(TaskEvaluator).where(TaskEvaluator.task_id == task.id))
+    for position, (evaluator_id, weight) in enumerate(evaluators):
+        session.add(TaskEvaluator(task_id=task.id, evaluator_id=evaluator_id, weight=weight, position=position))
+    session.flush()
+
+
+def set_dataset(session: Session, task: Task, name: str | None, rows: list[dict[str, Any]]) -> Task:
+    task.dataset = storable(rows)
+    task.dataset_name = storable(name)
+    task.updated_at = utcnow()
+    session.flush()
+    return task
+
+
+def get_task(session: Session, task_id: str) -> Task | None:
+    return session.get(Task, task_id)
+
+
+def list_tasks(session: Session) -> list[Task]:
+    return list(session.scalars(select(Task).order_by(Task.created_at, Task.id)))
+
+
+def task_evaluators(session: Session, task_id: str) -> list[tuple[Evaluator, float]]:
+    """The evaluators attached to a task with their weights, in the order given."""
+    query = (select(Evaluator, TaskEvaluator.weight).join(TaskEvaluator, TaskEvaluator.evaluator_id == Evaluator.id)
+             .where(TaskEvaluator.task_id == task_id).order_by(TaskEvaluator.position))
+    return [(evaluator, weight) for evaluator, weight in session.execute(query).all()]
+
+
+def delete_task(session: Session, task: Task) -> None:
+    """Delete a task with its links, runs and results (the foreign keys cascade)."""
+    session.delete(task)
+    session.flush()

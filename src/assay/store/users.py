@@ -1,0 +1,89 @@
+"""Users and their API tokens.
+
+A token is 32 random bytes (``assay_`` + URL-safe base64), shown once when created; the
+database keeps only its SHA-256 (a fast hash suffices: the token has 256 bits of entropy, so
+there is nothing to guess) and its first characters, to tell tokens apart in listings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from assay.core.errors import AssayError
+from assay.store.clean import storable
+from assay.store.models import ApiToken, User, utcnow
+
+TOKEN_PREFIX = "assay_"
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class NewToken:
+    """A token just created: ``secret`` is the only copy of the token itself."""
+
+    id: str
+    user_name: str
+    secret: str
+
+
+def create_user(session: Session, name: str, *, is_admin: bool = False) -> User:
+    """A new user; AssayError when the name is taken or empty."""
+    name = storable(name.strip())
+    if not name or len(name) > 200:
+        raise AssayError("a user name must have 1 to 200 characters")
+    if get_user(session, name) is not None:
+        raise AssayError(f"user {name!r} exists already")
+    user = User(name=name, is_admin=is_admin)
+    session.add(user)
+    session.flush()
+    return user
+
+
+def get_user(session: Session, name: str) -> User | None:
+    return session.scalars(select(User).where(User.name == name)).first()
+
+
+def create_token(session: Session, user_name: str, label: str = "") -> NewToken:
+    """A new token for ``user_name``; AssayError when there is no such user."""
+    user = get_user(session, user_name)
+    if user is None:
+        raise AssayError(f"no user {user_name!r}: create it first with `assay users create {user_name}`")
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken(user_id=user.id, name=storable(label), token_hash=hash_token(secret), prefix=secret[:12])
+    session.add(token)
+    session.flush()
+    return NewToken(token.id, user.name, secret)
+
+
+def revoke_token(session: Session, token_or_id: str) -> ApiToken:
+    """Revoke a token named by its id or by the token itself; AssayError when none matches."""
+    token = session.get(ApiToken, token_or_id) or session.scalars(
+        select(ApiToken).where(ApiToken.token_hash == hash_token(token_or_id))).first()
+    if token is None:
+        raise AssayError("no such token: give the token's id (as `assay tokens create` printed it) or the token")
+    if token.revoked_at is None:
+        token.revoked_at = utcnow()
+    return token
+
+
+def list_tokens(session: Session, user_name: str | None = None) -> list[tuple[ApiToken, str]]:
+    """Tokens (with their user's name), oldest first; only ``user_name``'s when given."""
+    query = select(ApiToken, User.name).join(User, User.id == ApiToken.user_id).order_by(ApiToken.created_at)
+    if user_name is not None:
+        query = query.where(User.name == user_name)
+    return [(token, name) for token, name in session.execute(query).all()]
+
+
+def user_for_token(session: Session, secret: str) -> User | None:
+    """The user a live (unrevoked) token belongs to, or None."""
+    query = (select(User).join(ApiToken, ApiToken.user_id == User.id)
+             .where(ApiToken.token_hash == hash_token(secret), ApiToken.revoked_at.is_(None)))
+    return session.scalars(query).first()

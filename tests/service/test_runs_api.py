@@ -1,0 +1,173 @@
+"""Tasks and runs over the API, on SQLite and PostgreSQL: inline and uploaded datasets,
+background runs with progress and summary, filtered results, JSONL/CSV export, and a run
+interrupted mid-way resumed at the next start without losing or duplicating results."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+
+import pytest
+from service_support import make_api
+
+ROWS = [{"id": f"s{i}", "input": f"q{i}", "output": "yes" if i % 3 else "no", "expected": "yes", "topic": "t"}
+        for i in range(9)]
+PY_LENGTH = "def evaluate(input, output, expected, metadata):\n    return {'passed': len(output) > 2, 'score': min(len(output) / 3, 1.0)}\n"
+
+
+def presets(api):
+    return {p["config"]["presetType"]: p["id"] for p in api.call("GET", "/evaluators/presets").json()["data"]}
+
+
+def wait_for(api, run_id, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = api.call("GET", f"/runs/{run_id}").json()["data"]
+        if run["status"] not in ("queued", "running"):
+            return run
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} did not finish: {run}")
+
+
+def make_task(api, evaluators, rows=ROWS, user="alice"):
+    response = api.call("POST", "/tasks", user, json={"name": "task", "evaluators": evaluators,
+                                                      "dataset": {"name": "inline", "rows": rows}})
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def test_a_task_runs_in_the_background_and_its_results_are_stored(api):
+    ids = presets(api)
+    code = api.call("POST", "/evaluators", json={"name": "long enough", "type": "code",
+                                                 "config": {"language": "python", "code": PY_LENGTH}}).json()["data"]
+    task = make_task(api, [{"evaluatorId": ids["exact_match"], "weight": 2}, {"evaluatorId": code["id"]}])
+    assert task["sampleCount"] == 9 and [e["weight"] for e in task["evaluators"]] == [2.0, 1.0]
+
+    started = api.call("POST", f"/tasks/{task['id']}/runs")
+    assert started.status_code == 200 and started.json()["data"]["total"] == 18
+    run = wait_for(api, started.json()["data"]["id"])
+    assert run["status"] == "completed" and run["done"] == 18 and run["progress"] == 1.0
+    summary = run["summary"]
+    assert (summary["samples"], summary["samplesPassed"], summary["samplesFailed"]) == (9, 6, 3)
+    by_name = {e["name"]: e for e in summary["evaluators"]}
+    assert (by_name["精确匹配"]["passed"], by_name["精确匹配"]["failed"]) == (6, 3)
+    assert by_name["long enough"]["passed"] == 6 and by_name["long enough"]["meanScore"] == pytest.approx(8 / 9)
+
+    page = api.call("GET", f"/runs/{run['id']}/results", params={"limit": 5}).json()["data"]
+    assert page["total"] == 18 and len(page["items"]) == 5 and page["items"][0]["sampleId"] == "s0"
+    failed = api.call("GET", f"/runs/{run['id']}/results", params={"failedOnly": "true"}).json()["data"]
+    assert failed["total"] == 6 and {r["sampleId"] for r in failed["items"]} == {"s0", "s3", "s6"}
+    mine = api.call("GET", f"/runs/{run['id']}/results",
+                    params={"evaluatorId": code["id"], "status": "passed"}).json()["data"]
+    assert mine["total"] == 6 and {r["evaluatorName"] for r in mine["items"]} == {"long enough"}
+
+    jsonl = api.call("GET", f"/runs/{run['id']}/export", params={"format": "jsonl"})
+    records = [json.loads(line) for line in jsonl.text.splitlines()]
+    assert jsonl.headers["content-type"].startswith("application/x-ndjson") and len(records) == 18
+    assert {"sampleId", "evaluatorId", "status", "passed", "score", "reason", "latencyMs"} <= set(records[0])
+    exported = api.call("GET", f"/runs/{run['id']}/export", params={"format": "csv", "failedOnly": "true"})
+    table = list(csv.DictReader(io.StringIO(exported.text)))
+    assert len(table) == 6 and table[0]["passed"] == "false" and json.loads(table[0]["details"]) is not None
+
+    listed = api.call("GET", f"/tasks/{task['id']}/runs").json()["data"]
+    assert [r["id"] for r in listed] == [run["id"]]
+    in_use = api.call("DELETE", f"/evaluators/{code['id']}")
+    assert in_use.status_code == 409
+    assert api.call("DELETE", f"/tasks/{task['id']}").status_code == 200
+    assert api.call("GET", f"/runs/{run['id']}").status_code == 404
+    assert api.call("DELETE", f"/evaluators/{code['id']}").status_code == 200
+
+
+def test_datasets_are_uploaded_as_jsonl_or_csv(api):
+    task = make_task(api, [{"evaluatorId": presets(api)["contains"]}], rows=[])
+    assert task["sampleCount"] == 0
+    empty = api.call("POST", f"/tasks/{task['id']}/runs")
+    assert empty.status_code == 422 and "no dataset rows" in empty.json()["message"]
+    jsonl = "\n".join(json.dumps(r, ensure_ascii=False) for r in ROWS[:4]) + "\n"
+    uploaded = api.call("PUT", f"/tasks/{task['id']}/dataset", files={"file": ("data.jsonl", jsonl.encode())})
+    assert uploaded.status_code == 200, uploaded.text
+    assert uploaded.json()["data"]["sampleCount"] == 4 and uploaded.json()["data"]["datasetName"] == "data.jsonl"
+    table = "id,input,output,expected,lang\na,q,北京是中国的首都,首都,zh\nb,q,x,y,en\n"
+    uploaded = api.call("PUT", f"/tasks/{task['id']}/dataset", files={"file": ("data.csv", table.encode())})
+    assert uploaded.json()["data"]["sampleCount"] == 2
+    run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
+    assert run["summary"]["samplesPassed"] == 1 and run["summary"]["samplesFailed"] == 1
+
+    bad = api.call("PUT", f"/tasks/{task['id']}/dataset", files={"file": ("data.jsonl", b'{"id": 1}\n{oops\n')})
+    assert bad.status_code == 422 and "data.jsonl:2" in bad.json()["message"]
+    unnamed = api.call("PUT", f"/tasks/{task['id']}/dataset", files={"file": ("data.xlsx", b"...")})
+    assert unnamed.status_code == 422 and ".jsonl" in unnamed.json()["message"]
+    other = api.call("PUT", f"/tasks/{task['id']}/dataset", "bob", files={"file": ("data.jsonl", jsonl.encode())})
+    assert other.status_code == 403
+
+
+def test_task_input_is_checked(sqlite_api):
+    contains = presets(sqlite_api)["contains"]
+    workspace = sqlite_api.call("POST", "/tasks", json={"name": "t", "evaluators": [{"evaluatorId": contains}],
+                                                       "dataset": {"rows": [{"id": "a", "workspace": "/etc"}]}})
+    assert workspace.status_code == 422 and "workspace" in workspace.json()["message"]
+    duplicate = sqlite_api.call("POST", "/tasks", json={"name": "t", "evaluators": [{"evaluatorId": contains}],
+                                                       "dataset": {"rows": [{"id": "a"}, {"id": "a"}]}})
+    assert duplicate.status_code == 422 and "duplicate sample id" in duplicate.json()["message"]
+    unknown = sqlite_api.call("POST", "/tasks", json={"name": "t", "evaluators": [{"evaluatorId": "nope"}]})
+    assert unknown.status_code == 404 and unknown.json()["code"] == 503001
+    assert sqlite_api.call("GET", "/tasks/nope").status_code == 404
+    assert sqlite_api.call("GET", "/runs/nope/results").status_code == 404
+
+
+def test_an_interrupted_run_resumes_at_the_next_start_without_losing_or_duplicating(db_url, shared_resources):
+    """A run left "running" with part of its results stored (as a crash leaves it) is picked
+    up when the app starts again and ends with exactly one result per pair."""
+    from assay.store import Database
+    from assay.store import runs as run_rows
+    from assay.store import tasks as task_rows
+
+    apps = make_api(db_url, shared_resources)
+    api = next(apps)
+    ids = presets(api)
+    task = make_task(api, [{"evaluatorId": ids["exact_match"]}, {"evaluatorId": ids["contains"]}])
+    apps.close()  # the server stops
+
+    database = Database(db_url)
+    with database.session() as session:
+        links = task_rows.task_evaluators(session, task["id"])
+        snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
+                    for e, w in links]
+        run = run_rows.create_run(session, task_id=task["id"], evaluators=snapshot, total=18, created_by_id=None)
+        run_rows.set_status(session, run.id, "running")
+        run_rows.add_results(session, [
+            {"run_id": run.id, "sample_id": f"s{i}", "sample_index": i, "evaluator_id": ids["exact_match"],
+             "evaluator_name": "精确匹配", "status": "passed", "passed": True, "score": 1.0, "reason": "before",
+             "details": {}, "error_code": None, "latency_ms": 0.0} for i in range(5)])
+        run_id = run.id
+    database.dispose()
+
+    for api in make_api_again(db_url, shared_resources):
+        finished = wait_for(api, run_id)
+        assert finished["status"] == "completed" and finished["done"] == 18
+        results = api.call("GET", f"/runs/{run_id}/results", params={"limit": 100}).json()["data"]["items"]
+        pairs = [(r["sampleId"], r["evaluatorId"]) for r in results]
+        assert len(pairs) == len(set(pairs)) == 18
+        kept = [r for r in results if r["reason"] == "before"]
+        assert len(kept) == 5  # what was stored before the stop is kept, not graded again
+
+
+def make_api_again(db_url, resources):
+    """The app on a database that already has its users."""
+    from fastapi.testclient import TestClient
+
+    from assay.server import create_app
+    from assay.settings import Settings
+    from assay.store import Database
+    from assay.store.users import create_token
+
+    database = Database(db_url)
+    with database.session() as session:
+        token = create_token(session, "alice").secret
+    database.dispose()
+    from service_support import Api
+
+    with TestClient(create_app(Settings(database_url=db_url), resources=resources)) as client:
+        yield Api(client, {"alice": token}, db_url)
