@@ -4,21 +4,22 @@ whole process (a CLI run, the library's defaults, the service)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from assay.core.context import Language, SpecContext
-from assay.core.interfaces import CodeCall, CodeOutcome, Resources
+from assay.core.interfaces import CodeCall, CodeOutcome, CodeRunner, Resources
 from assay.core.judge import JudgeReply, JudgeRequest
 from assay.settings import Settings
 
 
 class LazyCodeRunner:
-    """Starts the sandbox on first use, so suites without code graders never pay for it."""
+    """Starts the sandbox on first use, so suites without code graders never pay for it:
+    ``open_runner`` builds it (``code_runner_opener`` picks the local pool or the service)."""
 
-    def __init__(self, **options: Any) -> None:
-        self._options = options
+    def __init__(self, open_runner: Callable[[], CodeRunner]) -> None:
+        self._open_runner = open_runner
         self._runner: Any = None
         self._lock = threading.Lock()
 
@@ -26,9 +27,7 @@ class LazyCodeRunner:
         if self._runner is None:
             with self._lock:
                 if self._runner is None:
-                    from assay.sandbox import open_code_runner
-
-                    self._runner = open_code_runner(**self._options)
+                    self._runner = self._open_runner()
         return self._runner
 
     def call(self, request: CodeCall) -> CodeOutcome:
@@ -74,13 +73,42 @@ class LazyJudgeClient:
             self._client = None
 
 
+def code_runner_opener(settings: Settings) -> Callable[[], CodeRunner]:
+    """What opens the code runner: the sandbox service when ``SANDBOX_URL`` is set (with
+    ``SANDBOX_SECRET``), else the local sandbox pool."""
+    if settings.sandbox_url:
+        url, secret = settings.sandbox_url, settings.sandbox_secret
+
+        def remote() -> CodeRunner:
+            from assay.sandbox.remote import RemoteCodeRunner
+
+            return RemoteCodeRunner(url, secret)
+
+        return remote
+
+    def local() -> CodeRunner:
+        from assay.sandbox import open_code_runner
+
+        return open_code_runner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
+
+    return local
+
+
+def describe_code_runner(settings: Settings) -> str:
+    """Which code runner ``build_resources`` uses, in words (``assay doctor``)."""
+    if settings.sandbox_url:
+        return f"the sandbox service at {settings.sandbox_url} (SANDBOX_URL)"
+    return "the local sandbox pool (SANDBOX_URL is not set)"
+
+
 def build_resources(settings: Settings, *, judge_cache_reads: bool = True) -> Resources:
-    """Adapters for graders: the code sandbox and the judge client (both started lazily) and
-    the program runner. ``judge_cache_reads=False`` is ``--no-cache``: judge replies are asked
-    for afresh (and still stored, refreshing the cache)."""
+    """Adapters for graders: the code sandbox (local, or the sandbox service when ``SANDBOX_URL``
+    is set) and the judge client (both started lazily) and the program runner.
+    ``judge_cache_reads=False`` is ``--no-cache``: judge replies are asked for afresh (and still
+    stored, refreshing the cache)."""
     from assay.sandbox.process import LocalProcessRunner
 
-    code = LazyCodeRunner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
+    code = LazyCodeRunner(code_runner_opener(settings))
     judge = LazyJudgeClient(settings, read_cache=judge_cache_reads)
     return Resources(code_runner=code, process_runner=LocalProcessRunner(), judge_client=judge)
 

@@ -40,7 +40,7 @@ def _node(layers_ok: bool, node: str | None) -> dict[str, Any]:
     if not info.get("isolated_vm") or absent:
         return {"can_run": False, "detail": f"node {info['node']}; missing: "
                 + ", ".join((["isolated-vm"] if not info.get("isolated_vm") else []) + absent)
-                + " (run `make node-deps`)"}
+                + " (run `assay sandbox setup`, or `make node-deps` in a checkout)"}
     state = "" if layers_ok else "; but required OS layers are missing"
     return {"can_run": layers_ok, "detail": f"node {info['node']}, isolated-vm and "
-            + ", ".join(info.get("modules", {})) + state}
+            + ", ".join(info.get("modules", {})) + f" from {info.get('modules_dir')}" + state}

@@ -16,7 +16,7 @@ import subprocess
 import time
 
 from assay.sandbox import confine
-from assay.sandbox.node.runtime import NODE_DIR, WORKER_JS, runtime_files
+from assay.sandbox.node.runtime import NODE_DIR, NODE_MODULES, WORKER_JS, modules_dir, runtime_files
 
 MAX_RESPONSE_LINE_BYTES = 8 << 20
 """Bytes of one line from a worker before it is declared broken (its results are 1 MiB at most)."""
@@ -39,13 +39,15 @@ class Confined:
     Built once per pool, before any fork: the seccomp program and the Landlock rules are
     prepared here, so the forked child only applies them. ``weak`` leaves out Landlock,
     seccomp and the uid drop (the isolate, the network namespace and the rlimits remain).
+    ``modules`` is the ``node_modules`` the workers load (``runtime.modules_dir()``), readable by them.
     """
 
     def __init__(self, node: str, weak: bool) -> None:
         skip = frozenset(_SKIPPABLE.values()) if weak else frozenset()
         self._weak = weak
-        self._conf = confine.Confinement(memory_bytes=None, block_exec=False, read_paths=runtime_files(node),
-                                         skip=skip)
+        self.modules = modules_dir() or NODE_MODULES
+        self._conf = confine.Confinement(memory_bytes=None, block_exec=False,
+                                         read_paths=runtime_files(node, self.modules), skip=skip)
         confine.prepare(self._conf)
         self.layers = ["isolate", "netns", "rlimits"] + [name for name, flag in _SKIPPABLE.items() if flag not in skip]
 
@@ -71,7 +73,7 @@ class Worker:
         self._buf = bytearray()
         env = {"PATH": _PATH, "LANG": os.environ.get("LANG", "C.UTF-8")}
         self.proc = subprocess.Popen(
-            [node, "--max-old-space-size=256", str(WORKER_JS)], stdin=subprocess.PIPE,
+            [node, "--max-old-space-size=256", str(WORKER_JS), str(confined.modules)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(NODE_DIR),
             start_new_session=True, preexec_fn=confined.preexec, close_fds=True)
 

@@ -165,10 +165,11 @@ class NodePool:
         with self._cond:
             self._workers.discard(worker)
         worker.kill()
-        hidden = None if self.weak else hidden_from_others(WORKER_JS)
+        modules = self._confined.modules if self._confined is not None else None
+        hidden = None if self.weak else (hidden_from_others(WORKER_JS) or (modules and hidden_from_others(modules)))
         if hidden:
-            problem += f"; the worker runs as uid 65534 and cannot read {hidden}: put the checkout " \
-                       "where every directory is world-readable (chmod o+rx)"
+            problem += f"; the worker runs as uid 65534 and cannot read {hidden}: put assay and its Node " \
+                       "modules where every directory is world-readable (chmod o+rx)"
         return problem + ("" if "node_modules" not in problem else f"; {NOT_INSTALLED}")
 
     def _release(self, worker: Worker | None, keep: bool) -> None:

@@ -26,7 +26,9 @@ const path = require('path');
 const bootstrapSource = require('./bootstrap.js');
 const { ENTRIES, packLibrary, versions } = require('./libraries.js');
 
-const NODE_MODULES = path.join(__dirname, 'node_modules');
+// The modules' directory comes from the host (runtime.modules_dir(): this package's own, or where
+// `assay sandbox setup` installed them); without it, the package's own.
+const NODE_MODULES = process.argv[2] ? path.resolve(process.argv[2]) : path.join(__dirname, 'node_modules');
 const MAX_USER_SCRIPTS = 32; // compiled evaluator scripts kept per isolate (same source, many samples)
 const MAX_STACK_CHARS = 16384; // characters of a stack passed on (sandbox/results.py: HOST_MAX_TRACEBACK_CHARS)
 const MAX_REASON = 4096; // core/untrusted.py: MAX_REASON
@@ -40,7 +42,7 @@ function capMessage(text) {
 
 let ivm;
 try {
-  ivm = require('isolated-vm');
+  ivm = require(path.join(NODE_MODULES, 'isolated-vm'));
 } catch (e) {
   process.stdout.write(JSON.stringify({ ready: false, error: 'isolated-vm cannot be loaded: ' + e.message }) + '\n');
   process.exit(1);

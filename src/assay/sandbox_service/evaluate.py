@@ -1,0 +1,104 @@
+"""What ``POST /execute`` does with one input: grade it with the ``code`` grader on this
+service's sandbox, so that ``result`` is validated exactly as a local code evaluator's is, and
+shape the answer as the product spec's ``{success, result}`` or ``{success: false, error}``.
+
+Blocking (a sandbox call): the routes run it through ``Admission``, off the event loop.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from assay.core.context import Language, SpecContext
+from assay.core.errors import SpecError
+from assay.core.interfaces import CodeCall, CodeOutcome, CodeRunner, Resources
+from assay.core.result import ErrorCode, GraderResult, Status
+from assay.core.sample import Sample
+from assay.core.spec import CompiledSpec, compile_spec
+from assay.runner.execute import grade_one
+from assay.sandbox.remote.wire import EvaluatorInput, extras
+
+_COMPILED_CACHE = 256
+
+
+class SpecEvaluator:
+    """Compiles ``{language, code, timeout}`` as a ``code`` grader config (cached: the same
+    evaluator usually comes with many inputs) and grades inputs with it through ``runner``.
+
+    ``timeout_max_ms`` caps ``timeout`` as ``ASSAY_CODE_TIMEOUT_MAX_MS`` does for the library.
+    """
+
+    def __init__(self, runner: CodeRunner, timeout_max_ms: int) -> None:
+        self._runner = runner
+        self._context = SpecContext(code_timeout_max_ms=timeout_max_ms)
+        self._compiled: OrderedDict[tuple[str, str, int], CompiledSpec | dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def compile(self, language: Language, code: str, timeout_ms: int) -> CompiledSpec | dict[str, Any]:
+        """The compiled evaluator, or the spec's failure answer saying what is wrong with it."""
+        key = (language, code, timeout_ms)
+        with self._lock:
+            found = self._compiled.get(key)
+            if found is not None:
+                self._compiled.move_to_end(key)
+                return found
+        try:
+            found = compile_spec({"type": "code", "name": "execute",
+                                  "config": {"language": language, "code": code, "timeout": timeout_ms}},
+                                 context=self._context)
+        except SpecError as exc:
+            # "config: code: ..." or "config.timeout: ...": the spec's fields are top-level
+            found = {"success": False, "error": re.sub(r"^config[.:]\s*", "", exc.message),
+                     "errorCode": str(ErrorCode.INVALID_CONFIG)}
+        with self._lock:
+            self._compiled[key] = found
+            if len(self._compiled) > _COMPILED_CACHE:
+                self._compiled.popitem(last=False)
+        return found
+
+    def execute(self, spec: CompiledSpec, item: EvaluatorInput) -> dict[str, Any]:
+        """Grade one input: ``{success: true, result, ...}`` or ``{success: false, error, errorCode, ...}``."""
+        recorder = _Recording(self._runner)
+        sample = Sample(id="execute", input=item.input, output=item.output, expected=item.expected,
+                        metadata=item.metadata)
+        graded = grade_one(spec.build(Resources(code_runner=recorder)), sample)
+        return answer(graded, recorder.outcome or CodeOutcome())
+
+    def execute_many(self, spec: CompiledSpec, items: list[EvaluatorInput]) -> list[dict[str, Any]]:
+        """``/execute/batch``: the inputs one after another on one slot (a batched sandbox path
+        can replace this loop without changing the answer's shape)."""
+        return [self.execute(spec, item) for item in items]
+
+
+def answer(graded: GraderResult, outcome: CodeOutcome) -> dict[str, Any]:
+    """The spec's answer for a ``code`` grader's result, with the sandbox's report as assay's fields.
+
+    A graded result carries the verdict and score as the grader settled them, and ``reason``
+    and ``details`` as ``evaluate`` returned them (the grader found them valid): a client's
+    own ``code`` grader then caps and files them exactly as it would a local evaluation's."""
+    fields = extras(outcome)
+    if graded.status is Status.ERROR:
+        return {"success": False, "error": graded.reason or "evaluation failed",
+                "errorCode": str(graded.error or ErrorCode.RUNTIME_ERROR), **fields}
+    value = outcome.value if isinstance(outcome.value, dict) else {}
+    result = {"passed": graded.passed, "score": graded.score, "reason": value.get("reason"),
+              "details": value.get("details") or {}}
+    return {"success": True, "result": result, **fields}
+
+
+class _Recording:
+    """The service's runner, keeping the outcome of the one call a ``code`` grader makes."""
+
+    def __init__(self, runner: CodeRunner) -> None:
+        self._runner = runner
+        self.outcome: CodeOutcome | None = None
+
+    def call(self, request: CodeCall) -> CodeOutcome:
+        self.outcome = self._runner.call(request)
+        return self.outcome
+
+    def check(self, language: Language, source: str, function: str = "evaluate") -> str | None:
+        return self._runner.check(language, source, function)

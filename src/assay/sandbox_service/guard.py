@@ -1,0 +1,88 @@
+"""The service's door: the bearer secret and the body size, checked before anything is parsed.
+
+A plain ASGI middleware (no per-request task or body copy as with Starlette's
+``BaseHTTPMiddleware``): a request without the right secret gets 401 before its body is read;
+a body over the limit gets 413 as soon as its length is known. The secret is compared in
+constant time (``hmac.compare_digest``) and appears in no message or log line.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import orjson
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+OPEN_PATHS = frozenset({"/health"})
+"""Paths anyone may ask (a load balancer's probe): they run nothing."""
+
+
+async def send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = ()) -> None:
+    """Answer with ``body`` as JSON, from outside any framework."""
+    content = orjson.dumps(body)
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(content)).encode()),
+                            *headers]})
+    await send({"type": "http.response.body", "body": content})
+
+
+class Guard:
+    """Wraps ``app``: 401 without ``Authorization: Bearer <secret>`` (no secret: every caller is
+    let in, the ``--insecure-no-secret`` mode), 413 for a body over ``max_body`` bytes."""
+
+    def __init__(self, app: ASGIApp, *, secret: str | None, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+        self._expected = b"Bearer " + secret.encode() if secret else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        if self._expected is not None and not hmac.compare_digest(headers.get(b"authorization", b""), self._expected):
+            await send_json(send, 401, {"success": False, "error": "unauthorized: send Authorization: Bearer "
+                                        "<SANDBOX_SECRET>", "errorCode": "unauthorized"},
+                            [(b"www-authenticate", b"Bearer")])
+            return
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await self._too_large(send)
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.max_body:
+                await self._too_large(send)
+                return
+        await self.app(scope, _replay(bytes(body)), send)
+
+    async def _too_large(self, send: Send) -> None:
+        await send_json(send, 413, {"success": False, "error": f"the request body is larger than {self.max_body} "
+                                    "bytes, this service's limit", "errorCode": "too_large"})
+
+
+def _replay(body: bytes) -> Receive:
+    """A ``receive`` that hands the app the body already read, then waits like a live connection."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return {"type": "http.disconnect"}
+
+    return receive
