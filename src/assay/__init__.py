@@ -17,14 +17,14 @@ from assay._lazy import lazy_names
 __version__ = "0.1.0"
 
 _LAZY = {
-    "grade": "assay.library", "grade_batch": "assay.library",
+    "grade": "assay.library", "grade_batch": "assay.library", "grade_table": "assay.runner.columnar",
     **{name: "assay.core" for name in ("ErrorCode", "Event", "Grader", "GraderConfig", "GraderResult",
                                        "GraderSpec", "Sample", "SpecError", "Status", "register")},
 }
 
 __all__ = [
     "ErrorCode", "Event", "Grader", "GraderConfig", "GraderResult", "GraderSpec", "Sample",
-    "SpecError", "Status", "__version__", "grade", "grade_batch", "register",
+    "SpecError", "Status", "__version__", "grade", "grade_batch", "grade_table", "register",
 ]
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         register,
     )
     from assay.library import grade, grade_batch
+    from assay.runner.columnar import grade_table
 
 
 __getattr__, __dir__ = lazy_names(globals(), _LAZY)

@@ -58,15 +58,26 @@ def show_doctor(as_json: bool) -> int:
     """Ask the sandbox what this machine offers; exit 0 when untrusted code can run safely.
 
     The answer is for the sandbox the CLI would open: the same settings (weak mode, the
-    Node.js executable), read once from the environment by ``Defaults``."""
-    from assay.runner.resources import Defaults
+    Node.js executable), read once from the environment by ``Defaults``. With ``SANDBOX_URL``
+    set, code runs in the sandbox service: it is asked too, and decides the exit status."""
+    from assay.runner.resources import Defaults, describe_code_runner
     from assay.sandbox.doctor import diagnose
 
     settings = Defaults.settings()
     report = diagnose(weak=settings.sandbox_allow_weak, node=settings.node_binary)
+    report["code_runner"] = {"kind": "remote" if settings.sandbox_url else "local",
+                             "detail": describe_code_runner(settings)}
+    report["grading"] = _grading_path()
+    ok = report["python"]["can_run"]
+    if settings.sandbox_url:
+        from assay.sandbox.remote import RemoteCodeRunner
+
+        with RemoteCodeRunner(settings.sandbox_url, settings.sandbox_secret) as remote:
+            report["code_runner"]["service"] = remote.probe()
+        ok = report["code_runner"]["service"]["can_run"]
     if as_json:
         print(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode())
-        return 0 if report["python"]["can_run"] else 1
+        return 0 if ok else 1
     console = make_console()
     table = Table(title="isolation layers", title_justify="left")
     table.add_column("layer")
@@ -81,4 +92,24 @@ def show_doctor(as_json: bool) -> int:
         console.print(f"{lang}: {state} — {info['detail']}", markup=False)
     if report.get("weak_mode"):
         console.print("ASSAY_SANDBOX_ALLOW_WEAK=1 is set: code evaluators run with missing layers", markup=False)
-    return 0 if report["python"]["can_run"] else 1
+    console.print(f"code evaluators run in {report['code_runner']['detail']}", markup=False)
+    service = report["code_runner"].get("service")
+    if service is not None:
+        console.print(f"sandbox service: {service['detail']}", markup=False)
+        for lang in ("python", "nodejs") if service["health"] else ():
+            info = service["health"].get(lang, {})
+            state = "can run untrusted code" if info.get("canRun") else "REFUSES untrusted code"
+            console.print(f"  its {lang}: {state} — {info.get('detail')}", markup=False)
+    console.print(f"preset graders: {report['grading']['path']} path — {report['grading']['detail']}", markup=False)
+    return 0 if ok else 1
+
+
+def _grading_path() -> dict[str, str]:
+    """Which path preset-only suites take here: columnar (pyarrow installed) or object."""
+    from assay.runner.columnar import MIN_ROWS, path_in_use
+
+    if path_in_use() == "columnar":
+        return {"path": "columnar", "detail": f"pyarrow is installed: assay run grades suites of preset graders "
+                                              f"column by column from {MIN_ROWS:,} samples"}
+    return {"path": "object", "detail": "pyarrow is not installed (pip install 'assay[arrow]' for the columnar "
+                                        "path and Parquet datasets)"}

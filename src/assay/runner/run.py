@@ -18,6 +18,8 @@ from assay.core.interfaces import Resources
 from assay.core.result import GraderResult, Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
+from assay.runner.columnar import MIN_ROWS as COLUMNAR_MIN_ROWS
+from assay.runner.columnar import takes as columnar_takes
 from assay.runner.execute import grade_many
 from assay.runner.resources import default_resources
 from assay.runner.suites import Suite
@@ -37,8 +39,12 @@ class RunResult:
 def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: int = 8,
               chunk_size: int = 1000, done_ids: Collection[str] = (),
               sink: Callable[[list[SampleVerdict]], None] | None = None,
-              on_progress: Callable[[int], None] | None = None) -> RunResult:
-    """Grade ``suite``; verdicts come back in dataset order (resumed samples excluded)."""
+              on_progress: Callable[[int], None] | None = None, columnar: bool = True) -> RunResult:
+    """Grade ``suite``; verdicts come back in dataset order (resumed samples excluded).
+
+    With ``columnar`` (the default), a suite whose graders all have columnar kernels is graded
+    column by column (``runner.columnar``; needs pyarrow), with the same verdicts, once it has
+    enough samples to repay importing pyarrow (``COLUMNAR_MIN_ROWS``)."""
     start = perf_counter()
     resources = resources or default_resources()
     todo = [s for s in suite.samples if s.id not in done_ids] if done_ids else suite.samples
@@ -50,11 +56,14 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
             g = built[id(spec)] = spec.build(resources)
         return g
 
+    grade_chunk = _grade_chunk
+    if columnar and len(todo) >= COLUMNAR_MIN_ROWS and columnar_takes(suite):
+        from assay.runner.columnar.run import grade_chunk
     verdicts: list[SampleVerdict] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="assay-grade") as pool:
         for i in range(0, len(todo), chunk_size):
             chunk = todo[i:i + chunk_size]
-            graded = _grade_chunk(suite, chunk, grader_for, pool)
+            graded = grade_chunk(suite, chunk, grader_for, pool)
             if sink is not None:
                 sink(graded)
             verdicts.extend(graded)

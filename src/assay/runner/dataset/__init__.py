@@ -1,4 +1,4 @@
-"""Datasets: JSONL, CSV/TSV or JSON rows with ``id``, ``input``, ``output``, ``expected``, ``metadata``.
+"""Datasets: JSONL, CSV/TSV, JSON or Parquet rows with ``id``, ``input``, ``output``, ``expected``, ``metadata``.
 
 Columns that are not Sample fields go into ``metadata`` (the product spec's "other dataset
 fields"). Every error is a SpecError naming ``file:line`` and saying what to do.
@@ -11,7 +11,8 @@ What is accepted:
 - JSON as JSON allows: big integers kept exact, lone-surrogate escapes read as U+FFFD;
   NaN/Infinity and nesting beyond about 1,000 levels are errors;
 - CSV with a header of unique, non-empty names and one cell per column in every row; the
-  delimiter is ``,`` (``.tsv``: tab) unless ``delimiter`` says otherwise.
+  delimiter is ``,`` (``.tsv``: tab) unless ``delimiter`` says otherwise;
+- Parquet (``.parquet``) when pyarrow is installed (``assay[arrow]``), rows numbered from 1.
 
 An empty dataset (no rows) loads as ``[]``; whether that is an error is the suite's call.
 """
@@ -29,12 +30,14 @@ from assay.core.sample import Sample
 from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.runner.dataset._csv import DELIMITERS, csv_rows
 from assay.runner.dataset._json import json_rows, jsonl_rows
+from assay.runner.dataset._parquet import parquet_rows
 from assay.runner.files import open_regular
 
 __all__ = ["DELIMITERS", "SAMPLE_FIELDS", "load_dataset", "samples_from_rows"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
-_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv"}
+_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
+            ".parquet": "parquet"}
 
 
 def load_dataset(path: Path, *, delimiter: str | None = None) -> list[Sample]:
@@ -50,11 +53,13 @@ def load_dataset(path: Path, *, delimiter: str | None = None) -> list[Sample]:
     with open_regular(path, what="dataset file") as fh:
         if fmt is None:
             raise SpecError(f"cannot tell the format of dataset {path.name!r} from its name: "
-                            "use .jsonl, .ndjson, .csv, .tsv or .json", where=str(path))
+                            "use .jsonl, .ndjson, .csv, .tsv, .json or .parquet", where=str(path))
         if fmt == "jsonl":
             rows: Iterable[tuple[int, Any]] = jsonl_rows(fh, path)
         elif fmt == "json":
             rows = json_rows(fh, path)
+        elif fmt == "parquet":  # typed columns, not text: cleaned (depth) like inline rows
+            return samples_from_rows(parquet_rows(fh, path), source=str(path), clean=True)
         else:
             rows = csv_rows(fh, path, sep)
         return samples_from_rows(rows, source=str(path), clean=False)

@@ -1,0 +1,91 @@
+"""Failure reasons of exact_match and contains, built column-wise for the common rows.
+
+The text of each reason is the grader's own (``exact_match._differ``, ``contains._missing``),
+rebuilt from Arrow pieces for rows where that is exact: both values text, and the quoted
+pieces printed by ``repr()`` as they are, between single quotes (no quote, backslash or
+unprintable character, as ``_kernels.slice_chars`` decides with Python's own tables). The
+other rows (nulls, escapes) are left for the grader's functions to word. Without the C helper
+every row is left to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+try:
+    from assay.runner.columnar._kernels import first_difference, slice_chars
+except ImportError:  # not built: the grader's functions word every reason
+    first_difference = slice_chars = None
+
+SHOWN = 40
+"""Characters of each text quoted from the first difference on (``exact_match._differ``)."""
+NEEDLE = 120
+"""Characters of a needle quoted whole (``contains._missing`` through ``_text.preview``)."""
+
+
+def _join(*parts: str | pa.Array) -> pa.Array:
+    """Texts and string columns joined row by row."""
+    text = pa.large_string()
+    return pc.binary_join_element_wise(*(pa.scalar(p, text) if isinstance(p, str) else p for p in parts),
+                                       pa.scalar("", text))
+
+
+def _buffers(arr: pa.LargeStringArray) -> tuple[pa.Buffer, pa.Buffer | bytes, int, int]:
+    _, offsets, data = arr.buffers()
+    return offsets, data or b"", arr.offset, len(arr)
+
+
+def _slices(arr: pa.LargeStringArray, rows: np.ndarray, start: bytes, limit: int) -> tuple[pa.Array, np.ndarray,
+                                                                                            np.ndarray]:
+    offsets, data, plain, more = slice_chars(*_buffers(arr), rows.tobytes(), start, limit)
+    text = pa.Array.from_buffers(pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    return text, np.frombuffer(plain, dtype=bool), np.frombuffer(more, dtype=bool)
+
+
+def differ(a: pa.LargeStringArray, b: pa.LargeStringArray, rows: np.ndarray) -> tuple[pa.Array, np.ndarray] | None:
+    """``exact_match._differ`` for ``rows`` where both values are unequal text: the reasons
+    (null where not built here) and which rows have one; None without the C helper."""
+    if first_difference is None:
+        return None
+    rows = rows.astype(np.int64)
+    chars, a_pos, b_pos = first_difference(*_buffers(a), *_buffers(b), rows.tobytes())
+    got, got_plain, _ = _slices(a, rows, a_pos, SHOWN)
+    want, want_plain, _ = _slices(b, rows, b_pos, SHOWN)
+    index = pa.array(np.frombuffer(chars, dtype=np.int64))
+    texts = pc.and_(pc.is_valid(a.take(rows)), pc.is_valid(b.take(rows))).to_numpy(zero_copy_only=False)
+    done = texts & got_plain & want_plain & (np.frombuffer(chars, dtype=np.int64) >= 0)
+    reasons = _join("output differs from expected at character ", pc.cast(index, pa.large_string()),
+                    ": got '", got, "', expected '", want, "'")
+    return pc.if_else(pa.array(done), reasons, pa.nulls(len(rows), pa.large_string())), done
+
+
+def missing(needle: pa.LargeStringArray, rows: np.ndarray) -> tuple[pa.Array, np.ndarray] | None:
+    """``contains._missing`` for ``rows`` where output and needle are text: the reasons (null
+    where not built here) and which rows have one; None without the C helper."""
+    if slice_chars is None:
+        return None
+    rows = rows.astype(np.int64)
+    head, plain, more = _slices(needle, rows, b"", NEEDLE)
+    shown = pc.if_else(pa.array(more), _join(pc.utf8_slice_codeunits(head, 0, NEEDLE - 1), "…"), head)
+    done = plain & pc.is_valid(needle.take(rows)).to_numpy(zero_copy_only=False)
+    reasons = _join("output does not contain '", shown, "'")
+    return pc.if_else(pa.array(done), reasons, pa.nulls(len(rows), pa.large_string())), done
+
+
+def completed(built: tuple[pa.Array, np.ndarray] | None, rows: np.ndarray,
+              word: Callable[[np.ndarray], list[str]]) -> pa.Array | list[str]:
+    """The reasons ``built`` for ``rows``, with ``word(rows it left)`` filling in the rest."""
+    if built is None:
+        return word(rows)
+    reasons, done = built
+    if done.all():
+        return reasons
+    left = np.flatnonzero(~done)
+    full: list[str | None] = [None] * len(rows)
+    for k, reason in zip(left.tolist(), word(rows[left])):
+        full[k] = reason
+    return pc.if_else(pa.array(done), reasons, pa.array(full, pa.large_string()))
