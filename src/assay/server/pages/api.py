@@ -1,0 +1,98 @@
+"""What the pages need beyond the JSON API, under ``/pages/api`` (same token, same envelope):
+
+- the JSON Schema of each evaluator config, to draw the config forms;
+- a test run of a draft (the editor's content, saved or not) through the same engine calls as
+  ``POST /api/v1/evaluators/{id}/test``;
+- the score histogram of a run, and one sample's dataset row.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import Field
+
+from assay.core import registry
+from assay.core.result import ErrorCode
+from assay.core.sample import Sample
+from assay.server.deps import CurrentUser, ServiceDep, SessionDep
+from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, not_found
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope
+from assay.server.schemas.evaluators import EvaluatorType, TestRequest, TestResult
+from assay.store import runs as run_rows
+from assay.store import tasks as task_rows
+from assay.store.presets import PRESET_TYPES
+
+router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
+CONFIG_TYPES = (*PRESET_TYPES, "code", "llm", "composite")
+
+
+class DraftTest(TestRequest):
+    """An evaluator as the editor holds it, and one sample to grade with it."""
+
+    name: str = Field(default="draft", min_length=1, max_length=200)
+    type: EvaluatorType
+    config: dict[str, Any]
+
+
+@router.get("/schemas", response_model=Envelope[dict[str, Any]])
+def config_schemas(_user: CurrentUser) -> Any:
+    """Grader type → the JSON Schema of its config (a preset's ``params``, the llm and
+    composite configs, the code config)."""
+    schemas = {}
+    for grader_type in CONFIG_TYPES:
+        grader = registry.get(grader_type)
+        if grader is not None:
+            schemas[grader_type] = grader.Config.model_json_schema()
+    return Envelope(data=schemas)
+
+
+@router.post("/evaluators/test", response_model=Envelope[TestResult])
+def test_draft(body: DraftTest, service: ServiceDep, _user: CurrentUser) -> Any:
+    """Grade one sample with a draft evaluator; an invalid config is a 422 naming the field
+    (and, for code, the line)."""
+    code = body.config.get("code") if body.type == "code" else None
+    limit = service.settings.api_max_code_bytes
+    if isinstance(code, str) and len(code.encode("utf-8", "surrogatepass")) > limit:
+        raise ApiError(413, f"config.code: larger than the limit of {limit:,} bytes (ASSAY_API_MAX_CODE_BYTES)")
+    grader = service.grading.validate(body.type, body.config, body.name).build(service.grading.resources)
+    sample = Sample(id="test", input=body.input, output=body.output, expected=body.expected, metadata=body.metadata)
+    result = service.grading.grade(grader, sample)
+    if result.error == ErrorCode.UNAVAILABLE:
+        raise ApiError(503, f"evaluator execution failed: {result.reason}", EVALUATOR_EXECUTION_FAILED)
+    return Envelope(data=TestResult(passed=result.passed, score=result.score, reason=result.reason,
+                                    latency_ms=round(result.latency_ms, 3),
+                                    error=None if result.error is None else str(result.error),
+                                    status=str(result.status), details=result.details))
+
+
+@router.get("/runs/{run_id}/histogram", response_model=Envelope[dict[str, Any]])
+def score_histogram(run_id: str, session: SessionDep, _user: CurrentUser,
+                    evaluator_id: Annotated[str | None, Query(alias="evaluatorId")] = None,
+                    bins: Annotated[int, Query(ge=2, le=50)] = 10) -> Any:
+    """Counts of scores in ``bins`` equal bins of [0, 1] (the last one closed), and how many
+    results had no score (errors, pending)."""
+    if run_rows.get_run(session, run_id) is None:
+        raise not_found("run", run_id)
+    counts = [0] * bins
+    unscored = 0
+    for result in run_rows.iter_results(session, run_rows.results_query(run_id, evaluator_id=evaluator_id)):
+        if result.score is None:
+            unscored += 1
+        else:
+            counts[min(int(max(result.score, 0.0) * bins), bins - 1)] += 1
+    edges = [round(i / bins, 6) for i in range(bins + 1)]
+    return Envelope(data={"bins": [{"from": edges[i], "to": edges[i + 1], "count": c} for i, c in enumerate(counts)],
+                          "unscored": unscored})
+
+
+@router.get("/runs/{run_id}/samples/{sample_id}", response_model=Envelope[dict[str, Any]])
+def sample_row(run_id: str, sample_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+    """The dataset row a run graded as ``sample_id`` (null when the task's dataset changed since)."""
+    run = run_rows.get_run(session, run_id)
+    if run is None:
+        raise not_found("run", run_id)
+    task = task_rows.get_task(session, run.task_id)
+    row = next((r for r in (task.dataset or []) if str(r.get("id")) == sample_id), None) if task else None
+    return Envelope(data={"taskId": run.task_id, "row": row})

@@ -1,0 +1,93 @@
+"""Fixtures of the browser tests: one live ``assay serve`` on 127.0.0.1 for the session (a
+fresh SQLite database, user alice with a token), and headless Chromium driven by Playwright.
+
+The browser is the system's (Debian's ``chromium``, which ``make test`` installs when it can;
+``ASSAY_CHROMIUM`` names another): Playwright's own browser downloads do not work here. Tests
+are skipped, saying why, only when no browser or no Playwright can be had. Each test saves
+screenshots under ``out/screenshots/`` (``ASSAY_SCREENSHOTS`` names another folder) to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "service"))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from pages_support import ROOT, Live, find_browser, seed, sign_in  # noqa: E402
+from pg_server import free_port  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """``assay serve`` with alice (admin) and her token, stopped (by its pid) at the end."""
+    folder = tmp_path_factory.mktemp("pages")
+    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{folder / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off"}
+    token = seed(env["ASSAY_DATABASE_URL"])
+    port = free_port()
+    log = folder / "server.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "assay.cli.main", "serve", "--host", "127.0.0.1", "--port",
+                                    str(port), "--log-level", "warning"], env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, f"assay serve exited: {log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"assay serve did not answer: {log.read_text()[-3000:]}"
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield Live(url, token)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = find_browser()
+    if path is None:
+        pytest.skip("no Chromium to drive: install Debian's chromium (make test does, as root) or set ASSAY_CHROMIUM")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install -e '.[dev]')")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=path, headless=True,
+                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def shots() -> Path:
+    folder = Path(os.environ.get("ASSAY_SCREENSHOTS") or ROOT / "out" / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def page(browser, live: Live):
+    """A signed-in page of a fresh browser context speaking Chinese (Accept-Language: zh-CN)."""
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    sign_in(tab, live)
+    tab.wait_for_url("**/evaluators")
+    yield tab
+    context.close()

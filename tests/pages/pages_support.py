@@ -1,0 +1,52 @@
+"""Helpers of the page tests, importable by name (``pages_support``) from test modules: the
+browser to drive, a seeded database, the live server's address and token, signing in."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx2 as httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def find_browser() -> str | None:
+    named = os.environ.get("ASSAY_CHROMIUM")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return next((path for name in BROWSERS if (path := shutil.which(name))), None)
+
+
+def seed(database_url: str) -> str:
+    """Alice (an admin) and her token, as ``assay users create`` and ``assay tokens create`` make them."""
+    from assay.store import Database, upgrade
+    from assay.store.users import create_token, create_user
+
+    database = Database(database_url)
+    try:
+        upgrade(database)
+        with database.session() as session:
+            create_user(session, "alice", is_admin=True)
+            return create_token(session, "alice").secret
+    finally:
+        database.dispose()
+
+
+@dataclass
+class Live:
+    url: str
+    token: str
+
+    def api(self) -> httpx.Client:
+        return httpx.Client(base_url=self.url + "/api/v1", headers={"Authorization": f"Bearer {self.token}"},
+                            timeout=30)
+
+
+def sign_in(page, live: Live, token: str | None = None) -> None:
+    page.goto(live.url + "/signin")
+    page.fill("#token", token or live.token)
+    page.click("button[type=submit]")

@@ -1,0 +1,49 @@
+// Builds the pages' scripts and style sheet into the Python package (src/assay/server/static/),
+// where they are committed: a machine that serves the pages needs no Node.js.
+// Usage: npm install --no-package-lock && node build.mjs   (add --watch while editing)
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const outdir = path.join(here, '..', 'src', 'assay', 'server', 'static');
+const pages = ['signin', 'evaluators', 'editor', 'tasks', 'task', 'run', 'sample'];
+
+const options = {
+  entryPoints: [
+    ...pages.map((name) => ({ in: path.join(here, 'src', `${name}.js`), out: name })),
+    { in: path.join(here, 'src', 'assay.css'), out: 'assay' },
+  ],
+  outdir,
+  bundle: true,
+  format: 'esm',
+  minify: true,
+  target: ['es2020'],
+  legalComments: 'none',
+  logLevel: 'info',
+};
+
+// The bundles carry third-party code: its licences ship beside them.
+function writeLicences() {
+  const modules = path.join(here, 'node_modules');
+  const names = fs.readdirSync(modules).flatMap((name) => (name.startsWith('@')
+    ? fs.readdirSync(path.join(modules, name)).map((sub) => `${name}/${sub}`) : [name]))
+    .filter((name) => !name.startsWith('.') && !name.includes('esbuild')).sort();
+  const parts = [];
+  for (const name of names) {
+    const dir = path.join(modules, name);
+    const file = fs.readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
+    const { version, license } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    parts.push(`${name}@${version} (${license})\n\n${file ? fs.readFileSync(path.join(dir, file), 'utf8').trim() : ''}`);
+  }
+  fs.writeFileSync(path.join(outdir, 'THIRD-PARTY-LICENSES.txt'), `${parts.join('\n\n----\n\n')}\n`);
+}
+
+if (process.argv.includes('--watch')) {
+  const context = await esbuild.context(options);
+  await context.watch();
+} else {
+  await esbuild.build(options);
+  writeLicences();
+}

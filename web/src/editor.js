@@ -1,0 +1,220 @@
+// /evaluators/new and /evaluators/{id}: header (back, name, save), basic info, the input
+// parameters, the code editor or the config form, and the test-run panel.
+import { api, get } from './common/api.js';
+import { params, t } from './common/boot.js';
+import { errorState, h, loading, mount, toast } from './common/dom.js';
+import { createEditor, errorLine } from './editor/codemirror.js';
+import { schemaForm } from './editor/schema-form.js';
+import { testPanel } from './editor/test-panel.js';
+
+const root = document.getElementById('app');
+const PARAMETERS = [['input', 'string'], ['output', 'string'], ['expected', 'string | null'], ['metadata', 'object']];
+const NEW_TYPES = ['code', 'llm', 'composite'];
+const LANGUAGES = ['python', 'nodejs'];
+const template = (language) => t(`editor.template.${language}`);
+
+const page = { id: params.id || null, saved: '', saving: false, leaving: false };
+
+function blank() {
+  return { name: '', description: '', type: 'code', isPreset: false,
+    config: { language: 'python', code: template('python'), timeout: 5000 } };
+}
+
+function parameterTable() {
+  return h('table', { class: 'table params' },
+    h('thead', {}, h('tr', {}, ['name', 'type', 'meaning'].map((k) => h('th', {}, t(`editor.param.${k}`))))),
+    h('tbody', {}, PARAMETERS.map(([name, type]) => h('tr', {},
+      h('td', {}, h('code', {}, name)), h('td', {}, h('code', {}, type)), h('td', {}, t(`editor.param.${name}`))))));
+}
+
+function select(id, options, current, disabled) {
+  return h('select', { id, disabled }, options.map(([value, label]) => h('option', { value, selected: value === current },
+    label)));
+}
+
+async function start() {
+  mount(root, loading());
+  try {
+    const [evaluator, schemas] = await Promise.all([page.id ? get(`/api/v1/evaluators/${page.id}`) : blank(),
+      get('/pages/api/schemas')]);
+    draw(evaluator, schemas);
+  } catch (err) {
+    mount(root, errorState(err, start));
+  }
+}
+
+function draw(evaluator, schemas) {
+  const readOnly = evaluator.isPreset;
+  const ui = {};
+  const changed = () => markDirty();
+  ui.title = h('h1', { id: 'title' }, evaluator.name || t('editor.newTitle'));
+  ui.dirty = h('span', { class: 'badge warn', hidden: true, id: 'dirty' }, t('editor.unsaved'));
+  ui.alert = h('div', { class: 'save-alert' });
+  ui.save = readOnly ? h('span', { class: 'badge' }, t('editor.readonly'))
+    : h('button', { type: 'button', class: 'primary', id: 'save', title: t('editor.shortcut'), onclick: save },
+      t('editor.save'));
+  ui.name = h('input', { id: 'name', value: evaluator.name, readOnly, maxlength: 200, oninput: changed });
+  ui.description = h('textarea', { id: 'description', value: evaluator.description || '', readOnly, rows: 2,
+    oninput: changed });
+  const types = readOnly ? ['preset'] : page.id ? [evaluator.type] : NEW_TYPES;
+  ui.type = select('type', types.map((v) => [v, t(`type.${v}`)]), evaluator.type, types.length === 1);
+  ui.language = select('language', LANGUAGES.map((v) => [v, t(`language.${v}`)]), evaluator.config.language || 'python',
+    readOnly);
+  ui.languageField = h('label', { class: 'field' }, t('editor.language'), ui.language);
+  ui.configCard = h('section', { class: 'card config' });
+
+  const back = h('a', { href: `/evaluators?tab=${readOnly ? 'presets' : 'custom'}`, class: 'button secondary',
+    id: 'back' }, `← ${t('editor.back')}`);
+  mount(root,
+    h('div', { class: 'editor-head' }, back, ui.title, ui.dirty, h('div', { class: 'spacer' }), ui.save),
+    ui.alert,
+    h('section', { class: 'card basic' }, h('h2', {}, t('editor.basic')),
+      h('div', { class: 'grid' },
+        h('label', { class: 'field' }, t('editor.name'), ui.name),
+        h('label', { class: 'field' }, t('editor.type'), ui.type), ui.languageField),
+      h('label', { class: 'field wide' }, t('editor.description'), ui.description)),
+    h('section', { class: 'card' }, h('h2', {}, t('editor.params')), parameterTable()),
+    ui.configCard,
+    testPanel({ run: (sample) => runTest(sample) }));
+
+  let current = null; // () => config, for the section on show
+  function drawConfig(type, config) {
+    ui.languageField.hidden = type !== 'code';
+    if (type === 'code') {
+      const holder = h('div', { class: 'code-editor', id: 'code' });
+      ui.timeout = h('input', { id: 'timeout', type: 'number', min: 1, step: 1, value: config.timeout ?? 5000,
+        readOnly, oninput: changed });
+      mount(ui.configCard, h('h2', {}, t('editor.code')), holder,
+        h('label', { class: 'field inline' }, t('editor.timeout'), ui.timeout));
+      ui.editor = createEditor(holder, { doc: config.code || '', language: ui.language.value, readOnly,
+        onChange: changed });
+      current = () => ({ language: ui.language.value, code: ui.editor.getCode(), timeout: Number(ui.timeout.value) });
+      return;
+    }
+    ui.editor = null;
+    const preset = type === 'preset';
+    const schema = schemas[preset ? config.presetType : type] || { properties: {} };
+    const form = schemaForm(schema, preset ? config.params || {} : config, { readOnly, onChange: changed });
+    mount(ui.configCard, h('h2', {}, t('editor.config')), form.el);
+    current = () => (preset ? { presetType: config.presetType, params: form.getValue() } : form.getValue());
+  }
+
+  ui.type.addEventListener('change', () => {
+    const type = ui.type.value;
+    drawConfig(type, type === 'code' ? blank().config : {});
+    changed();
+  });
+  ui.language.addEventListener('change', () => {
+    const other = LANGUAGES.find((l) => l !== ui.language.value);
+    if (ui.editor.getCode().trim() === template(other).trim()) ui.editor.setCode(template(ui.language.value));
+    ui.editor.setLanguage(ui.language.value);
+    changed();
+  });
+
+  drawConfig(evaluator.type, evaluator.config);
+  page.ui = ui;
+  page.readOnly = readOnly;
+  page.state = () => ({ name: ui.name.value.trim(), description: ui.description.value, type: ui.type.value,
+    config: current() });
+  page.saved = snapshot();
+}
+
+function snapshot() {
+  try {
+    return JSON.stringify(page.state());
+  } catch {
+    return null; // a field holds JSON that does not parse: not what was saved
+  }
+}
+
+const isDirty = () => !page.readOnly && snapshot() !== page.saved;
+
+function markDirty() {
+  page.ui.dirty.hidden = !isDirty();
+  page.ui.editor?.clearError();
+}
+
+function showProblem(message) {
+  const line = page.ui.editor ? errorLine(message) : null;
+  if (line) page.ui.editor.showErrorLine(line);
+  mount(page.ui.alert, h('p', { class: 'alert error', role: 'alert' }, message,
+    line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null));
+}
+
+async function save() {
+  if (page.readOnly || page.saving) return;
+  mount(page.ui.alert);
+  let body;
+  try {
+    body = page.state();
+  } catch (err) {
+    showProblem(err.message);
+    return;
+  }
+  if (!body.name) {
+    showProblem(t('editor.nameRequired'));
+    page.ui.name.focus();
+    return;
+  }
+  page.saving = true;
+  page.ui.save.disabled = true;
+  page.ui.save.textContent = t('editor.saving');
+  try {
+    const saved = page.id ? await api('PUT', `/api/v1/evaluators/${page.id}`, body)
+      : await api('POST', '/api/v1/evaluators', body);
+    page.id = saved.id;
+    page.saved = JSON.stringify(body);
+    window.history.replaceState(null, '', `/evaluators/${saved.id}`);
+    page.ui.title.textContent = saved.name;
+    document.title = `${saved.name} · ${t('app.title')}`;
+    markDirty();
+    toast(t('editor.saved'));
+  } catch (err) {
+    showProblem(err.message);
+  } finally {
+    page.saving = false;
+    page.ui.save.disabled = false;
+    page.ui.save.textContent = t('editor.save');
+  }
+}
+
+async function runTest(sample) {
+  page.ui.editor?.clearError();
+  let data;
+  try {
+    if (page.id && !isDirty()) {
+      data = await api('POST', `/api/v1/evaluators/${page.id}/test`, sample);
+    } else {
+      const { name, type, config } = page.state();
+      data = await api('POST', '/pages/api/evaluators/test', { name: name || 'draft', type, config, ...sample });
+    }
+  } catch (err) {
+    err.line = page.ui.editor ? errorLine(err.message) : null;
+    if (err.line) page.ui.editor.showErrorLine(err.line);
+    throw err;
+  }
+  const line = page.ui.editor && data.error ? errorLine(data.details?.traceback, data.reason) : null;
+  if (line) page.ui.editor.showErrorLine(line);
+  return { data, line };
+}
+
+document.addEventListener('keydown', (event) => {
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') {
+    event.preventDefault();
+    if (page.ui) save();
+  }
+});
+window.addEventListener('beforeunload', (event) => {
+  if (page.ui && !page.leaving && isDirty()) {
+    event.preventDefault();
+    event.returnValue = '';
+  }
+});
+root.addEventListener('click', (event) => {
+  const link = event.target.closest('a[href]');
+  if (!link || !page.ui || !isDirty()) return;
+  if (window.confirm(t('editor.leaveWarning'))) page.leaving = true;
+  else event.preventDefault();
+});
+
+start();

@@ -1,0 +1,60 @@
+// The test-run panel: a sample (input, output, expected, metadata as JSON), a button, and the
+// result: passed, score, reason, latency, and the error with the line it points at.
+import { t } from '../common/boot.js';
+import { fmtScore, h, mount } from '../common/dom.js';
+
+function area(name, label, rows = 2, value = '') {
+  return h('label', { class: 'field' }, label, h('textarea', { name, rows, value, spellcheck: false }));
+}
+
+/** `run(sample)` grades the sample and returns the API's test result (or throws). */
+export function testPanel({ run, note }) {
+  const result = h('div', { class: 'test-result', 'aria-live': 'polite' });
+  const button = h('button', { type: 'button', class: 'primary', id: 'run-test' }, t('editor.runTest'));
+  const form = h('div', { class: 'test-inputs' },
+    area('input', 'input'), area('output', 'output'), area('expected', 'expected'),
+    area('metadata', t('editor.metadataJson'), 2, '{}'));
+  const value = (name) => form.querySelector(`[name=${name}]`).value;
+
+  button.addEventListener('click', async () => {
+    let metadata;
+    try {
+      metadata = value('metadata').trim() ? JSON.parse(value('metadata')) : {};
+    } catch (err) {
+      mount(result, h('p', { class: 'alert error' }, t('editor.badJson', { field: 'metadata', message: err.message })));
+      return;
+    }
+    button.disabled = true;
+    button.textContent = t('editor.running');
+    try {
+      const sample = { input: value('input'), output: value('output'), expected: value('expected'), metadata };
+      const { data, line } = await run(sample);
+      show(data, line);
+    } catch (err) {
+      mount(result, h('p', { class: 'alert error', role: 'alert' }, err.message,
+        err.line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line: err.line })})`) : null));
+    } finally {
+      button.disabled = false;
+      button.textContent = t('editor.runTest');
+    }
+  });
+
+  function show(data, line) {
+    const verdict = data.error ? 'errored' : data.passed ? 'passed' : 'failed';
+    const symbol = { passed: '✓', failed: '✗', errored: '!' }[verdict];
+    mount(result,
+      h('div', { class: `verdict ${verdict}`, id: 'verdict' }, `${symbol} ${t(`editor.${verdict}`)}`),
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'passed'), h('dd', { id: 'result-passed' }, String(data.passed)),
+        h('dt', {}, t('editor.score')), h('dd', { id: 'result-score' }, fmtScore(data.score)),
+        h('dt', {}, t('editor.reason')), h('dd', { id: 'result-reason' }, data.reason ?? t('common.none')),
+        h('dt', {}, t('editor.latency')), h('dd', {}, `${Number(data.latencyMs).toFixed(1)} ms`),
+        data.error ? [h('dt', {}, t('editor.errorCode')), h('dd', { id: 'result-error' }, data.error,
+          line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null)] : null),
+      Object.keys(data.details || {}).length ? h('details', {}, h('summary', {}, t('editor.details')),
+        h('pre', {}, JSON.stringify(data.details, null, 2))) : null);
+  }
+
+  return h('section', { class: 'card test-panel' }, h('h2', {}, t('editor.test')), form,
+    h('div', { class: 'row' }, button, note ? h('span', { class: 'hint' }, note) : null), result);
+}

@@ -1,0 +1,171 @@
+// /runs/{id}: live progress while the run goes on; then pass rate and mean score per
+// evaluator, the score histogram, and a filterable table of the samples that did not pass.
+import { api, get } from './common/api.js';
+import { params, t } from './common/boot.js';
+import { histogram } from './common/charts.js';
+import { errorState, fmtPct, fmtScore, h, loading, mount, statusBadge, toast } from './common/dom.js';
+
+const root = document.getElementById('app');
+const ACTIVE = ['queued', 'running'];
+const POLL_MS = 1000;
+const PAGE = 50;
+const runId = params.id;
+const ui = {};
+
+function progressView(run) {
+  return [
+    h('span', { class: `badge run-${run.status}`, id: 'run-status' }, t(`run.status.${run.status}`)),
+    h('progress', { max: run.total || 1, value: run.done, id: 'run-progress' }),
+    h('span', { class: 'num' }, `${run.done}/${run.total} (${(run.progress * 100).toFixed(0)}%)`),
+    ACTIVE.includes(run.status) ? h('button', { type: 'button', class: 'secondary', onclick: cancel },
+      t('run.cancel')) : null,
+    run.error ? h('p', { class: 'alert error' }, t('run.runError', { message: run.error })) : null,
+  ];
+}
+
+async function cancel() {
+  try {
+    await api('POST', `/api/v1/runs/${runId}/cancel`);
+  } catch (err) {
+    toast(t('common.error', { message: err.message }), 'error');
+  }
+}
+
+function summaryView(summary) {
+  const card = (label, value, id) => h('div', { class: 'stat' }, h('div', { class: 'label' }, label),
+    h('div', { class: 'value', id }, value));
+  const rate = (e) => {
+    const graded = e.passed + e.failed;
+    return graded ? e.passed / graded : null;
+  };
+  return [
+    h('div', { class: 'stats' }, card(t('run.samples'), String(summary.samples)),
+      card(t('run.passRate'), fmtPct(summary.passRate), 'pass-rate'),
+      card(t('run.meanScore'), fmtScore(summary.meanScore))),
+    h('h2', {}, t('run.perEvaluator')),
+    h('table', { class: 'table', id: 'per-evaluator' },
+      h('thead', {}, h('tr', {}, ['evaluator', 'passed', 'failed', 'error', 'pending', 'passRate', 'meanScore']
+        .map((k) => h('th', {}, t(`run.col.${k}`))))),
+      h('tbody', {}, summary.evaluators.map((e) => h('tr', {},
+        h('td', {}, h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)),
+        h('td', { class: 'num' }, e.passed), h('td', { class: 'num' }, e.failed),
+        h('td', { class: 'num' }, e.error), h('td', { class: 'num' }, e.pending),
+        h('td', { class: 'num' }, fmtPct(rate(e))), h('td', { class: 'num' }, fmtScore(e.meanScore)))))),
+  ];
+}
+
+async function drawHistogram(evaluatorId) {
+  const query = evaluatorId ? `?evaluatorId=${encodeURIComponent(evaluatorId)}` : '';
+  try {
+    const data = await get(`/pages/api/runs/${runId}/histogram${query}`);
+    const total = data.bins.reduce((n, b) => n + b.count, 0);
+    mount(ui.histogram, total ? histogram(data.bins, t('run.histogram')) : h('p', { class: 'state empty' },
+      t('run.histogramEmpty')));
+  } catch (err) {
+    mount(ui.histogram, errorState(err, () => drawHistogram(evaluatorId)));
+  }
+}
+
+function filterQuery(offset) {
+  const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+  const status = ui.statusFilter.value;
+  if (status) query.set('status', status);
+  else query.set('failedOnly', 'true');
+  if (ui.evaluatorFilter.value) query.set('evaluatorId', ui.evaluatorFilter.value);
+  return query;
+}
+
+async function drawFailures(offset = 0) {
+  if (offset === 0) mount(ui.failures, loading());
+  let page;
+  try {
+    page = await get(`/api/v1/runs/${runId}/results?${filterQuery(offset)}`);
+  } catch (err) {
+    mount(ui.failures, errorState(err, () => drawFailures(offset)));
+    return;
+  }
+  const rows = page.items.map((r) => h('tr', {},
+    h('td', {}, h('a', { href: `/runs/${runId}/samples/${encodeURIComponent(r.sampleId)}` }, r.sampleId)),
+    h('td', {}, r.evaluatorName), h('td', {}, statusBadge(r.status)), h('td', { class: 'num' }, fmtScore(r.score)),
+    h('td', { class: 'reason' }, r.reason || r.error || t('common.none'))));
+  if (offset === 0) {
+    if (page.total === 0) {
+      mount(ui.failures, h('p', { class: 'state empty' }, t('run.noFailures')));
+      return;
+    }
+    ui.failureBody = h('tbody', {});
+    mount(ui.failures, h('table', { class: 'table', id: 'failures' },
+      h('thead', {}, h('tr', {}, ['sample', 'evaluator', 'status', 'score', 'reason'].map((k) => h('th', {},
+        t(`run.col.${k}`))))), ui.failureBody), ui.more = h('div', {}));
+  }
+  ui.failureBody.append(...rows);
+  const shown = offset + page.items.length;
+  mount(ui.more, shown < page.total ? h('button', { type: 'button', class: 'secondary',
+    onclick: () => drawFailures(shown) }, `${t('run.more')} (${shown}/${page.total})`) : null);
+}
+
+function resultsView(run) {
+  const evaluators = run.summary ? run.summary.evaluators : [];
+  ui.evaluatorFilter = h('select', { id: 'filter-evaluator' }, h('option', { value: '' }, t('run.filter.allEvaluators')),
+    evaluators.map((e) => h('option', { value: e.evaluatorId }, e.name)));
+  ui.statusFilter = h('select', { id: 'filter-status' }, [['', 'notPassed'], ['failed', 'failed'], ['error', 'error']]
+    .map(([value, key]) => h('option', { value }, t(`run.filter.${key}`))));
+  ui.histogram = h('div', { class: 'histogram', id: 'histogram' });
+  ui.failures = h('div', {});
+  const refilter = () => {
+    drawHistogram(ui.evaluatorFilter.value);
+    drawFailures(0);
+  };
+  ui.evaluatorFilter.addEventListener('change', refilter);
+  ui.statusFilter.addEventListener('change', () => drawFailures(0));
+  const exportLink = (format) => h('a', { href: `/api/v1/runs/${runId}/export?format=${format}`, class: 'action' },
+    format.toUpperCase());
+  const view = [
+    h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('run.histogram')),
+      h('label', { class: 'filter' }, t('run.filter.evaluator'), ui.evaluatorFilter)), ui.histogram),
+    h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('run.failures')),
+      h('label', { class: 'filter' }, t('run.filter.status'), ui.statusFilter), h('div', { class: 'spacer' }),
+      h('span', { class: 'hint' }, `${t('run.export')}: `), exportLink('jsonl'), exportLink('csv')), ui.failures),
+  ];
+  refilter();
+  return view;
+}
+
+async function poll() {
+  let run;
+  try {
+    run = await get(`/api/v1/runs/${runId}`);
+  } catch (err) {
+    mount(ui.progress, errorState(err, poll));
+    return;
+  }
+  mount(ui.progress, progressView(run));
+  if (ACTIVE.includes(run.status)) {
+    setTimeout(poll, POLL_MS);
+    return;
+  }
+  mount(ui.summary, run.summary ? summaryView(run.summary) : null);
+  mount(ui.results, resultsView(run));
+}
+
+async function start() {
+  mount(root, loading());
+  let run;
+  try {
+    run = await get(`/api/v1/runs/${runId}`);
+  } catch (err) {
+    mount(root, errorState(err, start));
+    return;
+  }
+  ui.progress = h('div', { class: 'progress-row' });
+  ui.summary = h('section', { class: 'card summary' });
+  ui.results = h('div', {});
+  mount(root,
+    h('div', { class: 'page-head' }, h('a', { href: `/tasks/${run.taskId}`, class: 'button secondary' },
+      `← ${t('run.task')}`), h('h1', {}, t('run.title', { id: run.id.slice(0, 8) }))),
+    h('section', { class: 'card' }, h('h2', {}, t('run.progress')), ui.progress),
+    ui.summary, ui.results);
+  poll();
+}
+
+start();
