@@ -46,6 +46,17 @@ def million_levenshtein() -> tuple[float, float]:
     return elapsed, 1_000_000 / elapsed
 
 
+def columnar_figures() -> None:
+    """bench/columnar.py, when pyarrow (assay[arrow]) is installed."""
+    try:
+        import columnar
+    except ImportError:
+        print("\ncolumnar path: pyarrow is not installed (pip install 'assay[arrow]'); not measured")
+        return
+    print(f"\ncolumnar path, one core, rows/s over {columnar.ROWS:,} rows (median of 5 runs)")
+    columnar.report(columnar.main())
+
+
 def main() -> None:
     print(f"machine: {machine()}\n")
     print("preset graders, one core, samples/s (median of 5 runs over 20,000 generated pairs)")
@@ -54,6 +65,7 @@ def main() -> None:
         print(f"{name:24} {graded:>10,.0f} {TARGETS[name]:>10,} {raw:>18,.0f}  ({label})")
     elapsed, rate = million_levenshtein()
     print(f"\nlevenshtein over 1,000,000 pairs: {elapsed:.1f} s ({rate:,.0f} pairs/s; target < 30 s)")
+    columnar_figures()
     r = e2e.main()
     print(f"\nassay run, {r['cases']} cases x 4 graders, start-up included: {r['wall_s']:.2f} s "
           f"({r['cases_per_s']:,.0f} cases/s = {r['vs_promptfoo_170']:.0f}x promptfoo's ~170/s; "
@@ -61,12 +73,18 @@ def main() -> None:
     import judges
     import sandbox_node
     import sandbox_python
+    import sandbox_remote
+    import service
 
     sandbox_python.main([])
     print()
     sandbox_node.main([])
     print()
+    sandbox_remote.main([])
+    print()
     judges.main([])
+    print()
+    service.main([])
 
 
 if __name__ == "__main__":
