@@ -159,3 +159,19 @@ def test_a_revoked_token_is_refused(setup):
     server.stop()
     server.start()  # a fresh process: no cached answer for the token
     assert httpx.get(server.url + "/api/v1/evaluators", headers={"Authorization": f"Bearer {spare}"}).status_code == 401
+
+
+def test_the_first_start_creates_an_admin_and_prints_its_token_once(tmp_path):
+    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{tmp_path / 'first.db'}", "ASSAY_JUDGE_CACHE": "off"}
+    log = tmp_path / "serve.log"
+    server = Server(env, log).start()
+    try:
+        lines = log.read_text().splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("first start: created the admin user 'admin'"))
+        token = lines[at + 1].strip()
+        answer = httpx.get(server.url + "/api/v1/evaluators", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+        assert answer.status_code == 200 and len(answer.json()["data"]) == 5
+    finally:
+        server.stop()
+    Server(env, log).start().stop()  # a second start: users exist, no new token
+    assert log.read_text().count("first start:") == 1

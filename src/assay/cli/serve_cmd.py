@@ -36,6 +36,7 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     settings = settings_with(database_url)
     typer.echo(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
                f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})", err=True)
+    _welcome(database_url, f"http://{host}:{port}")
     options = {"host": host, "port": port, "log_level": log_level, "access_log": log_level == "debug",
                "timeout_graceful_shutdown": 10}
     if workers == 1:
@@ -48,6 +49,21 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
         os.environ["ASSAY_DATABASE_URL"] = database_url
     uvicorn.run("assay.server.app:app_from_env", factory=True, workers=workers, **options)
     return 0
+
+
+def _welcome(database_url: str | None, url: str) -> None:
+    """On the first start (no users yet), create an admin and print its token, once."""
+    from assay.store.users import first_admin
+
+    database = _database(database_url)
+    try:
+        with database.session() as session:
+            new = first_admin(session)
+    finally:
+        database.dispose()
+    if new is not None:
+        typer.echo(f"first start: created the admin user {new.user_name!r}. Sign in at {url}/signin with this "
+                   f"token (shown once; more with `assay tokens create NAME`):\n{new.secret}", err=True)
 
 
 def db_upgrade(database_url: str | None) -> int:

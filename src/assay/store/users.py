@@ -47,6 +47,15 @@ def create_user(session: Session, name: str, *, is_admin: bool = False) -> User:
     return user
 
 
+def first_admin(session: Session, name: str = "admin") -> NewToken | None:
+    """On a database with no users yet: an admin ``name`` and a token for them (the only way in
+    for someone who has just started the server); None once any user exists."""
+    if session.scalars(select(User.id).limit(1)).first() is not None:
+        return None
+    create_user(session, name, is_admin=True)
+    return create_token(session, name, "created at first start")
+
+
 def get_user(session: Session, name: str) -> User | None:
     return session.scalars(select(User).where(User.name == name)).first()
 
