@@ -66,10 +66,7 @@ def main() -> None:
     elapsed, rate = million_levenshtein()
     print(f"\nlevenshtein over 1,000,000 pairs: {elapsed:.1f} s ({rate:,.0f} pairs/s; target < 30 s)")
     columnar_figures()
-    r = e2e.main()
-    print(f"\nassay run, {r['cases']} cases x 4 graders, start-up included: {r['wall_s']:.2f} s "
-          f"({r['cases_per_s']:,.0f} cases/s = {r['vs_promptfoo_170']:.0f}x promptfoo's ~170/s; "
-          f"target 10x); CLI start-up alone {r['startup_s']:.2f} s\n")
+    print("\n" + e2e.describe(e2e.main()) + "\n")
     import judges
     import sandbox_node
     import sandbox_python
