@@ -82,6 +82,10 @@ def main() -> None:
     judges.main([])
     print()
     service.main([])
+    print()
+    import ray_engine  # skipped with a message when Ray (assay[ray]) is missing
+
+    ray_engine.report(ray_engine.main(["--quick"] if "--quick" in sys.argv else []))
 
 
 if __name__ == "__main__":

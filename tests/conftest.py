@@ -5,7 +5,8 @@ is skipped, with the reason, when that is missing):
 
 - ``node``: a ``node`` executable (program and script graders that run Node.js scripts);
 - ``node_sandbox``: Node.js evaluators: ``node`` plus the sandbox's modules (isolated-vm
-  built for this Node, lodash, dayjs, validator, ajv), as ``make node-deps`` installs them.
+  built for this Node, lodash, dayjs, validator, ajv), as ``make node-deps`` installs them;
+- ``ray``: Ray Data (``pip install 'assay[ray]'``), for the Ray engine's tests (``tests/ray``).
 """
 
 from __future__ import annotations
@@ -32,11 +33,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "postgres: runs against a real PostgreSQL server the tests start themselves")
     config.addinivalue_line("markers", "browser: drives headless Chromium with Playwright against a live server "
                                        "(tests/pages; skipped, saying why, when no browser can be had)")
+    config.addinivalue_line("markers", "ray: starts a local Ray (needs assay[ray]); tests/ray")
 
 
 @functools.cache
 def _node_problem() -> str | None:
     return None if shutil.which("node") else "node is not installed"
+
+
+@functools.cache
+def _ray_problem() -> str | None:
+    try:
+        import ray.data  # noqa: F401
+    except ImportError:
+        return "Ray Data is not installed (pip install 'assay[ray]')"
+    return None
 
 
 @functools.cache
@@ -60,7 +71,7 @@ def _node_sandbox_problem() -> str | None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    for name, problem in (("node", _node_problem), ("node_sandbox", _node_sandbox_problem)):
+    for name, problem in (("node", _node_problem), ("node_sandbox", _node_sandbox_problem), ("ray", _ray_problem)):
         if item.get_closest_marker(name) is not None:
             reason = problem()
             if reason:

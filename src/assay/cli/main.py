@@ -87,6 +87,9 @@ def run(
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Ask every LLM judge afresh instead of reusing cached replies "
                            "(fresh replies still refresh the cache).")] = False,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="Where to grade: local (this process) or ray (Ray Data: RAY_ADDRESS's cluster, "
+                         "else a local Ray; pip install 'assay[ray]').")] = "local",
 ) -> None:
     """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
     from assay.cli.run_cmd import execute
@@ -95,10 +98,12 @@ def run(
         _fail_invalid(AssayError("--resume needs --out (the results file to continue)"))
     if export not in (None, "waza", "vally"):
         _fail_invalid(AssayError(f"--export: unknown format {export!r}; use waza or vally"))
+    if engine not in ("local", "ray"):
+        _fail_invalid(AssayError(f"--engine: unknown engine {engine!r}; use local or ray"))
     _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
               summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect,
-              no_cache=no_cache)
+              no_cache=no_cache, engine=engine)
 
 
 @app.command("review")

@@ -30,9 +30,17 @@ MAX_LISTED = 20
 def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
-            export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False) -> int:
+            export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
+            engine: str = "local") -> int:
     from assay.cli._console import make_console
 
+    if engine == "ray":
+        from assay.cli.run_ray import execute_ray
+
+        return execute_ray(suite_path, out=out, junit=junit, results=results, threshold=threshold,
+                           concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
+                           summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
+                           dialect=dialect, no_cache=no_cache)
     console = make_console()
     suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context())
     _print_warnings(suite)
@@ -63,31 +71,41 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     reviews = load_reviews(out) if out is not None else []
     if reviews:
         verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
-    s = summarize(verdicts)
+    return _report(console, suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
+                   export=export, export_path=export_path, summary_json=summary_json, quiet=quiet)
+
+
+def _report(console, suite: Suite, verdicts: list, s, duration_s: float, resumed_count: int, *,
+            junit: Path | None, export: str | None, export_path: Path | None, summary_json: Path | None,
+            quiet: bool, samples: int | None = None, complete: bool = True) -> int:
+    """Write the reports asked for and print the summary; the exit code. ``verdicts`` are all
+    the run's verdicts, or (``complete`` False: a Ray run without per-sample reports) the first
+    problems it kept; ``samples`` is the dataset's size when the suite holds no samples."""
     if junit is not None:
-        write_junit(junit, suite.name, verdicts, result.duration_s, suite.warnings)
+        write_junit(junit, suite.name, verdicts, duration_s, suite.warnings)
     if export is not None and export_path is not None:
         _export(export, export_path, suite, s, verdicts)
     if summary_json is not None:
-        doc = {"suite": suite.name, **s.to_dict(), "duration_s": result.duration_s, "resumed": len(previous),
+        doc = {"suite": suite.name, **s.to_dict(), "duration_s": duration_s, "resumed": resumed_count,
                "warnings": suite.warnings}
         write_output(summary_json, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if suite.missing and not quiet:
         console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
     if not quiet:
-        console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {len(suite.samples)} samples)"))
+        count = len(suite.samples) if samples is None else samples
+        console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {count} samples)"))
         problems = [v for v in verdicts if v.status is not Status.PASSED]
         for v in problems[:MAX_LISTED]:
             _print_problem(console, v)
-        if len(problems) > MAX_LISTED:
-            console.print(f"... and {len(problems) - MAX_LISTED} more (see --out for every result)")
+        if s.total - s.passed > MAX_LISTED:
+            console.print(f"... and {s.total - s.passed - MAX_LISTED} more (see --out for every result)")
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
-    resumed = f", {len(previous)} resumed from the earlier run" if previous else ""
+    resumed = f", {resumed_count} resumed from the earlier run" if resumed_count else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
-            f"{resumed}; mean score {mean}; {result.duration_s:.2f}s")
+            f"{resumed}; mean score {mean}; {duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
-    judged = _judge_counts(verdicts)
+    judged = _judge_counts(verdicts) if complete else (0, 0)
     if judged[0] and not quiet:
         console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
     console.print(line, markup=False)
@@ -124,7 +142,8 @@ def _previous(out: Path, suite, fingerprint: str) -> list:
         raise SpecError(f"{out} was written {written}, not by this suite (fingerprint {fingerprint}); "
                         "write to another --out, or run without --resume to start again")
     known = {s.id for s in suite.samples}
-    strangers = [v.id for v in log.verdicts if v.id not in known]
+    # A streamed suite (--engine ray) has no samples loaded: its ids are not known up front.
+    strangers = [v.id for v in log.verdicts if v.id not in known] if suite.samples else []
     if strangers:
         raise SpecError(f"{out} holds sample {strangers[0]!r} that this suite's dataset does not have "
                         f"({len(strangers)} such samples); resume only with the dataset that started the run")
