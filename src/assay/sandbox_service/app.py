@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -26,12 +27,14 @@ from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS
 from assay.core.errors import SpecError
 from assay.core.interfaces import CodeCall, CodeRunner
 from assay.core.result import ErrorCode
+from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
 from assay.sandbox.remote.wire import BatchRequest, CallRequest, CheckRequest, ExecuteRequest, extras, failure
 from assay.sandbox_service.admission import RETRY_AFTER_S, Admission, QueueFull
 from assay.sandbox_service.evaluate import SpecEvaluator
 from assay.sandbox_service.guard import ASGIApp, Guard
 
 M = TypeVar("M", bound=BaseModel)
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +118,15 @@ def create_app(options: ServiceOptions, runner: CodeRunner, report: dict[str, An
         return _json(200, {**health, "pool": admission.occupancy()})
 
     async def refused(_: Request, exc: Exception) -> Response:
-        status, message, code = (exc.status, exc.message, exc.code) if isinstance(exc, _Refused) else \
-            (500, "internal error", str(ErrorCode.UNAVAILABLE))
-        return _json(status, {"success": False, "error": message, "errorCode": code})
+        headers = None
+        if isinstance(exc, _Refused):
+            status, message, code = exc.status, exc.message, exc.code
+        elif isinstance(exc, HTTPException):  # no such route, or a method it does not take
+            status, message, headers = exc.status_code, str(exc.detail), exc.headers
+            code = _HTTP_CODES.get(status, "bad_request")
+        else:
+            status, message, code = 500, "internal error", str(ErrorCode.UNAVAILABLE)
+        return _json(status, {"success": False, "error": message, "errorCode": code}, headers)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -127,15 +136,16 @@ def create_app(options: ServiceOptions, runner: CodeRunner, report: dict[str, An
     routes = [Route("/execute", execute, methods=["POST"]), Route("/execute/batch", execute_batch, methods=["POST"]),
               Route("/call", call, methods=["POST"]), Route("/check", check, methods=["POST"]),
               Route("/health", get_health, methods=["GET"])]
-    app = Starlette(routes=routes, exception_handlers={_Refused: refused}, lifespan=lifespan)
+    handlers = {_Refused: refused, HTTPException: refused, Exception: refused}
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     return Guard(app, secret=options.secret, max_body=options.max_body_bytes)
 
 
 async def _parse(request: Request, model: type[M], options: ServiceOptions) -> M:
     """The body as ``model``, or ``_Refused`` naming the field that is wrong."""
     try:
-        body = model.model_validate(orjson.loads(await request.body()))
-    except orjson.JSONDecodeError as exc:
+        body = model.model_validate(loads_strict(await request.body()))
+    except StrictJsonError as exc:
         raise _Refused(400, f"the body is not JSON: {exc}") from None
     except ValidationError as exc:
         raise _Refused(400, SpecError.from_validation(exc).message) from None

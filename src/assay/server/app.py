@@ -60,7 +60,11 @@ def create_app(settings: Settings, *, resources: Resources | None = None) -> Fas
     def limit_for(path: str) -> int:
         return settings.api_max_upload_bytes if path.endswith("/dataset") else settings.api_max_body_bytes
 
-    app.add_middleware(BodyLimit, limit_for=limit_for)
+    def is_json(path: str) -> bool:
+        """The API's and the pages' API's routes take JSON bodies, but for the dataset upload."""
+        return path.startswith((API_PREFIX + "/", "/pages/api/")) and not path.endswith("/dataset")
+
+    app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
     return app
 
 

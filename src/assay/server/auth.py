@@ -1,9 +1,11 @@
 """Bearer-token authentication: every route but ``/health`` needs ``Authorization: Bearer <token>``.
 
 A token is looked up by its SHA-256; the answer is kept for ``TOKEN_TTL_S`` seconds so a busy
-client does not cost a database query per request. A revoked token therefore stops working
-within that time (at once after a server restart). When an answer expires, the requests that
-need it meanwhile wait for one lookup rather than each making their own.
+client does not cost a database query per request. Revoking a token (``assay tokens revoke``)
+grows the database's tokens stamp (``assay.store.users.tokens_stamp``), which drops every kept
+answer in the servers of that machine at once; elsewhere (another machine on the same
+PostgreSQL) a revoked token stops working within ``TOKEN_TTL_S``. When an answer expires, the
+requests that need it meanwhile wait for one lookup rather than each making their own.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from dataclasses import dataclass
 from starlette.concurrency import run_in_threadpool
 
 from assay.store.db import Database
-from assay.store.users import hash_token, user_for_token
+from assay.store.stamps import ChangeStamp
+from assay.store.users import hash_token, tokens_stamp, user_for_token
 
 TOKEN_TTL_S = 5.0
 _CACHE_LIMIT = 10_000
@@ -38,29 +41,40 @@ class Principal:
 class TokenCache:
     """Token hash → principal (or None for an unknown token), for ``TOKEN_TTL_S`` seconds."""
 
-    def __init__(self, database: Database, ttl_s: float = TOKEN_TTL_S) -> None:
+    def __init__(self, database: Database, ttl_s: float = TOKEN_TTL_S, stamp: ChangeStamp | None = None) -> None:
         self.database = database
         self.ttl_s = ttl_s
+        self.stamp = stamp if stamp is not None else tokens_stamp(database.url)
         self._entries: dict[str, tuple[float, Principal | None]] = {}
         self._lock = threading.Lock()
         self._pending: dict[str, asyncio.Future[Principal | None]] = {}
+        self._seen = self.stamp.read()
 
     def cached(self, token: str) -> tuple[bool, Principal | None]:
         """``(True, principal or None)`` when the answer is known and fresh; ``(False, None)`` otherwise."""
+        seen = self.stamp.read()
+        if seen != self._seen:  # a token was revoked: no kept answer can be trusted
+            with self._lock:
+                self._seen = seen
+                self._entries.clear()
+            return False, None
         entry = self._entries.get(hash_token(token))
         if entry is not None and entry[0] > time.monotonic():
             return True, entry[1]
         return False, None
 
     def lookup(self, token: str) -> Principal | None:
-        """Ask the database (blocking: call from a worker thread) and remember the answer."""
+        """Ask the database (blocking: call from a worker thread) and remember the answer,
+        unless a token was revoked meanwhile (the answer may predate it)."""
+        before = self.stamp.read()
         with self.database.session() as session:
             user = user_for_token(session, token)
             principal = None if user is None else Principal(user.id, user.name, user.is_admin)
         with self._lock:
             if len(self._entries) >= _CACHE_LIMIT:
                 self._entries.clear()
-            self._entries[hash_token(token)] = (time.monotonic() + self.ttl_s, principal)
+            if before == self._seen == self.stamp.read():
+                self._entries[hash_token(token)] = (time.monotonic() + self.ttl_s, principal)
         return principal
 
     async def fetch(self, token: str) -> Principal | None:

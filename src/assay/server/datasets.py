@@ -8,6 +8,7 @@ which file graders would read.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import IO, Any
@@ -17,11 +18,26 @@ from assay.core.sample import Sample
 from assay.runner.dataset import load_dataset, samples_from_rows
 
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
+MAX_NAME = 300
+"""The longest file name kept (the column's width)."""
+_LONG_NUMBER = re.compile(rb"\d{4000,}")
 
 
 def rows_from_inline(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Stored rows from the ``dataset.rows`` of a request; SpecError names ``dataset.rows:N``."""
     return _stored(samples_from_rows(enumerate(rows, 1), source="dataset.rows"))
+
+
+def upload_name(filename: str | None) -> str:
+    """The name an uploaded file is known by: its last path component (a client may send
+    ``../../etc/passwd.jsonl`` or ``C:\\data\\x.csv``), without control characters, at most
+    ``MAX_NAME`` characters with its suffix kept. Nothing is ever written under this name."""
+    base = re.split(r"[/\\]", filename or "")[-1]
+    base = "".join(ch for ch in base if ch.isprintable()).strip()
+    if len(base) > MAX_NAME:
+        suffix = Path(base).suffix[:16]
+        base = base[:MAX_NAME - len(suffix)] + suffix
+    return base
 
 
 def rows_from_upload(filename: str, stream: IO[bytes]) -> list[dict[str, Any]]:
@@ -40,9 +56,21 @@ def rows_from_upload(filename: str, stream: IO[bytes]) -> list[dict[str, Any]]:
         except SpecError as exc:
             raise SpecError(exc.message.replace(tmp, filename), path=exc.path,
                             where=exc.where.replace(tmp, filename)) from None
+        except (ValueError, RecursionError) as exc:  # a reader's parser gave up (e.g. a 5,000-digit integer)
+            where = _first_long_number(Path(tmp), filename)
+            raise SpecError(f"cannot be read: {str(exc)[:200]}", where=where) from None
         return _stored(samples)
     finally:
         os.unlink(tmp)
+
+
+def _first_long_number(path: Path, filename: str) -> str:
+    """``name:line`` of the first line with an integer too long for Python to read, else ``name``."""
+    with path.open("rb") as lines:
+        for number, line in enumerate(lines, 1):
+            if _LONG_NUMBER.search(line):
+                return f"{filename}:{number}"
+    return filename
 
 
 def _stored(samples: list[Sample]) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DataError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from assay.core.errors import SpecError, format_loc
@@ -33,12 +34,18 @@ class ApiError(Exception):
         self.headers = headers
 
 
+def shown(value: str, limit: int = 64) -> str:
+    """A value from the request, quoted for a message, cut short when long (a caller may send
+    kilobytes where an id belongs)."""
+    return repr(value) if len(value) <= limit else repr(value[:limit]) + f"... ({len(value):,} characters)"
+
+
 def evaluator_not_found(evaluator_id: str) -> ApiError:
-    return ApiError(404, f"evaluator {evaluator_id!r} not found", EVALUATOR_NOT_FOUND)
+    return ApiError(404, f"evaluator {shown(evaluator_id)} not found", EVALUATOR_NOT_FOUND)
 
 
 def not_found(what: str, row_id: str) -> ApiError:
-    return ApiError(404, f"{what} {row_id!r} not found")
+    return ApiError(404, f"{what} {shown(row_id)} not found")
 
 
 def error_response(status: int, message: str, code: int | None = None,
@@ -88,6 +95,20 @@ def install(app: FastAPI) -> None:
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
         return error_response(exc.status_code, message, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(IntegrityError)
+    async def _conflict(request: Request, exc: IntegrityError) -> JSONResponse:
+        # Two requests raced (an evaluator deleted while a task attaching it was created, say):
+        # the database kept its rules and nothing was stored; the caller may look and retry.
+        log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
+        return error_response(409, "conflict: a row this request needs was changed or removed meanwhile; "
+                                   "nothing was stored, reload and try again")
+
+    @app.exception_handler(DataError)
+    async def _unstorable(request: Request, exc: DataError) -> JSONResponse:
+        log.info("unstorable value on %s %s: %s", request.method, request.url.path, exc.orig)
+        return error_response(422, "a value does not fit the database (too long, or not storable); "
+                                   "nothing was stored")
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> JSONResponse:

@@ -1,5 +1,15 @@
-"""The request body limit, as ASGI middleware: a body over the limit is answered with 413
-before any route reads it, whether or not the client declared its length."""
+"""The door of request bodies, as ASGI middleware: what a route may be handed at all.
+
+Before any route reads a body, ``BodyLimit`` answers ``{code, message}``:
+
+- 413 for a body over the limit, whether or not the client declared its length (a chunked
+  body is counted as it arrives and dropped at the limit);
+- 415 for a compressed body (``Content-Encoding``: nothing here inflates, so no gzip bomb)
+  and, on JSON routes, for a ``Content-Type`` that is not JSON;
+- 400 for a JSON body that is not strict JSON (``assay.sandbox.remote.strict_json``: NaN,
+  1e400, lone surrogates, 1,024+ levels of nesting, a key given twice, bytes not UTF-8), with
+  what is wrong and where. The framework's own parser would take most of these silently.
+"""
 
 from __future__ import annotations
 
@@ -8,72 +18,129 @@ from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
+
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class BodyLimit:
-    """Refuses a declared ``Content-Length`` over ``limit_for(path)`` bytes; a body without one
-    (chunked) is buffered up to the limit and replayed to the app. Beyond the limit, answers
-    413 ``{code: 413, message}``."""
+    """Refuses bodies over ``limit_for(path)`` bytes, compressed bodies, and, where
+    ``is_json(path)``, a non-empty body that is not strict JSON sent as ``application/json``.
+    A JSON body is read whole (it is small) and replayed to the app; another body (an upload)
+    streams through, counted when its length is not declared."""
 
-    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int],
+                 is_json: Callable[[str], bool] = lambda _path: False) -> None:
         self.app = app
         self.limit_for = limit_for
+        self.is_json = is_json
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
             await self.app(scope, receive, send)
             return
-        limit = self.limit_for(scope["path"])
-        declared = _content_length(scope)
-        if declared is not None:
-            if declared > limit:
-                await _too_large(send, limit)
-                return
+        path = scope["path"]
+        limit = self.limit_for(path)
+        headers = _headers(scope)
+        encoding = headers.get(b"content-encoding", b"identity").strip().lower()
+        if encoding not in (b"", b"identity"):
+            await _refuse(send, 415, f"Content-Encoding {_text(encoding)!r} is not accepted: send the body "
+                                     "uncompressed")
+            return
+        declared = _content_length(headers)
+        if declared is not None and declared > limit:
+            await _refuse(send, 413, f"request body larger than {limit:,} bytes")
+            return
+        json_route = self.is_json(path)
+        content_type = headers.get(b"content-type", b"").strip()
+        wrong_type = json_route and not _json_type(content_type)
+        if wrong_type and declared:
+            await _refuse_type(send, content_type)
+            return
+        if declared is not None and not json_route:
             # The HTTP server frames the body by its Content-Length (it never hands on more), so
             # a declared length within the limit needs no counting: the app reads the body itself.
             await self.app(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                await _too_large(send, limit)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-
-def _content_length(scope: Scope) -> int | None:
-    for name, value in scope.get("headers", ()):
-        if name == b"content-length":
+        body = await _read(receive, limit)
+        if body is None:  # the client went away
+            return
+        if isinstance(body, int):
+            await _refuse(send, 413, f"request body larger than {limit:,} bytes")
+            return
+        if wrong_type and body:  # sent without a length
+            await _refuse_type(send, content_type)
+            return
+        if json_route and body:
             try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
+                loads_strict(body)
+            except StrictJsonError as exc:
+                await _refuse(send, 400, f"the body is not valid JSON: {exc}")
+                return
+        await self.app(scope, _replay(body, receive), send)
 
 
-async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps({"code": 413, "message": f"request body larger than {limit:,} bytes"}).encode()
-    await send({"type": "http.response.start", "status": 413,
+async def _read(receive: Receive, limit: int) -> bytes | int | None:
+    """The whole body; its size so far (an int) once it passes ``limit``; None on a disconnect."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return size
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    return {name.lower(): value for name, value in scope.get("headers", ())}
+
+
+def _content_length(headers: dict[bytes, bytes]) -> int | None:
+    value = headers.get(b"content-length")
+    if value is None or not value.strip().isdigit():
+        return None
+    return int(value)
+
+
+def _json_type(value: bytes) -> bool:
+    """``application/json`` or ``application/*+json``, parameters aside (as the framework reads
+    JSON bodies: it takes no body without a Content-Type)."""
+    media = value.split(b";", 1)[0].strip().lower()
+    return media == b"application/json" or (media.startswith(b"application/") and media.endswith(b"+json"))
+
+
+def _text(value: bytes, limit: int = 80) -> str:
+    text = value.decode("latin-1")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+async def _refuse_type(send: Send, content_type: bytes) -> None:
+    said = f"Content-Type {_text(content_type)!r} is" if content_type else "a body without a Content-Type is"
+    await _refuse(send, 415, f"{said} not accepted here: send the body as application/json")
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"code": status, "message": message}, separators=(",", ":")).encode()
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})

@@ -116,7 +116,8 @@ class RunWorker:
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
             log.exception("run %s failed", run_id)
             with self.database.session() as session:
-                run_rows.set_status(session, run_id, "failed", error=f"{type(exc).__name__}: {exc}")
+                run_rows.set_status(session, run_id, "failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+                                    only_from=run_rows.ACTIVE)
         finally:
             with self._active_lock:
                 self._active.discard(run_id)
@@ -129,19 +130,19 @@ class RunWorker:
             task = task_rows.get_task(session, run.task_id)
             rows = list(task.dataset) if task is not None else []
             snapshot = list(run.evaluators)
-            run_rows.set_status(session, run_id, "running")
+            if not run_rows.set_status(session, run_id, "running", only_from=run_rows.ACTIVE):
+                return  # cancelled since it was read
         samples = [Sample.model_validate(row) for row in rows]
         index = {s.id: i for i, s in enumerate(samples)}
         for spec in snapshot:
             if not self._grade_evaluator(run_id, spec, samples, index):
                 return
         with self.database.session() as session:
-            run = run_rows.get_run(session, run_id)
-            if run is None or run.status != "running":  # cancelled during the last chunk
-                return
             weights = {spec["evaluatorId"]: spec["weight"] for spec in snapshot}
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
-            run_rows.set_status(session, run_id, "completed", summary=summarise(session, run_id, weights))
+            # not if it was cancelled during the last chunk
+            run_rows.set_status(session, run_id, "completed", summary=summarise(session, run_id, weights),
+                                only_from=("running",))
 
     def _grade_evaluator(self, run_id: str, spec: dict[str, Any], samples: list[Sample],
                          index: dict[str, int]) -> bool:

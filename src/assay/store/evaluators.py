@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.store.clean import storable
-from assay.store.models import Evaluator, Task, TaskEvaluator, utcnow
+from assay.store.models import Evaluator, Task, TaskEvaluator, is_row_id, utcnow
 
 
 def list_evaluators(session: Session, evaluator_type: str | None = None, *,
@@ -24,7 +24,8 @@ def list_evaluators(session: Session, evaluator_type: str | None = None, *,
 
 
 def get_evaluator(session: Session, evaluator_id: str) -> Evaluator | None:
-    return session.get(Evaluator, evaluator_id)
+    """The evaluator, or None (also for an id that is not a row id at all)."""
+    return session.get(Evaluator, evaluator_id) if is_row_id(evaluator_id) else None
 
 
 def create_evaluator(session: Session, *, name: str, description: str | None, evaluator_type: str,

@@ -10,6 +10,7 @@ so the two cannot drift apart unnoticed (``tests/service/test_store.py`` compare
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -28,6 +29,15 @@ RUN_STATES = ("queued", "running", "completed", "failed", "cancelled")
 def new_id() -> str:
     """A fresh row id: a random UUID as text, as the specification's ``@default(uuid())``."""
     return str(uuid.uuid4())
+
+
+_ROW_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def is_row_id(value: object) -> bool:
+    """Whether ``value`` has the shape of a row id (a UUID as text). Anything else names no row:
+    it is answered "not found" without a query (PostgreSQL refuses a NUL in a parameter)."""
+    return isinstance(value, str) and _ROW_ID.fullmatch(value) is not None
 
 
 def utcnow() -> datetime:

@@ -14,7 +14,7 @@ from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
 from assay.store.clean import storable
-from assay.store.models import EvaluationResult, Run, utcnow
+from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
 
 ACTIVE = ("queued", "running")
 
@@ -30,7 +30,8 @@ def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any
 
 
 def get_run(session: Session, run_id: str) -> Run | None:
-    return session.get(Run, run_id)
+    """The run, or None (also for an id that is not a row id at all)."""
+    return session.get(Run, run_id) if is_row_id(run_id) else None
 
 
 def list_runs(session: Session, task_id: str) -> list[Run]:
@@ -44,17 +45,23 @@ def active_run_ids(session: Session) -> list[str]:
 
 
 def set_status(session: Session, run_id: str, status: str, *, error: str | None = None,
-               summary: dict[str, Any] | None = None) -> None:
+               summary: dict[str, Any] | None = None, only_from: Sequence[str] | None = None) -> bool:
+    """Set a run's status (and its times, error, summary); with ``only_from``, only if its status
+    is one of those, in the same statement, so that a cancel and the grading process cannot
+    overwrite each other's word. True when the row was changed."""
     values: dict[str, Any] = {"status": status}
     if status == "running":
         values["started_at"] = utcnow()
     if status in ("completed", "failed", "cancelled"):
         values["finished_at"] = utcnow()
     if error is not None:
-        values["error"] = error
+        values["error"] = storable(error)
     if summary is not None:
         values["summary"] = summary
-    session.execute(update(Run).where(Run.id == run_id).values(**values))
+    statement = update(Run).where(Run.id == run_id)
+    if only_from is not None:
+        statement = statement.where(Run.status.in_(tuple(only_from)))
+    return bool(session.execute(statement.values(**values)).rowcount)
 
 
 def graded_sample_ids(session: Session, run_id: str, evaluator_id: str) -> set[str]:
@@ -93,16 +100,17 @@ def status_counts(session: Session, run_id: str) -> list[tuple[str, str, str, in
 
 def results_query(run_id: str, *, status: str | None = None, evaluator_id: str | None = None,
                   failed_only: bool = False, sample_id: str | None = None) -> Select[tuple[EvaluationResult]]:
-    """The results of a run, filtered, in dataset then evaluator order."""
-    query = select(EvaluationResult).where(EvaluationResult.run_id == run_id)
+    """The results of a run, filtered, in dataset then evaluator order. Filter values are
+    compared as stored (a NUL is stored as U+FFFD)."""
+    query = select(EvaluationResult).where(EvaluationResult.run_id == storable(run_id))
     if status is not None:
         query = query.where(EvaluationResult.status == status)
     if failed_only:
         query = query.where(EvaluationResult.passed.is_(False))
     if evaluator_id is not None:
-        query = query.where(EvaluationResult.evaluator_id == evaluator_id)
+        query = query.where(EvaluationResult.evaluator_id == storable(evaluator_id))
     if sample_id is not None:
-        query = query.where(EvaluationResult.sample_id == sample_id)
+        query = query.where(EvaluationResult.sample_id == storable(sample_id))
     return query.order_by(EvaluationResult.sample_index, EvaluationResult.id)
 
 

@@ -9,7 +9,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from assay.store.clean import storable
-from assay.store.models import Evaluator, Task, TaskEvaluator, utcnow
+from assay.store.models import Evaluator, Task, TaskEvaluator, is_row_id, utcnow
 
 
 def create_task(session: Session, *, name: str, description: str | None, dataset_name: str | None,
@@ -41,7 +41,8 @@ def set_dataset(session: Session, task: Task, name: str | None, rows: list[dict[
 
 
 def get_task(session: Session, task_id: str) -> Task | None:
-    return session.get(Task, task_id)
+    """The task, or None (also for an id that is not a row id at all)."""
+    return session.get(Task, task_id) if is_row_id(task_id) else None
 
 
 def list_tasks(session: Session) -> list[Task]:

@@ -11,12 +11,13 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from assay.core.errors import AssayError
 from assay.store.clean import storable
-from assay.store.models import ApiToken, User, utcnow
+from assay.store.models import ApiToken, User, is_row_id, utcnow
+from assay.store.stamps import ChangeStamp, state_prefix
 
 TOKEN_PREFIX = "assay_"
 
@@ -74,13 +75,22 @@ def create_token(session: Session, user_name: str, label: str = "") -> NewToken:
 
 def revoke_token(session: Session, token_or_id: str) -> ApiToken:
     """Revoke a token named by its id or by the token itself; AssayError when none matches."""
-    token = session.get(ApiToken, token_or_id) or session.scalars(
+    by_id = session.get(ApiToken, token_or_id) if is_row_id(token_or_id) else None
+    token = by_id or session.scalars(
         select(ApiToken).where(ApiToken.token_hash == hash_token(token_or_id))).first()
     if token is None:
         raise AssayError("no such token: give the token's id (as `assay tokens create` printed it) or the token")
     if token.revoked_at is None:
         token.revoked_at = utcnow()
+        url = session.get_bind().url.render_as_string(hide_password=False)
+        # Once committed, servers of this database on this machine drop the answers they keep.
+        event.listen(session, "after_commit", lambda _session: tokens_stamp(url).bump(), once=True)
     return token
+
+
+def tokens_stamp(database_url: str) -> ChangeStamp:
+    """The stamp that grows whenever a token of ``database_url`` is revoked."""
+    return ChangeStamp(state_prefix(database_url), "tokens")
 
 
 def list_tokens(session: Session, user_name: str | None = None) -> list[tuple[ApiToken, str]]:

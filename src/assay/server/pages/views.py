@@ -61,8 +61,11 @@ async def visitor(request: Request) -> Visitor:
 
 
 def _safe_next(target: str | None) -> str:
-    """Only a path on this server (never ``//host`` or a full URL) is a place to come back to."""
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+    """Only a path on this server (never ``//host`` or a full URL) is a place to come back to.
+    Whitespace and control characters are refused too: browsers drop tabs and line breaks from
+    a URL, which would make ``/<tab>/host`` the address of another site."""
+    if (target and len(target) <= 2000 and target.startswith("/") and not target.startswith("//")
+            and "\\" not in target and all(ch.isprintable() and not ch.isspace() for ch in target)):
         return target
     return "/evaluators"
 
@@ -150,7 +153,7 @@ async def signin_form(request: Request, next: str | None = None) -> Response:
 @router.post("/signin")
 async def signin(request: Request, token: Annotated[str, Form(max_length=500)],
                  nonce: Annotated[str, Form(max_length=100)] = "",
-                 next: Annotated[str, Form(max_length=2000)] = "/evaluators") -> Response:
+                 next: Annotated[str, Form()] = "/evaluators") -> Response:
     who = await visitor(request)
     cookie_nonce = request.cookies.get(SIGNIN_COOKIE) or ""
     if not nonce or nonce != cookie_nonce or not same_origin(dict(request.headers), request.url.scheme):

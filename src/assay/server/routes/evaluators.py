@@ -82,8 +82,9 @@ def update_evaluator(evaluator_id: str, body: EvaluatorUpdate, service: ServiceD
                      user: CurrentUser) -> Any:
     evaluator = _changeable(session, evaluator_id, user, "updated")
     changes: dict[str, Any] = body.model_dump(exclude_unset=True, by_alias=False)
-    if "name" in changes and changes["name"] is None:
-        raise ApiError(422, "name: may not be null")
+    for field in ("name", "type", "config"):
+        if field in changes and changes[field] is None:
+            raise ApiError(422, f"{field}: may not be null (leave it out to keep the stored one)")
     if changes.get("type") not in (None, evaluator.type) and body.config is None:
         raise ApiError(422, "config: required when type changes")
     evaluator_type = changes.get("type") or evaluator.type

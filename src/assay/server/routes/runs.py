@@ -52,9 +52,11 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
     run = _found(session, run_id)
     if not user.may_change(run.created_by_id):
         raise ApiError(403, f"run {run_id!r} was started by another user; only they or an admin can cancel it")
-    if run.status not in rows.ACTIVE:
+    # Only from queued or running, in one statement: a run that finished meanwhile stays finished.
+    # The row tells the grading process, whichever it is.
+    if not rows.set_status(session, run_id, "cancelled", only_from=rows.ACTIVE):
+        session.refresh(run)
         raise ApiError(409, f"run {run_id!r} is {run.status}; only queued or running runs can be cancelled")
-    rows.set_status(session, run_id, "cancelled")  # the row tells the grading process, whichever it is
     session.commit()
     service.worker.cancel(run_id)
     session.refresh(run)
@@ -80,7 +82,9 @@ def list_results(
 
 @router.get("/{run_id}/export", summary="Export a run's results as JSONL or CSV",
             responses={200: {"content": {"application/x-ndjson": {}, "text/csv": {}},
-                             "description": "One result per line (JSONL) or row (CSV)."}})
+                             "description": "One result per line (JSONL) or row (CSV). In CSV, a text "
+                                            "cell that a spreadsheet would take for a formula (it starts "
+                                            "with =, +, -, @, a tab or a line break) starts with ' instead."}})
 def export_results(
     run_id: str, service: ServiceDep, session: SessionDep, _user: CurrentUser,
     format: Annotated[Literal["jsonl", "csv"], Query(description="jsonl or csv.")] = "jsonl",
@@ -108,6 +112,20 @@ def _jsonl(service: Service, query: Any) -> Iterator[bytes]:
         yield orjson.dumps(record) + b"\n"
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+"""What makes a spreadsheet read a cell as a formula (the fullwidth forms too, which some
+applications fold to ASCII)."""
+
+
+def inert_cell(value: Any) -> Any:
+    """A text cell a spreadsheet shows as text: one that would start a formula (``=HYPERLINK(...)``
+    in a sample id or a reason an evaluator returned) gets a leading ``'``, OWASP's defence
+    against CSV injection. Numbers are left as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv(service: Service, query: Any) -> Iterator[bytes]:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
@@ -115,7 +133,7 @@ def _csv(service: Service, query: Any) -> Iterator[bytes]:
     for record in _records(service, query):
         record["details"] = orjson.dumps(record["details"]).decode()
         record["passed"] = "true" if record["passed"] else "false"
-        writer.writerow(record)
+        writer.writerow({key: inert_cell(value) for key, value in record.items()})
         yield buffer.getvalue().encode()
         buffer.seek(0)
         buffer.truncate()

@@ -8,7 +8,7 @@ from fastapi import APIRouter, File, UploadFile
 from sqlalchemy.orm import Session
 
 from assay.server.auth import Principal
-from assay.server.datasets import rows_from_inline, rows_from_upload
+from assay.server.datasets import rows_from_inline, rows_from_upload, upload_name
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, evaluator_not_found, not_found
 from assay.server.routes.runs import run_out
@@ -61,8 +61,9 @@ def get_task(task_id: str, session: SessionDep, _user: CurrentUser) -> Any:
 @router.put("/{task_id}/dataset", response_model=Envelope[TaskOut], summary="Upload the task's dataset")
 def upload_dataset(task_id: str, session: SessionDep, user: CurrentUser, file: DatasetFile) -> Any:
     task = _changeable(session, task_id, user)
-    dataset = rows_from_upload(file.filename or "", file.file)
-    rows.set_dataset(session, task, file.filename, dataset)
+    name = upload_name(file.filename)
+    dataset = rows_from_upload(name, file.file)
+    rows.set_dataset(session, task, name, dataset)
     session.commit()
     return Envelope(data=task_out(session, task))
 

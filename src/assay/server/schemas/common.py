@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from starlette.responses import Response
 
@@ -19,6 +19,18 @@ class ApiModel(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid",
                               serialize_by_alias=True)
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("may not contain the NUL character (\\u0000)")
+    return value
+
+
+NoNul = AfterValidator(_no_nul)
+"""For names, descriptions and ids (``Annotated[str, Field(max_length=200), NoNul]``): text a
+person reads or rows are found by, where a NUL is never meant (PostgreSQL cannot store it).
+Graded data (inputs, outputs, rows) may hold NULs."""
 
 
 class Envelope(BaseModel, Generic[T]):

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from assay.server.schemas.common import ApiModel
+from assay.server.schemas.common import ApiModel, NoNul
 
 EvaluatorType = Literal["preset", "code", "llm", "composite"]
+Name = Annotated[str, Field(min_length=1, max_length=200), NoNul]
+Description = Annotated[str, Field(max_length=4000), NoNul]
 
 CONFIG_DOC = (
     "By type. preset: {presetType: exact_match|contains|regex|json_schema|similarity, params}; "
@@ -21,8 +23,8 @@ class EvaluatorCreate(ApiModel):
     """A new evaluator. The specification's MVP creates ``code`` evaluators; ``preset`` (a preset
     rule with your own params), ``llm`` and ``composite`` are accepted too."""
 
-    name: str = Field(min_length=1, max_length=200)
-    description: str | None = Field(default=None, max_length=4000)
+    name: Name
+    description: Description | None = None
     type: EvaluatorType
     config: dict[str, Any] = Field(description=CONFIG_DOC)
 
@@ -31,8 +33,8 @@ class EvaluatorUpdate(ApiModel):
     """Changes to an evaluator: the fields given replace the stored ones (a new ``type`` needs
     its ``config``)."""
 
-    name: str | None = Field(default=None, min_length=1, max_length=200)
-    description: str | None = Field(default=None, max_length=4000)
+    name: Name | None = None
+    description: Description | None = None
     type: EvaluatorType | None = None
     config: dict[str, Any] | None = Field(default=None, description=CONFIG_DOC)
 

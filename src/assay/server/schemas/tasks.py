@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from assay.core.spec import MAX_WEIGHT
-from assay.server.schemas.common import ApiModel
+from assay.server.schemas.common import ApiModel, NoNul
+from assay.server.schemas.evaluators import Description, Name
 
 MAX_EVALUATORS = 50
 MAX_INLINE_ROWS = 10_000
 
 
 class TaskEvaluatorIn(ApiModel):
-    evaluator_id: str = Field(min_length=1, max_length=36)
+    evaluator_id: Annotated[str, Field(min_length=1, max_length=36), NoNul]
     weight: float = Field(default=1.0, ge=0.0, le=MAX_WEIGHT, allow_inf_nan=False)
 
 
@@ -22,13 +23,13 @@ class DatasetIn(ApiModel):
     """Rows as a dataset file holds them: ``id``, ``input``, ``output``, ``expected``,
     ``metadata``; other fields go into ``metadata``."""
 
-    name: str | None = Field(default=None, max_length=300)
+    name: Annotated[str, Field(max_length=300), NoNul] | None = None
     rows: list[dict[str, Any]] = Field(max_length=MAX_INLINE_ROWS)
 
 
 class TaskCreate(ApiModel):
-    name: str = Field(min_length=1, max_length=200)
-    description: str | None = Field(default=None, max_length=4000)
+    name: Name
+    description: Description | None = None
     evaluators: list[TaskEvaluatorIn] = Field(min_length=1, max_length=MAX_EVALUATORS)
     dataset: DatasetIn | None = Field(default=None, description="Inline rows; or upload a file to "
                                                                 "PUT /tasks/{id}/dataset later.")
