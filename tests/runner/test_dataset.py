@@ -278,3 +278,12 @@ def test_empty_or_null_ids_mean_no_id(tmp_path):
 def test_bad_sample_fields_name_the_line(tmp_path, row, message):
     with pytest.raises(SpecError, match=message):
         load_dataset(write(tmp_path, "d.jsonl", '{"output": "ok"}\n' + row + "\n"))
+
+
+@pytest.mark.parametrize("name", ["d.jsonl", "d.json"])
+def test_integers_past_pythons_conversion_limit_are_kept_as_their_exact_text(tmp_path, name):
+    huge = "9" * 5000
+    row = '{"id": "a", "output": %s, "expected": -%s}' % (huge, huge)
+    (tmp_path / name).write_text(row + "\n" if name.endswith("l") else f"[{row}]")
+    [sample] = load_dataset(tmp_path / name)
+    assert (sample.output, sample.expected) == (huge, "-" + huge)

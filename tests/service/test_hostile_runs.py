@@ -39,10 +39,10 @@ def test_an_uploaded_file_is_known_by_its_base_name_within_the_column(api, sent,
     assert response.json()["data"]["datasetName"] == kept
 
 
-def test_an_integer_too_long_to_read_names_its_line(sqlite_api):
+def test_an_integer_past_pythons_conversion_limit_is_kept_as_its_exact_text(sqlite_api):
     data = b'{"input": "q", "output": "a"}\n{"input": "q", "output": "a", "n": ' + b"9" * 5000 + b"}\n"
     response = upload(sqlite_api, new_task(sqlite_api), "d.jsonl", data)
-    assert response.status_code == 422 and response.json()["message"].startswith("d.jsonl:2: "), response.text
+    assert response.status_code == 200, response.text
 
 
 def wait_done(api, run_id: str) -> dict:

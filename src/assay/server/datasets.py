@@ -20,7 +20,6 @@ from assay.runner.dataset import load_dataset, samples_from_rows
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 MAX_NAME = 300
 """The longest file name kept (the column's width)."""
-_LONG_NUMBER = re.compile(rb"\d{4000,}")
 
 
 def rows_from_inline(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -56,21 +55,9 @@ def rows_from_upload(filename: str, stream: IO[bytes]) -> list[dict[str, Any]]:
         except SpecError as exc:
             raise SpecError(exc.message.replace(tmp, filename), path=exc.path,
                             where=exc.where.replace(tmp, filename)) from None
-        except (ValueError, RecursionError) as exc:  # a reader's parser gave up (e.g. a 5,000-digit integer)
-            where = _first_long_number(Path(tmp), filename)
-            raise SpecError(f"cannot be read: {str(exc)[:200]}", where=where) from None
         return _stored(samples)
     finally:
         os.unlink(tmp)
-
-
-def _first_long_number(path: Path, filename: str) -> str:
-    """``name:line`` of the first line with an integer too long for Python to read, else ``name``."""
-    with path.open("rb") as lines:
-        for number, line in enumerate(lines, 1):
-            if _LONG_NUMBER.search(line):
-                return f"{filename}:{number}"
-    return filename
 
 
 def _stored(samples: list[Sample]) -> list[dict[str, Any]]:

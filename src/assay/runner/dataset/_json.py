@@ -164,4 +164,12 @@ def _finite(literal: str) -> float:
     return value
 
 
-_decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+def _integer(literal: str) -> int | str:
+    """An integer, exact; past Python's 4,300-digit conversion limit, its exact text (as every
+    integer past 64 bits becomes when it is kept, see core.untrusted)."""
+    digits = len(literal) - (literal[0] == "-")
+    return int(literal) if digits <= _MAX_INT_DIGITS else literal
+
+
+_MAX_INT_DIGITS = 4000
+_decoder = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite, parse_int=_integer)
