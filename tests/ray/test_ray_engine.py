@@ -1,13 +1,15 @@
 """The Ray engine gives the local engine's answers: the same results lines (order and
 ``latency_ms`` aside) for one suite read from JSONL, CSV and Parquet, with presets and a Python
-code evaluator; a resumed run ends with every sample written once. One local Ray serves the
-module (started by the fixture, shut down after it)."""
+code evaluator; a resumed run ends with every sample written once. Each Ray run is `assay run --engine ray` in a
+process of its own, which starts and stops a local Ray."""
 
 from __future__ import annotations
 
 import csv
 import json
 import random
+import subprocess
+import sys
 import textwrap
 
 import orjson
@@ -88,8 +90,17 @@ def suite(tmp_path, fmt: str, graders: str):
 
 
 def run(path, out, engine: str, *, resume: bool = False) -> int:
-    return execute(path, out=out, junit=None, results=None, threshold=None, concurrency=4, resume=resume,
-                   cost_ordered=None, summary_json=None, quiet=True, engine=engine)
+    """``assay run``: the local engine in this process; Ray through the command line in a process of
+    its own (which starts and stops a local Ray), so Ray's threads and signal handlers never live in
+    the test process the other folders' tests share."""
+    if engine == "local":
+        return execute(path, out=out, junit=None, results=None, threshold=None, concurrency=4, resume=resume,
+                       cost_ordered=None, summary_json=None, quiet=True, engine=engine)
+    args = [sys.executable, "-m", "assay.cli.main", "run", str(path), "--out", str(out), "-q", "--engine", "ray"]
+    done = subprocess.run(args + (["--resume"] if resume else []), capture_output=True, text=True, timeout=300)
+    if done.returncode == 2:
+        raise RuntimeError(done.stderr)
+    return done.returncode
 
 
 def lines(path) -> dict[str, dict]:
@@ -106,13 +117,8 @@ def lines(path) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def local_ray():
-    import ray
-
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 1024 * 1024, log_to_driver=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
+    """Ray must be installed (``pip install 'assay[ray]'``); each Ray run starts its own."""
+    pytest.importorskip("ray")
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])

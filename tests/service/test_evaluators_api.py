@@ -110,8 +110,10 @@ def test_nodejs_evaluator_is_created_and_tested(sqlite_api):
     assert created.status_code == 200, created.text
     evaluator = created.json()["data"]
     assert evaluator["language"] == "nodejs"
-    passed = sqlite_api.call("POST", f"/evaluators/{evaluator['id']}/test",
-                             json={"input": "q", "output": "北京是中国的首都", "expected": "首都"}).json()["data"]
+    answer = sqlite_api.call("POST", f"/evaluators/{evaluator['id']}/test",
+                             json={"input": "q", "output": "北京是中国的首都", "expected": "首都"})
+    assert answer.status_code == 200, answer.text
+    passed = answer.json()["data"]
     assert (passed["passed"], passed["score"]) == (True, 1.0)
     failed = sqlite_api.call("POST", f"/evaluators/{evaluator['id']}/test",
                              json={"input": "q", "output": "abc", "expected": "z"}).json()["data"]
