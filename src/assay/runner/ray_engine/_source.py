@@ -28,7 +28,7 @@ from assay.runner.suites import Suite, load_suite
 from assay.runner.suites.dialects import assay as assay_dialect
 from assay.runner.suites.filemodel import read_model
 from assay.runner.suites.graders import compile_graders
-from assay.runner.suites.loader import SUITE_FILES, check_runnable, detect_dialect
+from assay.runner.suites.loader import check_runnable, detect_dialect, suite_file
 from assay.runner.yamlsrc import YamlDoc
 
 Kind = Literal["jsonl", "csv", "parquet", "memory"]
@@ -85,12 +85,12 @@ def open_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     """The suite at ``path`` and the source of its samples. A streamed suite comes back with
     no samples; everything else about it (graders, threshold, fingerprint) is as ``load_suite``
     gives it."""
-    suite_file = _suite_file(Path(path))
-    doc = YamlDoc(suite_file)
+    found = suite_file(Path(path))
+    doc = YamlDoc(found)
     chosen = dialect or (detect_dialect(doc.data) if isinstance(doc.data, dict) else None)
     data = doc.data if chosen == assay_dialect.NAME else None
     dataset = data.get("dataset") if isinstance(data, dict) else None
-    source_path = results or (suite_file.parent / dataset if isinstance(dataset, str) else None)
+    source_path = results or (found.parent / dataset if isinstance(dataset, str) else None)
     kind = STREAMED.get(source_path.suffix.lower()) if source_path is not None else None
     if kind is None or (isinstance(data, dict) and "samples" in data):
         suite = load_suite(path, results=results, dialect=dialect, context=context)
@@ -108,15 +108,6 @@ def open_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     if kind != "csv":
         open_regular(source_path, what="dataset file").close()  # a clear error for a missing file, here
     return suite, Source(kind, source_path, delimiter, columns)
-
-
-def _suite_file(path: Path) -> Path:
-    if not path.is_dir():
-        return path
-    found = next((path / name for name in SUITE_FILES if (path / name).is_file()), None)
-    if found is None:
-        raise SpecError(f"no eval.yaml in directory {path}")
-    return found
 
 
 def _header(doc: YamlDoc, source: Path, context: SpecContext) -> Suite:

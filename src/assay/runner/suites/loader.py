@@ -62,7 +62,7 @@ def load_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     Graders are validated under ``context`` (see core.context) with the suite file's folder
     as ``base_dir``, so relative paths in configs mean the same in every dialect.
     """
-    path = _suite_file(Path(path))
+    path = suite_file(Path(path))
     if dialect is not None and dialect not in MODULES:
         raise SpecError(f"unknown dialect {dialect!r}; use one of: {', '.join(sorted(DIALECTS))}")
     doc = YamlDoc(path)
@@ -81,7 +81,8 @@ def load_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     return suite
 
 
-def _suite_file(path: Path) -> Path:
+def suite_file(path: Path) -> Path:
+    """``path``, or the ``eval.yaml`` in it when it is a directory; SpecError when there is none."""
     if not path.is_dir():
         return path
     found = next((path / name for name in SUITE_FILES if (path / name).is_file()), None)
