@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from assay._asgi_body import read_body, replay
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -67,18 +69,13 @@ class Guard:
         if length is not None and int(length) > self.max_body:
             await self._too_large(send)
             return
-        body = bytearray()
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.max_body:
-                await self._too_large(send)
-                return
-        await self.app(scope, _replay(bytes(body)), send)
+        body = await read_body(receive, self.max_body)
+        if body is None:  # the client went away
+            return
+        if isinstance(body, int):
+            await self._too_large(send)
+            return
+        await self.app(scope, replay(body, receive), send)
 
     def _admitted(self, authorization: bytes) -> bool:
         """``Bearer <secret>`` (the scheme in any case), compared in constant time."""
@@ -100,17 +97,3 @@ def _unacceptable(headers: dict[bytes, bytes]) -> str | None:
     if media and media != b"application/json" and not (media.startswith(b"application/") and media.endswith(b"+json")):
         return f"Content-Type {media.decode('latin-1')[:60]!r} is not accepted: send the body as application/json"
     return None
-
-
-def _replay(body: bytes) -> Receive:
-    """A ``receive`` that hands the app the body already read, then waits like a live connection."""
-    sent = False
-
-    async def receive() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return {"type": "http.disconnect"}
-
-    return receive

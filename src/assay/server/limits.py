@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from assay._asgi_body import read_body, replay
 from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
 
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -62,7 +63,7 @@ class BodyLimit:
             # a declared length within the limit needs no counting: the app reads the body itself.
             await self.app(scope, receive, send)
             return
-        body = await _read(receive, limit)
+        body = await read_body(receive, limit)
         if body is None:  # the client went away
             return
         if isinstance(body, int):
@@ -77,37 +78,7 @@ class BodyLimit:
             except StrictJsonError as exc:
                 await _refuse(send, 400, f"the body is not valid JSON: {exc}")
                 return
-        await self.app(scope, _replay(body, receive), send)
-
-
-async def _read(receive: Receive, limit: int) -> bytes | int | None:
-    """The whole body; its size so far (an int) once it passes ``limit``; None on a disconnect."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            return size
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    replayed = False
-
-    async def replay() -> Message:
-        nonlocal replayed
-        if not replayed:
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
+        await self.app(scope, replay(body, receive), send)
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:
