@@ -16,6 +16,7 @@ import pytest
 from python_helpers import SECRET, assert_benign, run, sandbox_processes
 
 from assay.core.result import ErrorCode
+from assay.sandbox.python.frames import FRAME_HEAD
 
 PRELUDE = "import collections\nmods = collections._sys.modules\nos = mods['os']\n"
 
@@ -307,8 +308,12 @@ def test_odd_json_values_are_normalised(pool, expr, value):
     b'{"value": ' + b"[" * 5000 + b"]" * 5000 + b"}",
     b'{"error": "runtime_error", "message": "' + b"m" * 500_000 + b'", "traceback": "' + b"t" * 500_000 + b'"}',
 ])
-def test_forged_results_are_normalised_and_bounded(pool, forged):
-    """Bytes written on the result pipe around the child's own writer get the same treatment."""
+@pytest.mark.parametrize("framed", [True, False])
+def test_forged_results_are_normalised_and_bounded(pool, forged, framed):
+    """Bytes written on the result pipe around the child's own writer get the same treatment,
+    framed as the child frames a result (a forger who knows the wire) or not."""
+    if framed:
+        forged = FRAME_HEAD.pack(len(forged), 0) + forged
     source = PRELUDE + ("def evaluate(*a):\n    for fd in range(3, 64):\n        try:\n"
                         f"            os.write(fd, {forged!r})\n        except OSError:\n            pass\n"
                         "    os._exit(0)\n")
@@ -316,7 +321,7 @@ def test_forged_results_are_normalised_and_bounded(pool, forged):
     assert out.ok or out.error in (ErrorCode.INVALID_OUTPUT, ErrorCode.RUNTIME_ERROR), out
     assert len(out.message or "") < 66_000 and len(out.traceback or "") < 16_500
     assert out.value in (None, "NaN", "\ufffd", "123456789012345678901234567890"), out
-    if b"[[[" in forged:
+    if b"[[[" in forged and framed:
         assert out.error == ErrorCode.INVALID_OUTPUT and "100 levels" in out.message, out
 
 

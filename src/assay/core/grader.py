@@ -99,6 +99,9 @@ class Grader(ABC, Generic[ConfigT]):
     taxonomy: ClassVar[Taxonomy] = Taxonomy()
     io_bound: ClassVar[bool] = False
     """True when grading waits on I/O (sandbox, program, LLM): the runner grades concurrently."""
+    batches_io: ClassVar[bool] = False
+    """True when ``grade_batch`` itself spreads a batch over the I/O it waits on (the sandbox's
+    batched path): the runner hands an I/O-bound grader whole batches, not a sample per thread."""
 
     config: ConfigT
     """This grader's validated config (prepared state included)."""

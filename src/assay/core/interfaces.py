@@ -4,6 +4,7 @@ tests use fakes. Graders receive them through ``Resources``. (The judge interfac
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -22,6 +23,29 @@ class CodeCall:
     function: str = "evaluate"
     timeout_ms: int = 5000
     memory_mb: int = 128
+
+
+@dataclass(frozen=True, slots=True)
+class CodeBatch:
+    """One evaluator called once per sample: ``function`` of ``source`` with each entry of
+    ``args`` (one argument list per sample). The limits hold per sample, not per batch.
+
+    A batch only ever holds one evaluator's calls: the sandboxes may run a chunk of it in one
+    process (Python) or one isolate call (Node.js), with fresh module globals or a fresh
+    context per sample, so what one sample's code leaves behind can at most reach a later
+    sample of the same evaluator (the README's "Code evaluators", *Batches*)."""
+
+    language: Language
+    source: str
+    args: list[list[Any]]
+    function: str = "evaluate"
+    timeout_ms: int = 5000
+    memory_mb: int = 128
+
+    def calls(self) -> Iterator[CodeCall]:
+        """The batch as single calls, in order."""
+        for args in self.args:
+            yield CodeCall(self.language, self.source, args, self.function, self.timeout_ms, self.memory_mb)
 
 
 @dataclass(slots=True)
@@ -50,6 +74,15 @@ class CodeRunner(Protocol):
     def check(self, language: Language, source: str, function: str = "evaluate") -> str | None:
         """Return None when ``source`` compiles and defines ``function``; else the problem."""
         ...
+
+
+def call_batch(runner: CodeRunner, batch: CodeBatch) -> list[CodeOutcome]:
+    """One outcome per sample of ``batch``, in order: through the runner's own ``call_batch``
+    when it has one (the sandboxes do), else one ``call`` at a time."""
+    batched = getattr(runner, "call_batch", None)
+    if batched is not None:
+        return batched(batch)
+    return [runner.call(call) for call in batch.calls()]
 
 
 DEFAULT_STDOUT_LIMIT = 1 << 20

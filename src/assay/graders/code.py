@@ -12,6 +12,7 @@ Two shapes share the type, as the product spec and waza use the same key:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import orjson
@@ -19,7 +20,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS, spec_context
 from assay.core.grader import Grader, GraderConfig, Taxonomy
-from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.interfaces import CodeBatch, CodeOutcome, call_batch
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -141,29 +142,42 @@ class Code(Grader[CodeConfig]):
     taxonomy = Taxonomy(cost="low", reference="reference-free")
     io_bound = True
 
+    batches_io = True
+
     def grade(self, sample: Sample) -> GraderResult:
+        return self.grade_batch([sample])[0]
+
+    def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
+        """One sandbox batch for all ``samples`` (chunks of it share a process or an isolate call,
+        each sample under the configured limits), then each outcome checked as ``grade`` does."""
         runner = self.resources.code_runner
         if runner is None:
-            return self.error_result(ErrorCode.UNAVAILABLE, "no code sandbox is configured")
+            return [self.error_result(ErrorCode.UNAVAILABLE, "no code sandbox is configured") for _ in samples]
         cfg = self.config
         if cfg.assertions == []:
-            return self.scored_result(True, 1.0, "No assertions configured")  # as waza
+            return [self.scored_result(True, 1.0, "No assertions configured") for _ in samples]  # as waza
         if cfg.assertions is not None:
-            source = ASSERTIONS_JS if cfg.language == "nodejs" else ASSERTIONS_SOURCE
-            call = CodeCall(cfg.language, source, [assertion_context(sample, cfg.edition), cfg.assertions,
-                                                   cfg.edition is not None], function="check", timeout_ms=cfg.timeout)
+            batch = CodeBatch(cfg.language, ASSERTIONS_JS if cfg.language == "nodejs" else ASSERTIONS_SOURCE,
+                              [[assertion_context(s, cfg.edition), cfg.assertions, cfg.edition is not None]
+                               for s in samples], function="check", timeout_ms=cfg.timeout)
         else:
-            call = CodeCall(cfg.language, cfg.code or "",
-                            [sample.input, sample.output, sample.expected, sample.metadata],
-                            timeout_ms=cfg.timeout)
-        outcome = runner.call(call)
+            batch = CodeBatch(cfg.language, cfg.code or "", [[s.input, s.output, s.expected, s.metadata]
+                                                              for s in samples], timeout_ms=cfg.timeout)
+        results = []
+        for outcome in call_batch(runner, batch):
+            result = self._checked(outcome)
+            result.__dict__["latency_ms"] = outcome.duration_ms  # the sample's own time in the sandbox
+            results.append(result)
+        return results
+
+    def _checked(self, outcome: CodeOutcome) -> GraderResult:
         if not outcome.ok:
             details = _sandbox_details(outcome)
             if outcome.traceback:
                 details["traceback"] = outcome.traceback
             return self.error_result(outcome.error or ErrorCode.RUNTIME_ERROR, outcome.message or "evaluation failed",
                                      details)
-        if cfg.assertions is not None:
+        if self.config.assertions is not None:
             return self._assertions(outcome)
         return self._evaluated(outcome)
 

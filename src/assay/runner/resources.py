@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.context import Language, SpecContext
-from assay.core.interfaces import CodeCall, CodeOutcome, CodeRunner, Resources
+from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
 from assay.core.judge import JudgeReply, JudgeRequest
 from assay.settings import Settings
 
@@ -32,6 +32,9 @@ class LazyCodeRunner:
 
     def call(self, request: CodeCall) -> CodeOutcome:
         return self._get().call(request)
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
+        return call_batch(self._get(), batch)
 
     def check(self, language: Language, source: str, function: str = "evaluate") -> str | None:
         return self._get().check(language, source, function)

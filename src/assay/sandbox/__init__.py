@@ -7,7 +7,8 @@ exit) without leaving processes behind. The boundary is the operating system
 
 The two language sandboxes are twins (:mod:`assay.sandbox.python`, :mod:`assay.sandbox.node`):
 the same layout, one module per job, and pools with the same words: ``size`` and ``weak`` in
-the constructor, ``call(request)``, ``check(language, source, function)`` and ``close()``.
+the constructor, ``call(request)``, ``call_batch(batch)``, ``check(language, source, function)``
+and ``close()``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import weakref
 from collections.abc import Callable
 from typing import Protocol
 
-from assay.core.interfaces import CodeCall, CodeOutcome, Language
+from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, Language, call_batch
 from assay.core.result import ErrorCode
 
 __all__ = ["LanguagePool", "SandboxRunner", "open_code_runner"]
@@ -27,6 +28,8 @@ class LanguagePool(Protocol):
     """What ``PythonPool`` and ``NodePool`` both offer: a ``CodeRunner`` for one language, and ``close``."""
 
     def call(self, request: CodeCall) -> CodeOutcome: ...
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]: ...
 
     def check(self, language: str, source: str, function: str = "evaluate") -> str | None: ...
 
@@ -77,6 +80,14 @@ class SandboxRunner:
         if isinstance(pool, CodeOutcome):
             return pool
         return pool.call(request)
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
+        """One outcome per sample of ``batch``, in order: chunks of it run in one confined process
+        (Python) or one worker request (Node.js) each, every sample under the batch's limits."""
+        pool = self._pool(batch.language)
+        if isinstance(pool, CodeOutcome):
+            return [pool] * len(batch.args)
+        return call_batch(pool, batch)
 
     def check(self, language: Language, source: str, function: str = "evaluate") -> str | None:
         """None when ``source`` compiles and defines ``function``; else the problem, with its line."""

@@ -62,13 +62,19 @@ def load_json(data: bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     except orjson.JSONDecodeError:
         pass
     else:
-        if _LONG_DIGITS not in data.translate(_ZEROED) and _within(data, max_depth):
+        if orjson_exact(data) and _within(data, max_depth):
             return value
     try:
         value = json.loads(data.decode())  # NaN, Infinity, lone surrogates and big integers survive this
     except RecursionError:
         raise TooDeep(f"nested more than {MAX_DEPTH} levels deep") from None
     return clean_json(value, max_depth=max_depth)
+
+
+def orjson_exact(data: bytes) -> bool:
+    """Whether orjson reads every number in JSON ``data`` exactly: no run of 19 digits or more,
+    past which it returns a rounded float where the standard parser keeps the integer."""
+    return _LONG_DIGITS not in data.translate(_ZEROED)
 
 
 def _within(data: bytes, max_depth: int) -> bool:

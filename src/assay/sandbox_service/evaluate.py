@@ -14,11 +14,11 @@ from typing import Any
 
 from assay.core.context import Language, SpecContext
 from assay.core.errors import SpecError
-from assay.core.interfaces import CodeCall, CodeOutcome, CodeRunner, Resources
+from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
 from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec, compile_spec
-from assay.runner.execute import grade_one
+from assay.runner.execute import grade_many
 from assay.sandbox.remote.wire import EvaluatorInput, extras
 
 _COMPILED_CACHE = 256
@@ -61,16 +61,19 @@ class SpecEvaluator:
 
     def execute(self, spec: CompiledSpec, item: EvaluatorInput) -> dict[str, Any]:
         """Grade one input: ``{success: true, result, ...}`` or ``{success: false, error, errorCode, ...}``."""
-        recorder = _Recording(self._runner)
-        sample = Sample(id="execute", input=item.input, output=item.output, expected=item.expected,
-                        metadata=item.metadata)
-        graded = grade_one(spec.build(Resources(code_runner=recorder)), sample)
-        return answer(graded, recorder.outcome or CodeOutcome())
+        return self.execute_many(spec, [item])[0]
 
     def execute_many(self, spec: CompiledSpec, items: list[EvaluatorInput]) -> list[dict[str, Any]]:
-        """``/execute/batch``: the inputs one after another on one slot (a batched sandbox path
-        can replace this loop without changing the answer's shape)."""
-        return [self.execute(spec, item) for item in items]
+        """Grade inputs in one sandbox batch (``/execute/batch``; ``/execute`` is a batch of one):
+        each input under the evaluator's limits, the answers in order."""
+        recorder = _Recording(self._runner)
+        samples = [Sample(id=str(i), input=item.input, output=item.output, expected=item.expected,
+                          metadata=item.metadata) for i, item in enumerate(items)]
+        graded = grade_many(spec.build(Resources(code_runner=recorder)), samples)
+        outcomes = recorder.outcomes
+        if len(outcomes) != len(items):  # the batch raised and was graded again sample by sample
+            outcomes = outcomes[-len(items):] if len(outcomes) > len(items) else [CodeOutcome()] * len(items)
+        return [answer(g, o) for g, o in zip(graded, outcomes)]
 
 
 def answer(graded: GraderResult, outcome: CodeOutcome) -> dict[str, Any]:
@@ -90,15 +93,20 @@ def answer(graded: GraderResult, outcome: CodeOutcome) -> dict[str, Any]:
 
 
 class _Recording:
-    """The service's runner, keeping the outcome of the one call a ``code`` grader makes."""
+    """The service's runner, keeping the outcomes of the calls a ``code`` grader makes."""
 
     def __init__(self, runner: CodeRunner) -> None:
         self._runner = runner
-        self.outcome: CodeOutcome | None = None
+        self.outcomes: list[CodeOutcome] = []
 
     def call(self, request: CodeCall) -> CodeOutcome:
-        self.outcome = self._runner.call(request)
-        return self.outcome
+        self.outcomes.append(self._runner.call(request))
+        return self.outcomes[-1]
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
+        got = call_batch(self._runner, batch)
+        self.outcomes += got
+        return got
 
     def check(self, language: Language, source: str, function: str = "evaluate") -> str | None:
         return self._runner.check(language, source, function)

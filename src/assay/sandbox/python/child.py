@@ -1,15 +1,20 @@
-"""The forked evaluation process: confine itself, read one request, run it, write one result.
+"""The forked evaluation process: confine itself, read one chunk of samples, run the evaluator on
+each in turn, write one result frame per sample.
 
 Runs in a child of the zygote and never returns (``os._exit``). Every layer is applied
 *before* the request is read, so the tenant's code and data only ever exist in a confined
 process; the zygote never sees them (the host writes straight into this child's pipe).
-Result on the result pipe: ``{"value": v}`` or ``{"error": code, "message": m, "traceback": t}``.
+Every sample gets a fresh module (globals and a copy of the builtins), its own printed-output
+cap, CPU seconds and memory (``memory_mb`` above what the process and the chunk already hold).
+After a sample that ran out of memory or left a thread running, the child stops (``frames``).
+A frame holds ``{"value": v}`` or ``{"error": code, "message": m, "traceback": t}``.
 The value is written as the standard library writes it (``NaN`` and big integers included): the
 host normalises it (``sandbox.results``), the same way as a Node.js evaluator's.
 """
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import gc
 import inspect
@@ -20,17 +25,22 @@ import math
 import os
 import resource
 import sys
+import time
 import traceback
 import types
 from typing import Any
 
+import orjson
+
 from assay.core.source import FILENAME, compile_python
 from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.sandbox.confine import Confinement, apply_in_child
-from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS, cap_message
+from assay.sandbox.python.frames import FRAME_HEAD, STOP_FLAG
+from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS, cap_message, orjson_exact
 
 MAX_TRACEBACK_CHARS = 8000  # the child's own cut (middle dropped); the host caps again
 EXIT_CONFINE_FAILED = 71
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps would build one per call
 # Built in the zygote: reporting a failure must not need memory the evaluation used up.
 _FALLBACK = b'{"error": "runtime_error", "message": "the evaluator failed and its error could not be reported"}'
 
@@ -47,70 +57,115 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
         if os.getppid() != zygote_pid:  # the zygote died before the parent-death signal was set
             os._exit(EXIT_CONFINE_FAILED)
     except BaseException as exc:  # noqa: BLE001 - report and stop: nothing may run unconfined
-        _write_all(res_fd, json.dumps({"error": "unavailable",
-                                       "message": f"sandbox confinement failed: {exc}"}).encode())
+        failed = json.dumps({"error": "unavailable", "message": f"sandbox confinement failed: {exc}"}).encode()
+        _write_all(res_fd, FRAME_HEAD.pack(len(failed) | STOP_FLAG, 0) + failed)
         os._exit(EXIT_CONFINE_FAILED)
-    code = 0
-    printed = sys.stdout = sys.stderr = _Printed(sys.stdout)
+    printed = sys.stdout = sys.stderr = _Printed()
     try:
-        request = json.loads(_read_all(req_fd))
-        os.close(req_fd)
-        _lower_limits(base_vm, request["memory_mb"], request["timeout_ms"])
-        payload = _evaluate(request, user_builtins)
+        header, samples = _read_request(req_fd)
+        held = sum(len(s) for s in samples) + 64 * len(samples)  # the chunk's other samples, as bytes
+        cpu = math.ceil(header["timeout_ms"] / 1000) + 1  # a backstop: the host's wall clock comes first
+        _lower_limits(base_vm + held, header["memory_mb"], cpu * len(samples) + 1)
     except BaseException as exc:  # noqa: BLE001 - the interpreter itself is in trouble
-        payload, code = _last_words(exc), 1
-    try:
-        printed.finish()
-    except BaseException:  # noqa: BLE001 - the host may have closed an overlong log
-        pass
-    try:
-        _write_all(res_fd, payload)
-    finally:
-        os._exit(code)
+        _finish(printed, res_fd, _last_words(exc), True)
+        os._exit(1)
+    for i, raw in enumerate(samples):
+        samples[i] = b""
+        if _thread._count() > 0:  # a thread started by the previous sample got going after it ended
+            _write_all(res_fd, FRAME_HEAD.pack(STOP_FLAG, 0))  # no result: a fresh child takes it from here
+            break
+        sys.stdout = sys.stderr = printed  # whatever the previous sample set them to
+        try:
+            _cpu_for_next(cpu)
+            payload, stop = _evaluate(header, _load_args(raw), user_builtins)
+            stop = stop or _thread._count() > 0  # a thread the code left running must not meet the next sample
+        except BaseException as exc:  # noqa: BLE001 - the interpreter itself is in trouble
+            payload, stop = _last_words(exc), True
+        _finish(printed, res_fd, payload, stop or i == len(samples) - 1)
+        if stop:
+            break
+    os._exit(0)
 
 
-def _evaluate(request: dict[str, Any], user_builtins: dict[str, Any]) -> bytes:
-    outcome = _call_user(request, user_builtins)  # the exception and its frames are gone here
+def _read_request(fd: int) -> tuple[dict[str, Any], list[bytes]]:
+    """The request: a JSON header line, then one JSON line of arguments per sample."""
+    data = _read_all(fd)
+    os.close(fd)
+    head, _, rest = data.partition(b"\n")
+    del data
+    return json.loads(head), rest.split(b"\n")
+
+
+def _load_args(raw: bytes) -> Any:
+    """One sample's arguments; the standard parser for what orjson refuses (integers past 64
+    bits, lone surrogate escapes), so that both read the same values."""
+    if orjson_exact(raw):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
+def _finish(printed: _Printed, res_fd: int, payload: bytes, stop: bool) -> None:
+    """Write the sample's frame: what it printed, and its result."""
+    text = printed.take()
+    _write_all(res_fd, FRAME_HEAD.pack(len(payload) | (STOP_FLAG if stop else 0), len(text)) + text + payload)
+
+
+def _evaluate(header: dict[str, Any], args: list[Any], user_builtins: dict[str, Any]) -> tuple[bytes, bool]:
+    """One sample's result envelope, and whether the process must stop after it (memory ran out)."""
+    outcome = _call_user(header, args, dict(user_builtins))  # the exception and its frames are gone here
     if "value" not in outcome:
-        return json.dumps(outcome).encode()
+        return json.dumps(outcome).encode(), outcome["error"] == "memory"
     # Written and measured as the Node.js harness (bootstrap.js) does, with the same messages.
     try:
-        data = json.dumps(outcome["value"], separators=(",", ":"))
+        data = _ENCODE(outcome["value"])
     except ValueError as exc:
         if "Circular" in str(exc):
-            return _error("invalid_output", "the returned value contains a reference cycle (a circular structure)")
-        return _error("invalid_output", f"the returned value is not JSON data: {exc}")
+            return _error("invalid_output",
+                          "the returned value contains a reference cycle (a circular structure)"), False
+        return _error("invalid_output", f"the returned value is not JSON data: {exc}"), False
     except TypeError as exc:
-        return _error("invalid_output", f"the returned value is not JSON data: {exc}")
+        return _error("invalid_output", f"the returned value is not JSON data: {exc}"), False
     except RecursionError:
-        return _error("invalid_output", f"the returned value is nested more than {MAX_DEPTH} levels deep")
+        return _error("invalid_output", f"the returned value is nested more than {MAX_DEPTH} levels deep"), False
     if len(data) > MAX_RETURNED_JSON_CHARS:  # ensure_ascii: characters are bytes, lone surrogates stay escaped
         return _error("invalid_output", f"the returned value is too large: {len(data)} characters of JSON, "
-                                        f"more than the limit of {MAX_RETURNED_JSON_CHARS}")
-    return b'{"value":' + data.encode() + b"}"
+                                        f"more than the limit of {MAX_RETURNED_JSON_CHARS}"), False
+    return b'{"value":' + data.encode() + b"}", False
 
 
-def _call_user(request: dict[str, Any], user_builtins: dict[str, Any]) -> dict[str, Any]:
-    source, function = request["source"], request["function"]
+def _call_user(header: dict[str, Any], args: list[Any], user_builtins: dict[str, Any]) -> dict[str, Any]:
+    """Run the evaluator on one sample in a fresh module (fresh globals and builtins)."""
+    source, function = header["source"], header["function"]
     try:
         linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
         module = types.ModuleType("evaluator")
         module.__dict__["__builtins__"] = user_builtins
-        exec(compile_python(source), module.__dict__)
+        exec(_compiled(source), module.__dict__)
         fn = module.__dict__.get(function)
         if not callable(fn):
             return {"error": "runtime_error", "message": f"the code defines no function `{function}`"}
-        value = fn(*request["args"])
+        value = fn(*args)
         if inspect.isawaitable(value):
             value = asyncio.run(_await(value))
         return {"value": value}
     except MemoryError:
-        return {"error": "memory", "message": f"out of memory (limit {request['memory_mb']} MB)"}
+        return {"error": "memory", "message": f"out of memory (limit {header['memory_mb']} MB)"}
     except SystemExit as exc:
         return {"error": "runtime_error", "message": f"the evaluator called exit({exc.code!r})"}
     except BaseException as exc:  # noqa: BLE001 - every user failure becomes a value
         gc.collect()  # free what the failed code held before formatting the report
         return {"error": "runtime_error", "message": _describe(exc), "traceback": _user_traceback(exc)}
+
+
+def _compiled(source: str, _cache: dict[str, types.CodeType] = {}) -> types.CodeType:  # noqa: B006 - the cache
+    """The source compiled once per child (every sample of a chunk runs the same code object)."""
+    code = _cache.get(source)
+    if code is None:
+        code = _cache[source] = compile_python(source)
+    return code
 
 
 async def _await(awaitable: Any) -> Any:
@@ -137,11 +192,11 @@ def _user_traceback(exc: BaseException) -> str:
 
 class _Printed(io.TextIOBase):
     """``sys.stdout`` and ``sys.stderr`` of an evaluation: the first ``MAX_PRINTED_CHARS`` characters
-    go to the output pipe and the rest is only counted, so that printing a lot neither fails
-    nor floods the host; ``finish`` notes the cut the way Node.js evaluators' console does."""
+    are kept for the sample's frame and the rest is only counted, so that printing a lot neither
+    fails nor floods the host; ``take`` notes the cut the way Node.js evaluators' console does."""
 
-    def __init__(self, stream: io.TextIOBase) -> None:
-        self._stream = stream
+    def __init__(self) -> None:
+        self._parts: list[str] = []
         self._total = 0
 
     def writable(self) -> bool:
@@ -149,7 +204,7 @@ class _Printed(io.TextIOBase):
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
-        return self._stream.encoding
+        return "utf-8"
 
     def write(self, text: str) -> int:
         if not isinstance(text, str):
@@ -157,16 +212,19 @@ class _Printed(io.TextIOBase):
         room = MAX_PRINTED_CHARS - self._total
         self._total += len(text)
         if room > 0:
-            self._stream.write(clean_text(text[:room]))  # a lone surrogate would fail to encode
+            self._parts.append(clean_text(text[:room]))  # a lone surrogate would fail to encode
         return len(text)
 
     def flush(self) -> None:
-        self._stream.flush()
+        pass
 
-    def finish(self) -> None:
+    def take(self) -> bytes:
+        """What the sample printed, as UTF-8, with the note of a cut; the next sample starts afresh."""
         if self._total > MAX_PRINTED_CHARS:
-            self._stream.write(f"\n[... first {MAX_PRINTED_CHARS} of {self._total} characters]")
-        self._stream.flush()
+            self._parts.append(f"\n[... first {MAX_PRINTED_CHARS} of {self._total} characters]")
+        text = "".join(self._parts).encode()
+        self._parts, self._total = [], 0
+        return text
 
 
 def _last_words(exc: BaseException) -> bytes:
@@ -183,12 +241,18 @@ def _error(code: str, message: str) -> bytes:
     return json.dumps({"error": code, "message": message}).encode()
 
 
-def _lower_limits(base_vm: int, memory_mb: int, timeout_ms: int) -> None:
-    """Per-request limits: the address space the zygote already uses plus ``memory_mb``."""
-    limit = base_vm + memory_mb * 2**20
+def _lower_limits(base: int, memory_mb: int, cpu_total: int) -> None:
+    """The chunk's limits: the address space the zygote already uses and the chunk's own bytes
+    (``base``) plus ``memory_mb`` for the sample running; CPU seconds for the whole chunk."""
+    limit = base + memory_mb * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    cpu = math.ceil(timeout_ms / 1000) + 1  # a backstop: the host's wall-clock deadline comes first
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_total, cpu_total))
+
+
+def _cpu_for_next(cpu: int) -> None:
+    """The next sample's CPU seconds (a soft limit under the chunk's hard one): SIGXCPU past it."""
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    resource.setrlimit(resource.RLIMIT_CPU, (min(hard, math.ceil(time.process_time()) + cpu), hard))
 
 
 def _close_fds_except(keep: set[int]) -> None:

@@ -21,7 +21,8 @@ def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) 
     if ex.timed_out:
         return _failed(ex, ErrorCode.TIMEOUT, f"the evaluator ran longer than {timeout_ms} ms and was stopped")
     if ex.result_overflow:
-        return _failed(ex, ErrorCode.INVALID_OUTPUT, "the evaluator wrote more than 1 MiB of result")
+        return _failed(ex, ErrorCode.INVALID_OUTPUT,
+                       "the evaluator wrote more than 1 MiB of result, or a forged result frame")
     if ex.result:
         parsed = _parse(ex.result)
         if isinstance(parsed, str):

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
 import queue
 import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import orjson
 
-from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
 from assay.sandbox.confine import REQUIRED_LAYERS
@@ -23,6 +26,10 @@ from assay.sandbox.python.session import exchange
 log = logging.getLogger("assay.sandbox")
 MAX_MEMORY_MB = 4096
 """The largest ``memory_mb`` a call may ask for; more is lowered to it."""
+CHUNK_SAMPLES = 256
+"""Samples one child takes at most: one fork and one set of layers for them all."""
+CHUNK_BYTES = 4 << 20
+"""Bytes of JSON arguments one child takes at most (one sample larger than this goes alone)."""
 
 
 class PythonPool:
@@ -48,6 +55,7 @@ class PythonPool:
         self._refused: str | None = None
         self.hello: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._threads: ThreadPoolExecutor | None = None  # runs a batch's chunks on every zygote at once
         # weakref.finalize, in both pools: a pool dropped without close() stops its processes
         # when it is collected, one still open stops them at interpreter exit, and the finalizer
         # holds no reference to the pool. (An atexit hook acts only at exit, and keeps one entry
@@ -56,59 +64,100 @@ class PythonPool:
 
     def call(self, request: CodeCall) -> CodeOutcome:
         """Run ``request.function`` of ``request.source`` with ``request.args`` in a fresh child."""
-        memory_mb = max(1, min(int(request.memory_mb), MAX_MEMORY_MB))
-        timeout_ms = max(1, int(request.timeout_ms))
+        return self.call_batch(CodeBatch(request.language, request.source, [request.args], request.function,
+                                         request.timeout_ms, request.memory_mb))[0]
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
+        """One outcome per sample of ``batch``, in order. The samples go to the zygotes' children
+        in chunks (up to ``CHUNK_SAMPLES`` samples and ``CHUNK_BYTES`` of arguments each), run at
+        once on every zygote; each sample has the batch's limits to itself."""
+        memory_mb = max(1, min(int(batch.memory_mb), MAX_MEMORY_MB))
+        timeout_ms = max(1, int(batch.timeout_ms))
         limits = {"timeout_ms": timeout_ms, "memory_mb": memory_mb,
                   "cpu_seconds": math.ceil(timeout_ms / 1000) + 1}
-        if request.language != "python":
-            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=limits,
-                               message=f"PythonPool runs python evaluators, not {request.language}")
-        try:
-            payload = _encode(request, memory_mb, timeout_ms)
-        except (TypeError, ValueError) as exc:
-            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=f"the arguments are not JSON data: {exc}",
-                               limits=limits)
+        if batch.language != "python":
+            return [CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
+                                message=f"PythonPool runs python evaluators, not {batch.language}")] * len(batch.args)
+        header = orjson.dumps({"source": batch.source, "function": batch.function,
+                               "memory_mb": memory_mb, "timeout_ms": timeout_ms})
+        outcomes: list[CodeOutcome | None] = [None] * len(batch.args)
+        lines: list[tuple[int, bytes]] = []
+        for i, args in enumerate(batch.args):
+            try:
+                lines.append((i, _encode(args)))
+            except (TypeError, ValueError) as exc:
+                outcomes[i] = CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
+                                          message=f"the arguments are not JSON data: {exc}")
+        chunks = _chunks(lines, self.size)
+        run = partial(self._run_chunk, header, timeout_ms, memory_mb, limits)
+        if len(chunks) == 1:
+            done = [run(chunks[0])]
+        else:
+            done = list(self._executor().map(run, chunks))
+        for chunk, got in zip(chunks, done):
+            for (i, _line), outcome in zip(chunk, got):
+                outcomes[i] = outcome
+        return outcomes  # type: ignore[return-value]
+
+    def _run_chunk(self, header: bytes, timeout_ms: int, memory_mb: int, limits: dict[str, Any],
+                   chunk: list[tuple[int, bytes]]) -> list[CodeOutcome]:
+        """Outcomes for one chunk on one zygote: a child takes the samples in turn; when it stops
+        early (a sample's timeout, memory, crash), a fresh child takes the rest."""
+        lines = [line for _i, line in chunk]
+        got: list[CodeOutcome] = []
         if self._refused or self._closed:
-            return self._unavailable(limits)
+            return [self._unavailable(dict(limits)) for _ in lines]
         zygote = self._idle.get()
         try:
-            outcome = self._run(zygote, payload, timeout_ms, memory_mb, limits)
+            while len(got) < len(lines):
+                got += self._run(zygote, header, lines[len(got):], timeout_ms, memory_mb, limits)
         finally:
             self._idle.put(zygote)
-        outcome.limits = limits
-        return outcome
+        for outcome in got:
+            outcome.limits = dict(limits)
+        return got
 
-    def _run(self, zygote: Zygote, payload: bytes, timeout_ms: int, memory_mb: int,
-             limits: dict[str, Any]) -> CodeOutcome:
+    def _run(self, zygote: Zygote, header: bytes, lines: list[bytes], timeout_ms: int, memory_mb: int,
+             limits: dict[str, Any]) -> list[CodeOutcome]:
+        """Outcomes for the samples one child answered (at least one)."""
         for attempt in (1, 2):  # a zygote found dead (OOM killer, operator) is replaced once
             try:
                 if self._closed or self._refused:
-                    return self._unavailable(limits)
+                    return [self._unavailable(limits) for _ in lines]
                 if not zygote.alive:
                     self._start(zygote)
                 limits["layers"] = self.hello.get("active_layers", [])
                 child = zygote.take_child()
                 try:
-                    ex = exchange(child, payload, timeout_ms / 1000)
+                    session = exchange(child, header + b"\n" + b"\n".join(lines), len(lines), timeout_ms / 1000)
                 finally:
                     child.close()
                 try:
-                    status = zygote.reap(child.pid) if ex.exited else None
+                    status = zygote.reap(child.pid) if session.exited else None
                 except ZygoteGone:
-                    if not ex.result or self._closed:
+                    if not session.answered or self._closed:
                         raise  # no result: the child died with its zygote, so run it again
                     zygote.stop()
-                    status = None
-                return classify(ex, status, timeout_ms, memory_mb)
+                    session.tail, status = None, None  # the sample it was on goes to a fresh child
+                got = [classify(ex, None, timeout_ms, memory_mb) for ex in session.answered]
+                if session.tail is not None:
+                    got.append(classify(session.tail, status, timeout_ms, memory_mb))
+                return got
             except ZygoteGone as exc:
                 zygote.stop()
                 if exc.refused:
                     self._refused = str(exc)
-                    return self._unavailable(limits)
+                    return [self._unavailable(limits) for _ in lines]
                 if attempt == 2 or self._closed:
-                    return CodeOutcome(error=ErrorCode.UNAVAILABLE, limits=limits,
-                                       message=f"the Python sandbox failed: {exc}")
+                    return [CodeOutcome(error=ErrorCode.UNAVAILABLE, limits=limits,
+                                        message=f"the Python sandbox failed: {exc}") for _ in lines]
         raise AssertionError("unreachable")
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="assay-sandbox")
+            return self._threads
 
     def _start(self, zygote: Zygote) -> None:
         hello = zygote.start()
@@ -157,6 +206,8 @@ class PythonPool:
             except queue.Empty:
                 break
         _stop_all(self._all)
+        if self._threads is not None:
+            self._threads.shutdown(wait=False)
         for zygote in taken:  # a caller still queued for a slot gets one and answers `unavailable`
             self._idle.put(zygote)
 
@@ -179,12 +230,26 @@ def _stop_all(zygotes: list[Zygote]) -> None:
         zygote.stop()
 
 
-def _encode(request: CodeCall, memory_mb: int, timeout_ms: int) -> bytes:
-    body = {"source": request.source, "function": request.function, "args": list(request.args),
-            "memory_mb": memory_mb, "timeout_ms": timeout_ms}
+def _encode(args: list[Any]) -> bytes:
+    """One sample's arguments as one line of JSON (neither encoder writes a raw newline)."""
     try:
-        return orjson.dumps(body)
-    except TypeError:  # integers beyond 64 bits: the standard encoder handles them
-        import json
+        return orjson.dumps(list(args))
+    except TypeError:  # integers beyond 64 bits, lone surrogates: the standard encoder handles them
+        return json.dumps(list(args), allow_nan=False).encode()
 
-        return json.dumps(body, allow_nan=False).encode()
+
+def _chunks(lines: list[tuple[int, bytes]], workers: int) -> list[list[tuple[int, bytes]]]:
+    """``lines`` cut into chunks: enough to keep every zygote busy, none past the caps."""
+    per = min(CHUNK_SAMPLES, max(1, math.ceil(len(lines) / workers)))
+    chunks: list[list[tuple[int, bytes]]] = []
+    current: list[tuple[int, bytes]] = []
+    size = 0
+    for item in lines:
+        if current and (len(current) >= per or size + len(item[1]) > CHUNK_BYTES):
+            chunks.append(current)
+            current, size = [], 0
+        current.append(item)
+        size += len(item[1])
+    if current:
+        chunks.append(current)
+    return chunks

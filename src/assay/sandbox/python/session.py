@@ -1,8 +1,12 @@
-"""Drive one evaluation: write the request, read result and output under caps, enforce the deadline.
+"""Drive one child through its chunk: write the request, read one framed result per sample and
+what each sample printed, under caps and a per-sample deadline.
 
-Everything read here comes from untrusted code and is treated as hostile bytes: reads stop
-at fixed caps, the deadline is the host's own clock, and a child that overstays is killed
-through its pidfd (it cannot fork, so killing the one process ends all its threads).
+Everything read here comes from untrusted code and is treated as hostile bytes: frames and
+output stop at fixed caps, the deadline is the host's own clock (it restarts at each frame, so
+every sample has its whole time limit), and a child that overstays is killed through its pidfd
+(it cannot fork, so killing the one process ends all its threads).
+
+The frames are ``frames``'s: each carries what its sample printed.
 """
 
 from __future__ import annotations
@@ -11,92 +15,175 @@ import os
 import select
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from assay.sandbox.python.frames import FRAME_HEAD, SIZE_MASK, STOP_FLAG
 from assay.sandbox.python.handle import Child
-from assay.sandbox.results import MAX_RETURNED_JSON_CHARS
+from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS
 
 MAX_RESULT_PIPE_BYTES = MAX_RETURNED_JSON_CHARS + 1024
-"""Bytes read from the result pipe before the child is stopped: the child's own cap on the
-returned value (ASCII JSON: one byte a character) plus the envelope around it."""
+"""Bytes of one result frame: the child's own cap on the returned value (ASCII JSON: one byte a
+character) plus the envelope around it. A longer frame stops the child."""
+MAX_FRAME_PRINTED_BYTES = 4 * MAX_PRINTED_CHARS + 256
+"""Bytes of printed text in one frame: the child keeps ``MAX_PRINTED_CHARS`` characters and a note."""
 PRINTED_KEPT_BYTES = 64 * 1024
-"""Bytes of the output pipe (what the code printed, or wrote to fd 1 and 2) kept for the outcome."""
+"""Bytes written to fds 1 and 2 (past ``sys.stdout``) kept for the sample whose frame comes next."""
 PRINTED_READ_MAX_BYTES = 1 << 20
-"""Bytes read from the output pipe before the host closes it (further writes fail in the child)."""
+"""Bytes of the output pipe read before the host closes it (further writes fail in the child)."""
+PACE_S = 0.001
+"""While a child streams frames, the host reads them every millisecond rather than at each one:
+fewer wake-ups on both sides, and a sample's deadline is still kept to the millisecond."""
 _KILL_GRACE_S = 5.0
 
 
 @dataclass(slots=True)
 class Exchange:
-    """What one child produced, before classification."""
+    """What the child produced for one sample, before classification."""
 
-    result: bytes
-    output: bytes
-    output_total: int
-    timed_out: bool
-    result_overflow: bool
-    exited: bool
-    elapsed_ms: float
+    result: bytes = b""
+    output: bytes = b""
+    output_total: int = 0
+    timed_out: bool = False
+    result_overflow: bool = False
+    exited: bool = False
+    elapsed_ms: float = 0.0
 
 
-def exchange(child: Child, payload: bytes, timeout_s: float) -> Exchange:
-    """Send ``payload`` to ``child`` and collect what it writes until it exits or the deadline."""
-    start = time.monotonic()
-    deadline = start + timeout_s
-    os.set_blocking(child.req_w, False)
-    pending = memoryview(payload)
-    result, output = bytearray(), bytearray()
-    output_total, overflow, exited, timed_out = 0, False, False, False
-    poller = select.poll()
-    poller.register(child.req_w, select.POLLOUT)
-    poller.register(child.res_r, select.POLLIN)
-    poller.register(child.log_r, select.POLLIN)
-    poller.register(child.pidfd, select.POLLIN)
-    open_reads = {child.res_r, child.log_r}
-    # Done only when the child has exited: a result alone does not prove its threads are gone.
-    while open_reads or not exited:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            timed_out = True
-            break
-        for fd, _events in poller.poll(left * 1000):
-            if fd == child.req_w:
-                try:
-                    pending = pending[os.write(fd, pending):]
-                except BrokenPipeError:
-                    pending = pending[:0]  # the child is gone; its exit tells the rest
-                if not pending:
+@dataclass(slots=True)
+class Session:
+    """A child's chunk: a finished ``Exchange`` per sample it answered, then (``tail``) the one it
+    was on when it stopped without answering, if any. ``exited``: the child is known to be gone."""
+
+    answered: list[Exchange] = field(default_factory=list)
+    tail: Exchange | None = None
+    exited: bool = False
+
+
+def exchange(child: Child, payload: bytes, count: int, timeout_s: float) -> Session:
+    """Send ``payload`` (``count`` samples) to ``child`` and collect its frames until it exits."""
+    return _Reader(child, count, timeout_s).run(payload)
+
+
+class _Reader:
+    def __init__(self, child: Child, count: int, timeout_s: float) -> None:
+        self.child = child
+        self.count = count
+        self.timeout_s = timeout_s
+        self.session = Session()
+        self.frames = bytearray()
+        self.output = bytearray()
+        self.output_total = 0
+        self.overflow = self.stopped = self.cut = False
+        self.started = time.monotonic()
+
+    def run(self, payload: bytes) -> Session:
+        child = self.child
+        deadline = self.started + self.timeout_s
+        os.set_blocking(child.req_w, False)
+        pending = memoryview(payload)
+        poller = select.poll()
+        for fd, event in ((child.req_w, select.POLLOUT), (child.res_r, select.POLLIN),
+                          (child.log_r, select.POLLIN), (child.pidfd, select.POLLIN)):
+            poller.register(fd, event)
+        open_reads = {child.res_r, child.log_r}
+        exited = timed_out = False
+        paced = False
+        # Done only when the child has exited: a result alone does not prove its threads are gone.
+        while open_reads or not exited:
+            if paced:
+                time.sleep(PACE_S)
+                paced = False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            for fd, _events in poller.poll(left * 1000):
+                if fd == child.req_w:
+                    try:
+                        pending = pending[os.write(fd, pending):]
+                    except BrokenPipeError:
+                        pending = pending[:0]  # the child is gone; its exit tells the rest
+                    if not pending:
+                        poller.unregister(fd)
+                        os.close(fd)
+                        child.req_w = -1
+                elif fd == child.pidfd:
+                    exited = True
                     poller.unregister(fd)
-                    os.close(fd)
-                    child.req_w = -1
-            elif fd == child.pidfd:
-                exited = True
-                poller.unregister(fd)
-            elif fd == child.res_r:
-                chunk = os.read(fd, 1 << 16)
-                result += chunk
-                if not chunk or len(result) > MAX_RESULT_PIPE_BYTES:
-                    overflow = len(result) > MAX_RESULT_PIPE_BYTES
-                    poller.unregister(fd)
-                    open_reads.discard(fd)
-                    if overflow:
-                        open_reads.clear()  # nothing more worth reading: stop it now
-                        exited = exited or _kill(child)
-            else:
-                chunk = os.read(fd, 1 << 16)
-                output_total += len(chunk)
-                if len(output) < PRINTED_KEPT_BYTES:
-                    output += chunk[:PRINTED_KEPT_BYTES - len(output)]
-                if not chunk or output_total >= PRINTED_READ_MAX_BYTES:
+                elif fd == child.res_r:
+                    answered = len(self.session.answered)
+                    if not self._read_frames(fd):
+                        poller.unregister(fd)
+                        open_reads.discard(fd)
+                        if self.overflow or self.stopped or self.cut:
+                            open_reads.clear()  # nothing more worth reading: stop it now
+                            exited = exited or _kill(child)
+                    if len(self.session.answered) > answered:
+                        deadline = time.monotonic() + self.timeout_s  # the next sample's whole time
+                        paced = fd in open_reads
+                elif not self._read_output(fd):
                     # Closing our end makes further writes fail with EPIPE in the child.
                     poller.unregister(fd)
                     open_reads.discard(fd)
                     os.close(fd)
                     child.log_r = -1
-    if not exited:
-        exited = _kill(child)
-    return Exchange(bytes(result), bytes(output), output_total, timed_out, overflow, exited,
-                    (time.monotonic() - start) * 1000)
+        if not exited:
+            exited = _kill(child)
+        self.session.exited = exited
+        if len(self.session.answered) < self.count and not self.stopped:
+            # A partial frame is no result: the child died or was stopped while writing it.
+            self.session.tail = Exchange(b"", bytes(self.output), self.output_total, timed_out,
+                                         self.overflow, exited, self._elapsed())
+        return self.session
+
+    def _read_frames(self, fd: int) -> bool:
+        """Read from the result pipe and take every whole frame; False once the pipe is done with."""
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return False
+        self.frames += chunk
+        while len(self.frames) >= FRAME_HEAD.size:
+            head, printed = FRAME_HEAD.unpack_from(self.frames)
+            size = head & SIZE_MASK
+            if size > MAX_RESULT_PIPE_BYTES or printed > MAX_FRAME_PRINTED_BYTES:
+                self.overflow = True
+                return False
+            end = FRAME_HEAD.size + printed + size
+            if len(self.frames) < end:
+                break
+            if size == 0:  # the child stops before the next sample: a fresh child takes it
+                self.stopped = head & STOP_FLAG != 0
+                if not self.stopped:
+                    self.overflow = True  # out of protocol: no envelope is empty
+                return False
+            text = self.frames[FRAME_HEAD.size:FRAME_HEAD.size + printed]
+            self.session.answered.append(Exchange(
+                bytes(self.frames[end - size:end]), bytes(self.output + text), self.output_total + printed,
+                elapsed_ms=self._elapsed()))
+            del self.frames[:end]
+            self.output.clear()
+            self.output_total = 0
+            self.started = time.monotonic()
+            if head & STOP_FLAG or len(self.session.answered) >= self.count:
+                self.stopped = len(self.session.answered) < self.count
+                return False
+            if self.cut:  # the output pipe was closed on this sample: a fresh child takes the rest
+                self.stopped = True
+                return False
+        return True
+
+    def _read_output(self, fd: int) -> bool:
+        """Read what the code wrote to fds 1 and 2; False once the pipe ended or had too much."""
+        chunk = os.read(fd, 1 << 16)
+        self.output_total += len(chunk)
+        if len(self.output) < PRINTED_KEPT_BYTES:
+            self.output += chunk[:PRINTED_KEPT_BYTES - len(self.output)]
+        if chunk and self.output_total >= PRINTED_READ_MAX_BYTES:
+            self.cut = True
+        return bool(chunk) and not self.cut
+
+    def _elapsed(self) -> float:
+        return (time.monotonic() - self.started) * 1000
 
 
 def _kill(child: Child) -> bool:

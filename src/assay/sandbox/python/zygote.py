@@ -1,4 +1,4 @@
-"""The zygote: a small, warm, trusted process that forks one confined child per evaluation.
+"""The zygote: a small, warm, trusted process that forks one confined child per chunk of samples.
 
 Started by the host with ``python -I``, a scrubbed environment and one end of a
 ``SOCK_SEQPACKET`` pair. It leaves the host's network namespace, checks the confinement

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from assay.core.context import Language
-from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
 from assay.sandbox.remote._http import Connections, HttpError, Reply
@@ -24,6 +24,8 @@ from assay.sandbox.remote.wire import SPEC_MEMORY_MB, outcome_from
 DEADLINE_MARGIN_S = 2.5
 """Added to an evaluation's own timeout: the service's Node watchdog may take the timeout plus 2 s."""
 CHECK_DEADLINE_S = 5.0
+BATCH_INPUTS = 256
+"""Inputs per ``/execute/batch`` request (the service's default ceiling is 1,000)."""
 CONNECT_TIMEOUT_S = 2.0
 _BUSY_BACKOFF_S = (0.02, 0.05, 0.1, 0.2, 0.5)
 
@@ -60,6 +62,19 @@ class RemoteCodeRunner:
                 "args": list(request.args), "timeout": request.timeout_ms, "memoryMb": request.memory_mb}
         answer = self._post("/call", body, deadline_s)
         return answer if isinstance(answer, CodeOutcome) else outcome_from(answer, "value")
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
+        """``batch`` in the service: the spec's calls through ``/execute/batch`` (``BATCH_INPUTS``
+        a request, each run there as one sandbox batch), any other through ``/call`` one by one."""
+        calls = list(batch.calls())
+        if not calls or not all(_spec_shaped(c) for c in calls):
+            return [self.call(c) for c in calls]
+        out: list[CodeOutcome] = []
+        for at in range(0, len(calls), BATCH_INPUTS):
+            inputs = [{"input": i, "output": o, "expected": e, "metadata": m}
+                      for i, o, e, m in batch.args[at:at + BATCH_INPUTS]]
+            out += self.execute_batch(batch.language, batch.source, inputs, batch.timeout_ms)
+        return out
 
     def execute_batch(self, language: Language, source: str, inputs: Sequence[dict[str, Any]],
                       timeout_ms: int = 5000) -> list[CodeOutcome]:
