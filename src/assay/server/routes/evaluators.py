@@ -113,7 +113,7 @@ def delete_evaluator(evaluator_id: str, service: ServiceDep, session: SessionDep
 
 
 @router.post("/{evaluator_id}/test", response_model=Envelope[TestResult], summary="Test an evaluator on one sample")
-async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceDep, _user: CurrentUser) -> Any:
+async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceDep, user: CurrentUser) -> Any:
     # The hot path of the service: the grader comes from the process's cache, a cheap preset is
     # graded right here on the event loop, and the answer is serialised once, by pydantic.
     grading = service.grading
@@ -124,6 +124,8 @@ async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceD
                     metadata=body.metadata)
     if grading.runs_inline(grader, sample):
         result = grading.grade(grader, sample)
+    elif grader.batches_io:  # a code evaluator: this caller's concurrent tests share sandbox batches
+        result = await grading.coalescer.grade(user.id, grader, sample)
     else:
         result = await run_in_threadpool(grading.grade, grader, sample)
     if result.error == ErrorCode.UNAVAILABLE:
