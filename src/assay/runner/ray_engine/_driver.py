@@ -17,6 +17,7 @@ from time import perf_counter
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary
 from assay.core.errors import AssayError
+from assay.runner.ray_engine._judge import start_judge_actor, stop_judge_actor, uses_judges
 from assay.runner.ray_engine._source import Source, SuiteRef, read_blocks
 from assay.runner.ray_engine._summary import PartialSummary
 from assay.runner.ray_engine._worker import PROBLEMS_KEPT, BatchGrader
@@ -68,7 +69,8 @@ class LineSink(JsonlSink):
 def batch_rows(suite: Suite) -> int:
     """Rows per Ray task for ``suite``: hundreds when a grader waits on I/O, thousands if not."""
     specs = list(suite.graders) + [s for extra in suite.sample_graders.values() for s in extra]
-    return IO_BATCH_ROWS if any(spec.grader_cls.io_bound for spec in specs) else PURE_BATCH_ROWS
+    waits = uses_judges(suite) or any(spec.grader_cls.io_bound for spec in specs)
+    return IO_BATCH_ROWS if waits else PURE_BATCH_ROWS
 
 
 def grade_on_ray(ref: SuiteRef, suite: Suite, source: Source, *, settings: Settings, sink: LineSink | None = None,
@@ -90,10 +92,15 @@ def grade_on_ray(ref: SuiteRef, suite: Suite, source: Source, *, settings: Setti
     # asks for a whole one), which are cheap beside grading: held by the actors, it would
     # leave the reads waiting for ever.
     actor_cpus = min(1.0, max(0.0, cpus - 1.0) / actors)
+    judge = start_judge_actor(settings, judge_cache_reads) if uses_judges(suite) else None
     worker_args = {"suite": ref, "settings": settings, "fingerprint": fingerprint, "done": done_ref,
-                   "concurrency": concurrency, "judge_cache_reads": judge_cache_reads}
-    graded = read_blocks(source, suite, num_cpus=READ_CPUS).map_batches(
-        BatchGrader, batch_size=batch_size or batch_rows(suite), batch_format="pyarrow",
+                   "concurrency": concurrency, "judge_cache_reads": judge_cache_reads, "judge": judge}
+    rows = batch_size or batch_rows(suite)
+    # Blocks of one batch each (a streaming repartition): a file read as one block would
+    # otherwise go to one worker whole, however many the run has.
+    blocks = read_blocks(source, suite, num_cpus=READ_CPUS).repartition(target_num_rows_per_block=rows)
+    graded = blocks.map_batches(
+        BatchGrader, batch_size=rows, batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=actor_cpus, fn_constructor_kwargs=worker_args)
     run = RayRun()
     try:
@@ -109,6 +116,9 @@ def grade_on_ray(ref: SuiteRef, suite: Suite, source: Source, *, settings: Setti
                     on_progress(row["count"])
     except Exception as exc:  # noqa: BLE001  a worker's own error, unwrapped from Ray's
         raise _cause(exc) from None
+    finally:
+        if judge is not None:
+            stop_judge_actor(judge)
     run.duration_s = perf_counter() - start
     return run
 

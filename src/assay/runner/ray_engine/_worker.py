@@ -1,8 +1,8 @@
 """The Ray worker: grades one block of samples at a time, as the local engine grades a chunk.
 
 One ``BatchGrader`` lives in each worker process (a Ray Data actor) for the whole run: its
-resources (the warm sandbox pool, the judge client and its cache) are built once, on first
-use, and serve every batch it is given. A batch comes back as one row: its results lines,
+resources (the warm sandbox pool; the run's one judge actor, ``_judge``) are built once, on
+first use, and serve every batch it is given. A batch comes back as one row: its results lines,
 exactly as ``JsonlSink`` writes them, and a partial summary the driver folds into the total.
 """
 
@@ -23,6 +23,7 @@ from assay.core.spec import CompiledSpec
 from assay.runner.dataset import samples_from_rows
 from assay.runner.dataset._csv import _metadata
 from assay.runner.dataset._json import BadJson, parse_json
+from assay.runner.ray_engine._judge import ActorJudgeClient
 from assay.runner.ray_engine._source import SuiteRef
 from assay.runner.ray_engine._summary import PartialSummary
 from assay.runner.resources import build_context, build_resources
@@ -38,8 +39,9 @@ class BatchGrader:
     """A Ray Data callable class: ``__call__`` grades a pyarrow batch, returns one row."""
 
     def __init__(self, suite: SuiteRef, settings: Settings, *, fingerprint: str | None,
-                 done: Any = None, concurrency: int = 8, judge_cache_reads: bool = True) -> None:
+                 done: Any = None, concurrency: int = 8, judge_cache_reads: bool = True, judge: Any = None) -> None:
         self._settings = settings
+        self._judge = judge  # the run's JudgeActor, when the suite has LLM graders
         self._fingerprint = fingerprint
         self._done: frozenset[str] = _resolve(done) or frozenset()
         self._concurrency = concurrency
@@ -97,7 +99,10 @@ class BatchGrader:
 
     def _get_resources(self) -> Resources:
         if self._resources is None:
-            self._resources = build_resources(self._settings, judge_cache_reads=self._judge_cache_reads)
+            resources = build_resources(self._settings, judge_cache_reads=self._judge_cache_reads)
+            if self._judge is not None:
+                resources.judge_client = ActorJudgeClient(self._judge)
+            self._resources = resources
         return self._resources
 
     def _samples(self, batch: Any) -> list[Sample]:
