@@ -13,7 +13,7 @@ from python_helpers import assert_benign
 
 from assay.core.interfaces import CodeBatch, CodeCall
 from assay.core.result import ErrorCode
-from assay.sandbox.python import pool as pool_module
+from assay.sandbox import chunks as chunks_module
 
 PRELUDE = "import collections\nmods = collections._sys.modules\nos = mods['os']\n"
 MIXED = PRELUDE + '''
@@ -124,13 +124,13 @@ def test_arguments_that_are_not_json_fail_only_their_sample(pool):
 
 
 def test_chunks_are_cut_by_count_and_size(pool, monkeypatch):
-    monkeypatch.setattr(pool_module, "CHUNK_SAMPLES", 7)
-    monkeypatch.setattr(pool_module, "CHUNK_BYTES", 2000)
+    monkeypatch.setattr(chunks_module, "CHUNK_SAMPLES", 7)
+    monkeypatch.setattr(chunks_module, "CHUNK_BYTES", 2000)
     source = "def evaluate(i, text):\n    return {'passed': len(text) == i}\n"
     args = [[n, "x" * n] for n in (5, 900, 900, 900, 3000, 1, 2, 3, 4, 5, 6, 7, 8, 9)]
     outcomes = pool.call_batch(_batch(source, args))
     assert [o.value["passed"] for o in outcomes] == [True] * len(args)
-    chunks = pool_module._chunks([(i, b"x" * (len(a[1]) + 10)) for i, a in enumerate(args)], 1)
+    chunks = chunks_module.cut([(i, b"x" * (len(a[1]) + 10)) for i, a in enumerate(args)], 1)
     assert all(len(c) <= 7 and (len(c) == 1 or sum(len(x) for _, x in c) <= 2000) for c in chunks)
     assert [i for c in chunks for i, _ in c] == list(range(len(args)))
 

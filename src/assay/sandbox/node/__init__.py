@@ -2,11 +2,14 @@
 evaluation at a time in a fresh isolated-vm context.
 
 One module per job, as in :mod:`assay.sandbox.python`:
-``pool`` (``NodePool``: hand workers out, replace them, the watchdog), ``handle`` (one worker
-process: start it confined, lines in and out, kill), ``session`` (the line protocol: hello,
-numbered requests), ``outcome`` (a response into a ``CodeOutcome`` or a check's problem) and
-``runtime`` (the ``node`` executable, the worker's files, the libraries, ``probe`` for
-``assay doctor``). ``worker.js``, ``bootstrap.js`` and ``libraries.js`` are the worker itself.
+``pool`` (``NodePool``: hand workers out, replace them), ``batch`` (a batch's chunks on the
+workers: each sample's deadline, the watchdog, the rest of a chunk to a fresh worker),
+``handle`` (one worker process: start it confined, lines in and out, kill), ``session`` (the
+line protocol: hello, numbered requests, a batch's answers), ``outcome`` (a response into a
+``CodeOutcome`` or a check's problem) and ``runtime`` (the ``node`` executable, the worker's
+files, the libraries, ``probe`` for ``assay doctor``). ``worker.js`` (the protocol),
+``evaluation.js`` (one evaluation in a fresh context), ``bootstrap.js`` (the harness in the
+context) and ``libraries.js`` are the worker itself.
 """
 
 from assay.sandbox.node.pool import NodePool

@@ -2,7 +2,7 @@
 /**
  * The harness that runs inside every fresh isolate context, before the user's evaluator.js.
  *
- * It is plain text for the isolate, never executed in the worker's own realm (worker.js
+ * It is plain text for the isolate, never executed in the worker's own realm (evaluation.js
  * compiles it once per isolate). It gives the user's script CommonJS-like globals
  * (`module`, `exports`, `require`), a `setTimeout` whose timers live and die with the context,
  * and three entry points the worker calls by reference with string arguments only:

@@ -5,7 +5,7 @@
  * An isolated-vm context has no module system and no file system, so each library is turned,
  * once per worker, into one self-contained script: every CommonJS file it reaches becomes a
  * function in a table, and the script hands that table to `__assayDefine` (set up by the
- * bootstrap in worker.js), which instantiates the library lazily on the first `require`.
+ * harness, bootstrap.js), which instantiates the library lazily on the first `require`.
  * The dependency graph is found by scanning `require("...")` calls with string literals and
  * resolving them with Node's own resolver; anything that resolves to a Node built-in (or does
  * not resolve, like ajv's optional `re2`) becomes a module that throws when required.

@@ -1,18 +1,20 @@
-"""``NodePool``: a thread-safe pool of confined Node.js workers that runs evaluations one at a time each."""
+"""``NodePool``: a thread-safe pool of confined Node.js workers, each running one request at a time."""
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from assay.core.interfaces import CodeCall, CodeOutcome
+from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
+from assay.sandbox.chunks import cut
+from assay.sandbox.node.batch import ChunkRunner, encode
 from assay.sandbox.node.handle import Confined, Worker, WorkerGone
-from assay.sandbox.node.outcome import check_problem, classify
+from assay.sandbox.node.outcome import check_problem
 from assay.sandbox.node.runtime import NOT_INSTALLED, WORKER_JS, find_node, hidden_from_others, missing_dependencies
 from assay.sandbox.node.session import exchange, handshake
 
@@ -24,10 +26,11 @@ CHECK_MEMORY_MB = 128
 class NodePool:
     """Runs Node.js evaluators (``CodeCall`` with ``language="nodejs"``) in persistent workers.
 
-    Thread-safe: up to ``size`` calls run at once (default: one per CPU core), the rest wait
-    for a worker. Workers start on first use and are replaced after ``max_calls`` evaluations,
-    a crash or a watchdog kill: past ``timeout_ms`` plus ``margin_s`` the host kills the worker,
-    whatever the worker's own timer did. ``node`` is the executable (default: ``node`` on
+    Thread-safe: up to ``size`` requests run at once (default: one per CPU core), the rest wait
+    for a worker; a batch's chunks (``batch.py``) run on every worker at once. Workers start on
+    first use and are replaced after ``max_calls`` evaluated samples, a crash or a watchdog kill:
+    past a sample's ``timeout_ms`` plus ``margin_s`` the host kills the worker, whatever the
+    worker's own timer did. ``node`` is the executable (default: ``node`` on
     ``PATH``). ``weak=True`` runs workers without Landlock, seccomp and the uid drop; only the
     isolate, the network namespace and the rlimits remain.
     """
@@ -49,6 +52,7 @@ class NodePool:
         self._closed = False
         self._cond = threading.Condition()
         self._confined: Confined | None = None
+        self._threads: ThreadPoolExecutor | None = None  # runs a batch's chunks on every worker at once
         # weakref.finalize, in both pools: a pool dropped without close() stops its processes
         # when it is collected, one still open stops them at interpreter exit, and the finalizer
         # holds no reference to the pool. (An atexit hook acts only at exit, and keeps one entry
@@ -57,22 +61,39 @@ class NodePool:
 
     def call(self, request: CodeCall) -> CodeOutcome:
         """Run ``request.function`` from ``request.source`` with ``request.args``; never raises."""
-        limits: dict[str, Any] = {"timeout_ms": request.timeout_ms, "memory_mb": request.memory_mb, "layers": []}
-        if request.language != "nodejs":
-            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=limits,
-                               message=f"NodePool runs nodejs evaluators, not {request.language}")
-        payload = {"op": "call", "source": request.source, "function": request.function,
-                   "args": list(request.args), "timeout_ms": request.timeout_ms, "memory_mb": request.memory_mb}
+        return self.call_batch(CodeBatch(request.language, request.source, [request.args], request.function,
+                                         request.timeout_ms, request.memory_mb))[0]
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
+        """One outcome per sample of ``batch``, in order; never raises. The samples go to the
+        workers in chunks (``sandbox.chunks``: up to 256 samples and 4 MiB of arguments each),
+        on every worker at once; each sample runs in a fresh context under the batch's limits."""
+        if batch.language != "nodejs":
+            return _refused(batch, f"NodePool runs nodejs evaluators, not {batch.language}")
         try:
-            json.dumps(payload["args"], allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=f"arguments are not JSON: {exc}", limits=limits)
-        got = self._roundtrip(payload, request.timeout_ms / 1000)
-        if isinstance(got, str):
-            return CodeOutcome(error=ErrorCode.UNAVAILABLE, message=got, limits=limits)
-        response, elapsed_ms, layers = got
-        limits["layers"] = layers
-        return classify(response, elapsed_ms, limits)
+            runner = ChunkRunner(self, batch)
+        except (TypeError, ValueError) as exc:  # a source, function or limit that is not JSON data
+            return _refused(batch, f"the batch cannot be sent to a worker: {exc}")
+        outcomes: list[CodeOutcome | None] = [None] * len(batch.args)
+        items = []
+        for i, args in enumerate(batch.args):
+            try:
+                items.append((i, encode(args)))
+            except (TypeError, ValueError) as exc:
+                outcomes[i] = CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=runner.limits([]),
+                                          message=f"the arguments are not JSON data: {exc}")
+        parts = cut(items, self.size)
+        futures = []
+        if len(parts) > 1:
+            try:
+                futures = [self._executor().submit(runner.run, part) for part in parts]
+            except RuntimeError:  # closed meanwhile: the chunks run here (and answer `unavailable`)
+                futures = []
+        done = [f.result() for f in futures] if futures else [runner.run(part) for part in parts]
+        for part, got in zip(parts, done):
+            for (i, _args), outcome in zip(part, got):
+                outcomes[i] = outcome
+        return outcomes  # type: ignore[return-value]
 
     def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
         """None when ``source`` compiles and exports ``function``; else the problem, with its line.
@@ -86,7 +107,7 @@ class NodePool:
                               CHECK_TIMEOUT_MS / 1000)
         if isinstance(got, str):
             return None  # unavailable: nothing to say about the code; calls will report it
-        return check_problem(got[0])
+        return check_problem(got)
 
     def close(self) -> None:
         """Stop every worker (idle ones now, busy ones as soon as their call returns)."""
@@ -98,6 +119,8 @@ class NodePool:
             self._cond.notify_all()
         for worker in idle:
             worker.kill()
+        if self._threads is not None:
+            self._threads.shutdown(wait=False)
 
     def __enter__(self) -> NodePool:
         return self
@@ -106,17 +129,25 @@ class NodePool:
         self.close()
 
     # -- internals ---------------------------------------------------------------------
-    def _roundtrip(self, payload: dict[str, Any], timeout_s: float) -> tuple[dict[str, Any], float, list[str]] | str:
-        """One request on a worker: (response, ms, layers), or why no worker can take it.
+    def _executor(self) -> ThreadPoolExecutor:
+        """The threads that run a batch's chunks at once; RuntimeError once the pool is closed."""
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the Node pool is closed")
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(self.size, thread_name_prefix="assay-node")
+            return self._threads
+
+    def _roundtrip(self, payload: dict[str, Any], timeout_s: float) -> dict[str, Any] | str:
+        """One request on a worker: its response, or why no worker can take it.
 
         A timeout or a broken worker becomes a response (the worker is replaced)."""
         worker = self._acquire()
         if isinstance(worker, str):
             return worker
         keep = False
-        start = time.monotonic()
         try:
-            response = exchange(worker, payload, start + timeout_s + self.margin_s)
+            response = exchange(worker, payload, time.monotonic() + timeout_s + self.margin_s)
             worker.calls += 1
             keep = worker.calls < self.max_calls
         except TimeoutError:
@@ -126,7 +157,7 @@ class NodePool:
             response = {"status": "error", "message": f"the Node worker failed: {exc}"}
         finally:
             self._release(worker, keep)
-        return response, (time.monotonic() - start) * 1000, worker.layers
+        return response
 
     def _acquire(self) -> Worker | str:
         if self.node is None:
@@ -183,6 +214,12 @@ class NodePool:
             self._cond.notify()
         if worker is not None and not keep:
             worker.kill()
+
+
+def _refused(batch: CodeBatch, message: str) -> list[CodeOutcome]:
+    """The same ``invalid_config`` outcome for every sample of ``batch``."""
+    limits = {"timeout_ms": batch.timeout_ms, "memory_mb": batch.memory_mb, "layers": []}
+    return [CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=message, limits=dict(limits)) for _ in batch.args]
 
 
 def _kill_all(workers: set[Worker]) -> None:

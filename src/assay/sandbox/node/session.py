@@ -1,10 +1,11 @@
-"""Talk to one worker: its hello, then one numbered request and its answer at a time.
+"""Talk to one worker: its hello, then one numbered request at a time and its answers.
 
 The protocol (``worker.js`` describes it): newline-delimited JSON both ways. The worker first
-writes ``{"ready": true, ...}`` or ``{"ready": false, "error": ...}``; then each request line
-``{"id", "op": "call" | "check", ...}`` gets one response line carrying the same ``id``.
-A response is untrusted text: it is parsed by ``sandbox.results`` under its caps, and anything
-out of protocol means the worker can no longer be trusted to answer (``WorkerGone``).
+writes ``{"ready": true, ...}`` or ``{"ready": false, "error": ...}``; then a ``check`` request
+gets one response line and a ``batch`` request one line per sample, in order, each carrying the
+request's ``id`` (and the sample's ``index``). A response is untrusted text: it is parsed by
+``sandbox.results`` under its caps, and anything out of protocol means the worker can no longer
+be trusted to answer (``WorkerGone``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def handshake(worker: Worker, deadline: float) -> str | None:
 
 
 def exchange(worker: Worker, payload: dict[str, Any], deadline: float) -> dict[str, Any]:
-    """Send ``payload`` (numbered here) and return the worker's response to it.
+    """Send ``payload`` (numbered here) and return the worker's one response to it.
 
     Raises ``TimeoutError`` past ``deadline`` and ``WorkerGone`` when the worker exits or
     answers out of protocol; either way the worker must be killed, not reused.
@@ -38,10 +39,24 @@ def exchange(worker: Worker, payload: dict[str, Any], deadline: float) -> dict[s
     # ASCII with escapes: a lone surrogate in a sample reaches the evaluator as it is (as in
     # Python) instead of failing to encode as UTF-8.
     worker.send(json.dumps(payload, allow_nan=False).encode() + b"\n")
+    return answer(worker, None, deadline)
+
+
+def send_batch(worker: Worker, header: str, args_json: list[str]) -> None:
+    """Send a ``batch`` request (numbered here): ``header`` is its other fields as a JSON object
+    (ASCII), ``args_json`` each sample's arguments as JSON text (ASCII, from ``json.dumps``)."""
+    worker.seq += 1
+    line = f'{header[:-1]}, "id": {worker.seq}, "args_list": [{", ".join(args_json)}]}}\n'
+    worker.send(line.encode())
+
+
+def answer(worker: Worker, index: int | None, deadline: float) -> dict[str, Any]:
+    """The next response line: to the last request, for sample ``index`` of a batch (None: not
+    a batch). Raises as ``exchange`` does."""
     try:
         response = load_json(worker.read_line(deadline))
     except ValueError as exc:  # TooDeep included: the worker's own envelope is flat
         raise WorkerGone(f"the worker wrote a malformed response ({str(exc).split(':')[0]})") from None
-    if not isinstance(response, dict) or response.get("id") != worker.seq:
+    if not isinstance(response, dict) or response.get("id") != worker.seq or response.get("index") != index:
         raise WorkerGone("the worker answered out of turn")
     return response

@@ -18,6 +18,7 @@ import orjson
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
+from assay.sandbox.chunks import cut
 from assay.sandbox.confine import REQUIRED_LAYERS
 from assay.sandbox.python.handle import Zygote, ZygoteGone
 from assay.sandbox.python.outcome import classify
@@ -26,10 +27,6 @@ from assay.sandbox.python.session import exchange
 log = logging.getLogger("assay.sandbox")
 MAX_MEMORY_MB = 4096
 """The largest ``memory_mb`` a call may ask for; more is lowered to it."""
-CHUNK_SAMPLES = 256
-"""Samples one child takes at most: one fork and one set of layers for them all."""
-CHUNK_BYTES = 4 << 20
-"""Bytes of JSON arguments one child takes at most (one sample larger than this goes alone)."""
 
 
 class PythonPool:
@@ -69,7 +66,7 @@ class PythonPool:
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         """One outcome per sample of ``batch``, in order. The samples go to the zygotes' children
-        in chunks (up to ``CHUNK_SAMPLES`` samples and ``CHUNK_BYTES`` of arguments each), run at
+        in chunks (``sandbox.chunks``: up to 256 samples and 4 MiB of arguments each), run at
         once on every zygote; each sample has the batch's limits to itself."""
         memory_mb = max(1, min(int(batch.memory_mb), MAX_MEMORY_MB))
         timeout_ms = max(1, int(batch.timeout_ms))
@@ -88,7 +85,7 @@ class PythonPool:
             except (TypeError, ValueError) as exc:
                 outcomes[i] = CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
                                           message=f"the arguments are not JSON data: {exc}")
-        chunks = _chunks(lines, self.size)
+        chunks = cut(lines, self.size)
         run = partial(self._run_chunk, header, timeout_ms, memory_mb, limits)
         if len(chunks) == 1:
             done = [run(chunks[0])]
@@ -236,20 +233,3 @@ def _encode(args: list[Any]) -> bytes:
         return orjson.dumps(list(args))
     except TypeError:  # integers beyond 64 bits, lone surrogates: the standard encoder handles them
         return json.dumps(list(args), allow_nan=False).encode()
-
-
-def _chunks(lines: list[tuple[int, bytes]], workers: int) -> list[list[tuple[int, bytes]]]:
-    """``lines`` cut into chunks: enough to keep every zygote busy, none past the caps."""
-    per = min(CHUNK_SAMPLES, max(1, math.ceil(len(lines) / workers)))
-    chunks: list[list[tuple[int, bytes]]] = []
-    current: list[tuple[int, bytes]] = []
-    size = 0
-    for item in lines:
-        if current and (len(current) >= per or size + len(item[1]) > CHUNK_BYTES):
-            chunks.append(current)
-            current, size = [], 0
-        current.append(item)
-        size += len(item[1])
-    if current:
-        chunks.append(current)
-    return chunks

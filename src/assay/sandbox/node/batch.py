@@ -1,0 +1,95 @@
+"""A batch's chunks on the pool's workers: one ``batch`` request per chunk, one answer per sample.
+
+A chunk goes to a worker as one request (``worker.js``); the worker runs its samples in turn,
+each in a fresh context under the batch's limits, and writes each sample's answer as soon as
+it has it. Each answer must come within the sample's ``timeout_ms`` plus the pool's margin of
+the previous one. When it does not, or the worker dies or answers out of protocol, that sample
+gets the timeout or error a single call gets, the worker is killed, and the rest of the chunk
+goes to a fresh worker: every round settles at least one sample, so a chunk always ends.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from assay.core.interfaces import CodeBatch, CodeOutcome
+from assay.core.result import ErrorCode
+from assay.sandbox.node.handle import Worker, WorkerGone
+from assay.sandbox.node.outcome import classify
+from assay.sandbox.node.session import answer, send_batch
+
+if TYPE_CHECKING:
+    from assay.sandbox.node.pool import NodePool
+
+Item = tuple[int, str]
+"""A sample: its position in the batch and its arguments as JSON text."""
+
+
+def encode(args: Any) -> str:
+    """One sample's arguments as JSON text; raises ``TypeError`` or ``ValueError`` when they are not JSON."""
+    return json.dumps(list(args), allow_nan=False)
+
+
+class ChunkRunner:
+    """Runs the chunks of one batch on ``pool``'s workers (each chunk from one thread)."""
+
+    def __init__(self, pool: NodePool, batch: CodeBatch) -> None:
+        self.pool = pool
+        self.timeout_ms = batch.timeout_ms
+        self.memory_mb = batch.memory_mb
+        self.header = json.dumps({"op": "batch", "source": batch.source, "function": batch.function,
+                                  "timeout_ms": batch.timeout_ms, "memory_mb": batch.memory_mb}, allow_nan=False)
+
+    def limits(self, layers: list[str]) -> dict[str, Any]:
+        return {"timeout_ms": self.timeout_ms, "memory_mb": self.memory_mb, "layers": layers}
+
+    def run(self, chunk: list[Item]) -> list[CodeOutcome]:
+        """One outcome per sample of ``chunk``, in order."""
+        got: list[CodeOutcome] = []
+        while len(got) < len(chunk):
+            got += self._round(chunk[len(got):])
+        return got
+
+    def _round(self, items: list[Item]) -> list[CodeOutcome]:
+        """Outcomes for the first samples of ``items`` on one worker (at least one)."""
+        pool = self.pool
+        worker = pool._acquire()
+        if isinstance(worker, str):
+            return [CodeOutcome(error=ErrorCode.UNAVAILABLE, message=worker, limits=self.limits([])) for _ in items]
+        # A worker answers max_calls samples in all, then it is replaced.
+        items = items[:max(1, pool.max_calls - worker.calls)]
+        timeout_s = self.timeout_ms / 1000
+        got: list[CodeOutcome] = []
+        keep = False
+        start = time.monotonic()
+        try:
+            send_batch(worker, self.header, [args for _i, args in items])
+            for k in range(len(items)):
+                response, alive = self._answer(worker, k, start + timeout_s + pool.margin_s)
+                now = time.monotonic()
+                got.append(classify(response, (now - start) * 1000, self.limits(worker.layers)))
+                start = now
+                if not alive:
+                    break
+                worker.calls += 1
+            else:
+                keep = worker.calls < pool.max_calls
+        except WorkerGone as exc:  # the request could not be sent: the first sample gets the error
+            got.append(classify({"status": "error", "message": f"the Node worker failed: {exc}"},
+                                (time.monotonic() - start) * 1000, self.limits(worker.layers)))
+        finally:
+            pool._release(worker, keep)
+        return got
+
+    def _answer(self, worker: Worker, index: int, deadline: float) -> tuple[dict[str, Any], bool]:
+        """Sample ``index``'s response, and whether the worker may go on; a timeout or a broken
+        worker becomes the sample's response (as for a single call) and ends the worker's round."""
+        try:
+            return answer(worker, index, deadline), True
+        except TimeoutError:
+            return {"status": "timeout",
+                    "message": f"the evaluation ran past {int(self.timeout_ms)} ms (worker killed)"}, False
+        except WorkerGone as exc:
+            return {"status": "error", "message": f"the Node worker failed: {exc}"}, False
