@@ -105,6 +105,11 @@ async function drive(entry, fn, argsJson, left) {
       if (wait > 0) {
         if (wait >= left()) throw new Failure('timeout', 'a timer is due after the deadline');
         await sleep(wait);
+      } else {
+        // Back to the worker's event loop between timer rounds, even when one is due at once:
+        // a timer that re-arms itself (setTimeout(again, 0)) must not keep the worker in a run
+        // of synchronous calls until its time is gone.
+        await new Promise(setImmediate);
       }
       entry.__assayFire.applySync(undefined, [], opts());
     }
