@@ -25,9 +25,8 @@ from assay.runner.suites import Suite, load_suite
 
 PROGRESS_MIN_SAMPLES = 200
 CODE_CHUNK = 512
-"""Samples per chunk when code graders are the only ones waiting on I/O: two sandbox chunks of
-256 (one per core on a 2-core machine); at 10,000 samples/s the results file still advances
-twenty times a second."""
+"""The largest chunk when code graders are the only ones waiting on I/O: two sandbox chunks of
+256 (one per core on a 2-core machine)."""
 MAX_LISTED = 20
 
 
@@ -65,7 +64,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         with _progress(show_progress, len(suite.samples) - len(done)) as advance:
             result = run_suite(suite, resources=_resources(no_cache), concurrency=concurrency, done_ids=done,
                                sink=sink, on_progress=advance,
-                               chunk_size=_chunk(suite, concurrency))
+                               chunk_size=_chunk(suite, concurrency), max_chunk=_max_chunk(suite))
     finally:
         if sink is not None:
             sink.close()
@@ -194,14 +193,24 @@ def _judge_counts(verdicts) -> tuple[int, int]:
 
 
 def _chunk(suite, concurrency: int) -> int:
-    """Samples per chunk: large for pure graders (vectorised batches), small when a program or
-    LLM grader is involved, so progress and the results file advance steadily, and in between
-    for code graders (the sandbox runs a chunk per process: fewer, larger ones cost less)."""
-    specs = list(suite.graders) + [s for extra in suite.sample_graders.values() for s in extra]
-    waiting = [spec.grader_cls for spec in specs if spec.grader_cls.io_bound]
-    if any(not cls.batches_io for cls in waiting):
+    """Samples per chunk: large for pure graders (vectorised batches), small when a sandbox,
+    program or LLM grader is involved, so progress and the results file advance steadily."""
+    if any(cls.io_bound for cls in _grader_classes(suite)):
         return max(16, concurrency * 4)
-    return CODE_CHUNK if waiting else 1000
+    return 1000
+
+
+def _max_chunk(suite) -> int | None:
+    """How large chunks may grow while they are graded quickly: when code graders are the only
+    ones waiting on I/O, up to ``CODE_CHUNK`` (the sandbox runs a chunk per process: fewer,
+    larger ones cost less)."""
+    waiting = [cls for cls in _grader_classes(suite) if cls.io_bound]
+    return CODE_CHUNK if waiting and all(cls.batches_io for cls in waiting) else None
+
+
+def _grader_classes(suite) -> list:
+    specs = list(suite.graders) + [s for extra in suite.sample_graders.values() for s in extra]
+    return [spec.grader_cls for spec in specs]
 
 
 def _print_problem(console, v) -> None:

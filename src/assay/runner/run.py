@@ -25,6 +25,8 @@ from assay.runner.resources import default_resources
 from assay.runner.suites import Suite
 
 COST_RANK = {"free": 0, "low": 1, "medium": 2, "high": 3}
+CHUNK_GROW_S = 0.5
+CHUNK_SHRINK_S = 2.0
 
 
 @dataclass(slots=True)
@@ -37,14 +39,19 @@ class RunResult:
 
 
 def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: int = 8,
-              chunk_size: int = 1000, done_ids: Collection[str] = (),
+              chunk_size: int = 1000, max_chunk: int | None = None, done_ids: Collection[str] = (),
               sink: Callable[[list[SampleVerdict]], None] | None = None,
               on_progress: Callable[[int], None] | None = None, columnar: bool = True) -> RunResult:
     """Grade ``suite``; verdicts come back in dataset order (resumed samples excluded).
 
     With ``columnar`` (the default), a suite whose graders all have columnar kernels is graded
     column by column (``runner.columnar``; needs pyarrow), with the same verdicts, once it has
-    enough samples to repay importing pyarrow (``COLUMNAR_MIN_ROWS``)."""
+    enough samples to repay importing pyarrow (``COLUMNAR_MIN_ROWS``).
+
+    ``max_chunk``: chunks start at ``chunk_size`` samples and grow, up to ``max_chunk``, while
+    each is graded in under ``CHUNK_GROW_S`` (and shrink back when one takes over
+    ``CHUNK_SHRINK_S``): large chunks for fast graders (the sandbox's batches), while the
+    results file of a slow suite still advances every second or two."""
     start = perf_counter()
     resources = resources or default_resources()
     todo = [s for s in suite.samples if s.id not in done_ids] if done_ids else suite.samples
@@ -61,9 +68,14 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
         from assay.runner.columnar.run import grade_chunk
     verdicts: list[SampleVerdict] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="assay-grade") as pool:
-        for i in range(0, len(todo), chunk_size):
-            chunk = todo[i:i + chunk_size]
+        i, size = 0, chunk_size
+        while i < len(todo):
+            chunk = todo[i:i + size]
+            i += len(chunk)
+            began = perf_counter()
             graded = grade_chunk(suite, chunk, grader_for, pool)
+            if max_chunk is not None:
+                size = _next_size(size, perf_counter() - began, chunk_size, max_chunk)
             if sink is not None:
                 sink(graded)
             verdicts.extend(graded)
@@ -103,6 +115,15 @@ def _grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[Compil
         verdict.skipped = [spec.name for spec in plans[s.id] if id(spec) not in got]
         out.append(verdict)
     return out
+
+
+def _next_size(size: int, took_s: float, smallest: int, largest: int) -> int:
+    """The next chunk's size: doubled after a quick chunk, halved after a slow one."""
+    if took_s < CHUNK_GROW_S:
+        return min(largest, size * 2)
+    if took_s > CHUNK_SHRINK_S:
+        return max(smallest, size // 2)
+    return size
 
 
 def _cannot_pass(plan: list[CompiledSpec], got: dict[int, GraderResult], threshold: float | None) -> bool:
