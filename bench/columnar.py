@@ -1,5 +1,5 @@
 """Throughput of the columnar path (``assay.grade_table``), rows/s on one core, beside its target
-and the raw library call on the same data; and ``assay.grade_batch`` on plain dicts.
+and the raw library call on the same data (``assay.grade_batch`` on plain dicts: presets.py).
 
 Data: the pairs bench/presets.py generates (20-2000 characters, mean ~430, ASCII and CJK
 mixed, expected an edited copy of the output in 70% of pairs), 20,000 distinct ones repeated
@@ -31,7 +31,6 @@ TARGETS: dict[str, tuple[float, str]] = {
     "exact_match": (5_000_000, "rows/s"), "  exact_match, 95% equal": (5_000_000, "rows/s"),
     "contains": (2_000_000, "rows/s"), "regex": (1_000_000, "rows/s"),
     "json_schema": (250_000, "rows/s"), "similarity/levenshtein": (0.9, "x raw cpdist"),
-    "grade_batch dicts, exact_match": (200_000, "rows/s"),
 }
 
 
@@ -111,11 +110,6 @@ def main(rows: int = ROWS, repeats: int = 5) -> list[tuple[str, float, float, st
     for algo, many in (("jaccard", sim.jaccard_many), ("cosine", sim.cosine_many)):
         results.append((f"similarity/{algo}", rate({"type": "similarity", "config": {"algorithm": algo}}, lev),
                         raw(lambda many=many: many(lo, le), lev_n), f"{algo}_many (C)", "rows/s"))
-    dicts = [{"id": str(i), "output": o, "expected": e} for i, (o, e) in enumerate(zip(lo, le))]
-    results.append(("grade_batch dicts, exact_match",
-                    raw(lambda: assay.grade_batch({"type": "exact_match"}, dicts), lev_n),
-                    raw(lambda: [d["output"] == d["expected"] for d in dicts], lev_n), "str == on the dicts",
-                    "rows/s"))
     return results
 
 

@@ -10,9 +10,9 @@ from pydantic import TypeAdapter, ValidationError
 from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import GraderResult
-from assay.core.sample import Sample
+from assay.core.sample import Sample, trusted_samples
 from assay.core.spec import GraderSpec, compile_spec
-from assay.runner.execute import grade_many, grade_one
+from assay.runner.execute import _collector_paused, grade_many, grade_one, vectorised
 from assay.runner.resources import Defaults, build_context
 
 _samples = TypeAdapter(list[Sample])
@@ -56,20 +56,48 @@ def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[
                 resources: Resources | None = None) -> list[GraderResult]:
     """Grade many samples under one spec, validated once; vectorised where the grader allows."""
     grader = _grader(spec, resources)
-    if all(isinstance(s, Sample) for s in samples):
-        parsed = list(samples)
-    else:
-        if isinstance(samples, (str, bytes, Mapping)):
-            raise SpecError(f"samples must be a list of mappings, got {type(samples).__name__}")
-        rows = [s if isinstance(s, Sample) else {"id": str(i), **_mapping(s, f"samples[{i}]")}
-                for i, s in enumerate(samples)]
-        try:
-            parsed = _samples.validate_python(rows)
-        except ValidationError as exc:
-            raise SpecError.from_validation(exc, path="samples") from None
-    from concurrent.futures import ThreadPoolExecutor
-
     if grader.io_bound:
+        from concurrent.futures import ThreadPoolExecutor
+
+        parsed = _batch(samples)
         with ThreadPoolExecutor(max_workers=4) as pool:
             return grade_many(grader, parsed, pool=pool)
-    return grade_many(grader, parsed)
+    if not vectorised(grader):
+        return grade_many(grader, _batch(samples))
+    # The batch's Samples are freed before the collector runs again, so it never walks them
+    # (0.3 us a sample, a sixth of exact_match's time); a vectorised batch makes no cycles.
+    with _collector_paused():
+        return grade_many(grader, _batch(samples))
+
+
+def _batch(samples: Sequence[Mapping[str, Any] | Sample]) -> list[Sample]:
+    """The samples of a batch as Samples; the default id of ``samples[i]`` is ``str(i)``.
+
+    Rows validation would keep as given are built directly (``trusted_samples``); the others
+    are validated together, and when one of them is refused the whole batch is validated again
+    as one list, so that the error names every bad ``samples[i]`` field as before.
+    """
+    if all(isinstance(s, Sample) for s in samples):
+        return list(samples)
+    if isinstance(samples, (str, bytes, Mapping)):
+        raise SpecError(f"samples must be a list of mappings, got {type(samples).__name__}")
+    with _collector_paused():
+        parsed = trusted_samples(samples)
+        rest = [i for i, s in enumerate(parsed) if s is None]
+        if rest:
+            try:
+                checked = _validated([(i, samples[i]) for i in rest])
+            except SpecError:
+                return _validated(list(enumerate(samples)))
+            for i, sample in zip(rest, checked):
+                parsed[i] = sample
+    return parsed  # type: ignore[return-value]  # no None is left
+
+
+def _validated(rows: list[tuple[int, Mapping[str, Any] | Sample]]) -> list[Sample]:
+    """``rows`` (index, sample) validated as one list; errors name ``samples[i]``."""
+    data = [s if isinstance(s, Sample) else {"id": str(i), **_mapping(s, f"samples[{i}]")} for i, s in rows]
+    try:
+        return _samples.validate_python(data)
+    except ValidationError as exc:
+        raise SpecError.from_validation(exc, path="samples") from None

@@ -2,15 +2,19 @@
 
 Graders build results through ``Grader.scored_result``, ``Grader.error_result`` and
 ``Grader.pending_result`` (see ``core.grader``), never by hand, so that name, type, kind and
-weight always agree with the grader's spec.
+weight always agree with the grader's spec. A batch grader that gives many samples one result
+copies a builder's result with ``copier`` rather than building each.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from assay.core._unvalidated import new, set_attr, set_extra, set_fields_set, set_private, shared_keys
 
 Kind = Literal["code", "llm", "human"]
 """Who decides: ``code`` (deterministic code, a program), ``llm`` (a model judge), ``human``."""
@@ -111,21 +115,14 @@ class GraderResult(BaseModel):
 # Every result has every field set, so one shared set serves them all: pydantic only ever adds
 # a field name to it (on assignment), and every name is already there.
 _ALL_FIELDS_SET = set(GraderResult.model_fields)
-_new = GraderResult.__new__
-_set = object.__setattr__
-# BaseModel's own slots, set through their descriptors: the same effect as model_construct
-# without its per-field work.
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def _unvalidated(fields: dict[str, Any]) -> GraderResult:
-    obj = _new(GraderResult)
-    _set(obj, "__dict__", fields)
-    _set_fields_set(obj, _ALL_FIELDS_SET)
-    _set_extra(obj, None)
-    _set_private(obj, None)
+    obj = new(GraderResult)
+    set_attr(obj, "__dict__", fields)
+    set_fields_set(obj, _ALL_FIELDS_SET)
+    set_extra(obj, None)
+    set_private(obj, None)
     return obj
 
 
@@ -136,3 +133,21 @@ def make_result(name: str, type_: str, kind: str, status: Status, passed: bool, 
     return _unvalidated({"name": name, "type": type_, "kind": kind, "status": status, "passed": passed,
                          "score": score, "reason": reason, "details": details, "error": error,
                          "latency_ms": 0.0, "weight": weight})
+
+
+def copier(result: GraderResult) -> Callable[..., GraderResult]:
+    """A function returning fresh copies of ``result``, each with its own shallow copy of
+    ``details`` and, when one is given, its own ``reason``: for a batch grader that gives many
+    samples one result, at about half the cost of building each (a copy of a compact dict
+    instead of a call chain and an 11-key dict). The reason is taken as it is (cap it first)."""
+    fields = shared_keys(GraderResult, result.__dict__)
+    details = fields["details"]
+
+    def copy(reason: str | None = None) -> GraderResult:
+        own = fields.copy()
+        own["details"] = details.copy()
+        if reason is not None:
+            own["reason"] = reason
+        return _unvalidated(own)
+
+    return copy

@@ -16,9 +16,9 @@ from pydantic import Field
 
 from assay.core.grader import BatchGrader, GraderConfig
 from assay.core.registry import register
-from assay.core.result import ErrorCode, GraderResult
+from assay.core.result import ErrorCode, GraderResult, copier
 from assay.core.sample import Sample
-from assay.core.untrusted import TooDeep
+from assay.core.untrusted import MAX_REASON, TooDeep
 from assay.graders._text import as_text, common_prefix_length, describe, json_kind, preview
 
 
@@ -68,6 +68,7 @@ class ExactMatch(BatchGrader[ExactMatchConfig]):
         plain = not (self.config.trim or self.config.ignore_case)
         norm = self._normalise
         scored = self.scored_result
+        passed, failed = copier(scored(True, 1.0)), copier(scored(False, 0.0))  # what scored() would build
         out = []
         for s in samples:
             a, b = s.output, s.expected
@@ -76,13 +77,21 @@ class ExactMatch(BatchGrader[ExactMatchConfig]):
                     ok = a == b
                 else:
                     ok = same_value(a, b) if plain else norm(a) == norm(b)
-                out.append(scored(True, 1.0) if ok else scored(False, 0.0, _differ(a, b)))
+                if ok:
+                    out.append(passed())
+                else:
+                    reason = _differ(a, b)
+                    out.append(failed(reason) if len(reason) <= MAX_REASON else scored(False, 0.0, reason))
             except TooDeep as exc:
                 out.append(self.error_result(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
         return out
 
 
 def _differ(output: object, expected: object) -> str:
+    if output.__class__ is str and expected.__class__ is str:  # the common case, as below
+        i = common_prefix_length(output, expected)
+        return f"output differs from expected at character {i}: got {output[i:i + 40]!r}, " \
+               f"expected {expected[i:i + 40]!r}"
     if expected is None:
         return "no expected value to compare with"
     kind = json_kind(output)
