@@ -16,6 +16,12 @@ PID_CODE = ("import collections\n"
             "    return {'passed': output == expected, 'reason': output, 'details': {'pid': pid}}\n")
 
 
+def _run(coroutine):
+    """``asyncio.run`` in a thread of its own: a test before may have left this thread's loop running."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
 class _Recorder(Grader[GraderConfig]):
     """Grades in batches, recording their sizes; the first batch waits until released."""
 
@@ -52,7 +58,7 @@ def test_requests_queued_behind_a_batch_go_together():
         grader.release.set()
         return [r.reason for r in await asyncio.gather(first, *rest)]
 
-    reasons = asyncio.run(main())
+    reasons = _run(main())
     assert reasons == [str(i) for i in range(MAX_BATCH + 6)]
     assert grader.sizes == [1, MAX_BATCH, 5]
 
@@ -66,7 +72,7 @@ def test_callers_have_their_own_lanes():
         jobs = [coalescer.grade(user, grader, Sample(id="t", output=user)) for user in ("alice", "bob")]
         return await asyncio.gather(*jobs)
 
-    assert [r.reason for r in asyncio.run(main())] == ["alice", "bob"]
+    assert [r.reason for r in _run(main())] == ["alice", "bob"]
     assert grader.sizes == [1, 1]
 
 
