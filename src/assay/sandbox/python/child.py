@@ -14,7 +14,6 @@ host normalises it (``sandbox.results``), the same way as a Node.js evaluator's.
 
 from __future__ import annotations
 
-import _thread
 import asyncio
 import gc
 import inspect
@@ -28,6 +27,7 @@ import sys
 import time
 import traceback
 import types
+from _thread import _count as _threads  # bound here: a sample may rebind _thread._count
 from typing import Any
 
 import orjson
@@ -71,14 +71,14 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
         os._exit(1)
     for i, raw in enumerate(samples):
         samples[i] = b""
-        if _thread._count() > 0:  # a thread started by the previous sample got going after it ended
+        if _threads() > 0:  # a thread started by the previous sample got going after it ended
             _write_all(res_fd, FRAME_HEAD.pack(STOP_FLAG, 0))  # no result: a fresh child takes it from here
             break
         sys.stdout = sys.stderr = printed  # whatever the previous sample set them to
         try:
             _cpu_for_next(cpu)
             payload, stop = _evaluate(header, _load_args(raw), user_builtins)
-            stop = stop or _thread._count() > 0  # a thread the code left running must not meet the next sample
+            stop = stop or _threads() > 0  # a thread the code left running must not meet the next sample
         except BaseException as exc:  # noqa: BLE001 - the interpreter itself is in trouble
             payload, stop = _last_words(exc), True
         _finish(printed, res_fd, payload, stop or i == len(samples) - 1)
