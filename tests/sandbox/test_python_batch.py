@@ -144,3 +144,12 @@ def test_hostile_sample_leaves_the_rest_of_the_chunk_graded(pool, hostile):
     outcomes = pool.call_batch(_batch(source, [[i] for i in range(6)], timeout_ms=3000))
     assert all(o.ok for i, o in enumerate(outcomes) if i != 2), outcomes
     assert len(outcomes[2].output or "") <= 70_000
+
+
+def test_a_closed_pool_answers_unavailable_for_a_batch_of_many_chunks():
+    from assay.sandbox.python import PythonPool
+
+    closed = PythonPool(2)
+    closed.close()
+    outcomes = closed.call_batch(_batch("def evaluate(i):\n    return {'passed': True}\n", [[i] for i in range(600)]))
+    assert len(outcomes) == 600 and {o.error for o in outcomes} == {ErrorCode.UNAVAILABLE}

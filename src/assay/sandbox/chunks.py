@@ -1,10 +1,16 @@
-"""How both sandboxes cut a batch into chunks: one chunk per process (Python) or per worker
-request (Node.js), enough chunks to keep every worker busy, none past the caps."""
+"""How both sandboxes spread a batch: each sample's arguments encoded, cut into chunks (one per
+process in Python, one per worker request in Node.js), enough to keep every worker busy and
+none past the caps, run at once, and the outcomes put back in order."""
 
 from __future__ import annotations
 
 import math
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from assay.core.interfaces import CodeOutcome
+from assay.core.result import ErrorCode
 
 CHUNK_SAMPLES = 256
 """Samples one chunk takes at most: one process or one request for them all."""
@@ -30,3 +36,34 @@ def cut(items: list[tuple[int, Text]], workers: int) -> list[list[tuple[int, Tex
     if current:
         out.append(current)
     return out
+
+
+def spread(args: Sequence[Any], encode: Callable[[Any], Text], limits: dict[str, Any], workers: int,
+           run: Callable[[list[tuple[int, Text]]], list[CodeOutcome]],
+           threads: Callable[[], ThreadPoolExecutor]) -> list[CodeOutcome]:
+    """One outcome per entry of ``args``, in order. Each sample's arguments go through ``encode``
+    (one it cannot encode is that sample's ``invalid_config``, with ``limits``); the rest are
+    ``cut`` and each chunk is ``run`` (one outcome per sample), on ``threads()`` when there are
+    several chunks. A pool closed meanwhile (``RuntimeError``) has its chunks run here, where
+    they answer ``unavailable``."""
+    outcomes: list[CodeOutcome | None] = [None] * len(args)
+    items: list[tuple[int, Text]] = []
+    for i, sample in enumerate(args):
+        try:
+            items.append((i, encode(sample)))
+        except (TypeError, ValueError) as exc:
+            outcomes[i] = CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
+                                      message=f"the arguments are not JSON data: {exc}")
+    parts = cut(items, workers)
+    futures = []
+    if len(parts) > 1:
+        try:
+            pool = threads()
+            futures = [pool.submit(run, part) for part in parts]
+        except RuntimeError:
+            futures = []
+    done = [f.result() for f in futures] if futures else [run(part) for part in parts]
+    for part, got in zip(parts, done):
+        for (i, _encoded), outcome in zip(part, got):
+            outcomes[i] = outcome
+    return outcomes  # type: ignore[return-value]  # every sample has its outcome

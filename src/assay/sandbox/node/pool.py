@@ -11,7 +11,7 @@ from typing import Any
 
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
-from assay.sandbox.chunks import cut
+from assay.sandbox.chunks import spread
 from assay.sandbox.node.batch import ChunkRunner, encode
 from assay.sandbox.node.handle import Confined, Worker, WorkerGone
 from assay.sandbox.node.outcome import check_problem
@@ -74,26 +74,7 @@ class NodePool:
             runner = ChunkRunner(self, batch)
         except (TypeError, ValueError) as exc:  # a source, function or limit that is not JSON data
             return _refused(batch, f"the batch cannot be sent to a worker: {exc}")
-        outcomes: list[CodeOutcome | None] = [None] * len(batch.args)
-        items = []
-        for i, args in enumerate(batch.args):
-            try:
-                items.append((i, encode(args)))
-            except (TypeError, ValueError) as exc:
-                outcomes[i] = CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=runner.limits([]),
-                                          message=f"the arguments are not JSON data: {exc}")
-        parts = cut(items, self.size)
-        futures = []
-        if len(parts) > 1:
-            try:
-                futures = [self._executor().submit(runner.run, part) for part in parts]
-            except RuntimeError:  # closed meanwhile: the chunks run here (and answer `unavailable`)
-                futures = []
-        done = [f.result() for f in futures] if futures else [runner.run(part) for part in parts]
-        for part, got in zip(parts, done):
-            for (i, _args), outcome in zip(part, got):
-                outcomes[i] = outcome
-        return outcomes  # type: ignore[return-value]
+        return spread(batch.args, encode, runner.limits([]), self.size, runner.run, self._executor)
 
     def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
         """None when ``source`` compiles and exports ``function``; else the problem, with its line.

@@ -18,7 +18,7 @@ import orjson
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
-from assay.sandbox.chunks import cut
+from assay.sandbox.chunks import spread
 from assay.sandbox.confine import REQUIRED_LAYERS
 from assay.sandbox.python.handle import Zygote, ZygoteGone
 from assay.sandbox.python.outcome import classify
@@ -74,27 +74,12 @@ class PythonPool:
                   "cpu_seconds": math.ceil(timeout_ms / 1000) + 1}
         if batch.language != "python":
             return [CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
-                                message=f"PythonPool runs python evaluators, not {batch.language}")] * len(batch.args)
+                                message=f"PythonPool runs python evaluators, not {batch.language}")
+                    for _ in batch.args]
         header = orjson.dumps({"source": batch.source, "function": batch.function,
                                "memory_mb": memory_mb, "timeout_ms": timeout_ms})
-        outcomes: list[CodeOutcome | None] = [None] * len(batch.args)
-        lines: list[tuple[int, bytes]] = []
-        for i, args in enumerate(batch.args):
-            try:
-                lines.append((i, _encode(args)))
-            except (TypeError, ValueError) as exc:
-                outcomes[i] = CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
-                                          message=f"the arguments are not JSON data: {exc}")
-        chunks = cut(lines, self.size)
-        run = partial(self._run_chunk, header, timeout_ms, memory_mb, limits)
-        if len(chunks) == 1:
-            done = [run(chunks[0])]
-        else:
-            done = list(self._executor().map(run, chunks))
-        for chunk, got in zip(chunks, done):
-            for (i, _line), outcome in zip(chunk, got):
-                outcomes[i] = outcome
-        return outcomes  # type: ignore[return-value]
+        return spread(batch.args, _encode, limits, self.size,
+                      partial(self._run_chunk, header, timeout_ms, memory_mb, limits), self._executor)
 
     def _run_chunk(self, header: bytes, timeout_ms: int, memory_mb: int, limits: dict[str, Any],
                    chunk: list[tuple[int, bytes]]) -> list[CodeOutcome]:
