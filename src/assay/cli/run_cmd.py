@@ -209,8 +209,7 @@ def _max_chunk(suite) -> int | None:
 
 
 def _grader_classes(suite) -> list:
-    specs = list(suite.graders) + [s for extra in suite.sample_graders.values() for s in extra]
-    return [spec.grader_cls for spec in specs]
+    return [spec.grader_cls for spec in suite.all_graders()]
 
 
 def _print_problem(console, v) -> None:

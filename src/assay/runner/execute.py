@@ -15,7 +15,7 @@ from assay.core.sample import Sample
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector during a vectorised batch (or while a batch's samples
     are built).
 
@@ -68,7 +68,7 @@ def grade_many(grader: Grader, samples: Sequence[Sample], *,
         return [grade_one(grader, s) for s in samples]
     start = perf_counter()
     try:
-        with _collector_paused():
+        with collector_paused():
             results = grader.grade_batch(samples)
     except Exception:  # noqa: BLE001
         return [grade_one(grader, s) for s in samples]

@@ -192,8 +192,7 @@ def calibrate_results(results: Path, judge: str, *, labels: Path | None = None, 
     current = compared_with = None
     threshold = _judge_threshold(verdicts, judge)
     if suite is not None:
-        spec = next((s for s in suite.graders + [g for gs in suite.sample_graders.values() for g in gs]
-                     if s.name == judge), None)
+        spec = next((s for s in suite.all_graders() if s.name == judge), None)
         if spec is None:
             raise SpecError(f"the suite has no grader named {judge!r}")
         current = judge_fingerprint(spec)

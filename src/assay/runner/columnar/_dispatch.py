@@ -20,7 +20,7 @@ from assay.runner.columnar import contains, exact_match, json_schema, regex, sim
 from assay.runner.columnar._columns import Columns, Graded, assemble, from_objects, merge_objects
 from assay.runner.columnar._frame import Frame
 from assay.runner.columnar._support import is_preset
-from assay.runner.execute import _collector_paused, grade_many
+from assay.runner.execute import collector_paused, grade_many
 
 log = logging.getLogger("assay.runner.columnar")
 
@@ -38,7 +38,7 @@ KERNELS: dict[str, Kernel] = {
 def grade_columns(grader: Grader, frame: Frame, *, with_details: bool = False, workers: int = 1) -> Columns:
     """One grader over every row of ``frame``: its kernel where it has one, else (and for the
     rows the kernel leaves) the object path."""
-    with _collector_paused():
+    with collector_paused():
         graded = _kernel(grader, frame, workers)
         if graded is not None and frame.opaque is not None:
             graded.undecided = frame.opaque if graded.undecided is None else graded.undecided | frame.opaque

@@ -71,8 +71,7 @@ class LineSink(JsonlSink):
 
 def batch_rows(suite: Suite) -> int:
     """Rows per Ray task for ``suite``: hundreds when a program or a judge waits, thousands if not."""
-    specs = list(suite.graders) + [s for extra in suite.sample_graders.values() for s in extra]
-    waiting = [spec.grader_cls for spec in specs if spec.grader_cls.io_bound]
+    waiting = [spec.grader_cls for spec in suite.all_graders() if spec.grader_cls.io_bound]
     if uses_judges(suite) or any(not cls.batches_io for cls in waiting):
         return IO_BATCH_ROWS
     return CODE_BATCH_ROWS if waiting else PURE_BATCH_ROWS

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.core.judge import JudgeReply, JudgeRequest
-from assay.core.spec import CompiledSpec
 from assay.runner.suites import Suite
 from assay.settings import Settings
 
@@ -62,8 +61,7 @@ class ActorJudgeClient:
 
 def uses_judges(suite: Suite) -> bool:
     """Whether a grader of ``suite`` may call an LLM judge (a composite counts if a child does)."""
-    specs: list[CompiledSpec] = list(suite.graders) + [s for extra in suite.sample_graders.values() for s in extra]
-    return any(spec.grader_cls.kind == "llm" or spec.taxonomy.determinism == "llm" for spec in specs)
+    return any(spec.grader_cls.kind == "llm" or spec.taxonomy.determinism == "llm" for spec in suite.all_graders())
 
 
 def start_judge_actor(settings: Settings, read_cache: bool) -> Any:

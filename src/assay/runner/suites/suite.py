@@ -46,6 +46,10 @@ class Suite:
     """Problems that did not stop the load, each naming its file (and line): keys a peer
     dialect ignores, results that match nothing. ``assay run`` prints them."""
 
+    def all_graders(self) -> list[CompiledSpec]:
+        """Every spec of the suite: the suite-wide graders, then each sample's own."""
+        return self.graders + [spec for extra in self.sample_graders.values() for spec in extra]
+
     def graders_for(self, sample_id: str) -> list[CompiledSpec]:
         extra = self.sample_graders.get(sample_id)
         return self.graders + extra if extra else self.graders
