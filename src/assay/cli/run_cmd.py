@@ -51,12 +51,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         suite.threshold = threshold
     if cost_ordered is not None:
         suite.cost_ordered = cost_ordered
-    if export is not None:
-        export_path = export_path or Path(f"results.{export}.json")
-    check_outputs({"--out": out, "--junit": junit, "--summary-json": summary_json, "--export-path": export_path},
-                  suite.inputs)
-    fingerprint = suite_fingerprint(suite)
-    previous = _previous(out, suite, fingerprint) if resume and out is not None else []
+    export_path, fingerprint, previous = _outputs(suite, out=out, junit=junit, summary_json=summary_json,
+                                                  export=export, export_path=export_path, resume=resume)
     sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
     done = {v.id for v in previous}
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
@@ -130,6 +126,20 @@ def _print_warnings(suite: Suite) -> None:
     stderr and even with --quiet: a dropped result must not pass unseen."""
     for warning in suite.warnings:
         print(f"warning: {cap_text(clean_text(warning), 2000)}", file=sys.stderr)
+
+
+def _outputs(suite, *, out: Path | None, junit: Path | None, summary_json: Path | None, export: str | None,
+             export_path: Path | None, resume: bool) -> tuple[Path | None, str, list]:
+    """Before a run (either engine): the export path (``results.<tool>.json`` unless given), once
+    every output is checked not to overwrite an input; the suite's fingerprint; and, with
+    ``resume``, the verdicts already in ``out``."""
+    if export is not None:
+        export_path = export_path or Path(f"results.{export}.json")
+    check_outputs({"--out": out, "--junit": junit, "--summary-json": summary_json, "--export-path": export_path},
+                  suite.inputs)
+    fingerprint = suite_fingerprint(suite)
+    previous = _previous(out, suite, fingerprint) if resume and out is not None else []
+    return export_path, fingerprint, previous
 
 
 def _previous(out: Path, suite, fingerprint: str) -> list:

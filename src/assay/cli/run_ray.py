@@ -13,9 +13,8 @@ from pathlib import Path
 
 from assay.core.aggregate import summarize
 from assay.core.errors import AssayError
-from assay.runner.files import check_outputs
 from assay.runner.resources import Defaults
-from assay.runner.results import read_results, suite_fingerprint
+from assay.runner.results import read_results
 from assay.runner.reviews import apply_reviews, load_reviews
 
 
@@ -25,7 +24,7 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
                 export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False) -> int:
     """`assay run` on Ray; the same arguments and exit codes as ``run_cmd.execute``."""
     from assay.cli._console import make_console
-    from assay.cli.run_cmd import MAX_LISTED, PROGRESS_MIN_SAMPLES, _previous, _print_warnings, _progress, _report
+    from assay.cli.run_cmd import MAX_LISTED, PROGRESS_MIN_SAMPLES, _outputs, _print_warnings, _progress, _report
     from assay.runner.ray_engine import LineSink, RayPlace, SuiteRef, grade_on_ray, ray_session, require_ray
     from assay.runner.ray_engine._summary import PartialSummary
 
@@ -36,12 +35,8 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
     ref = SuiteRef.of(suite_path, results=results, dialect=dialect, threshold=threshold, cost_ordered=cost_ordered)
     suite, source = ref.open(Defaults.context())
     _print_warnings(suite)
-    if export is not None:
-        export_path = export_path or Path(f"results.{export}.json")
-    check_outputs({"--out": out, "--junit": junit, "--summary-json": summary_json, "--export-path": export_path},
-                  suite.inputs)
-    fingerprint = suite_fingerprint(suite)
-    previous = _previous(out, suite, fingerprint) if resume and out is not None else []
+    export_path, fingerprint, previous = _outputs(suite, out=out, junit=junit, summary_json=summary_json,
+                                                  export=export, export_path=export_path, resume=resume)
     done = {v.id for v in previous}
     total = PartialSummary.of(previous)
     problems = [v for v in previous if not v.passed][:MAX_LISTED]
