@@ -75,10 +75,10 @@ class _Reader:
         self.output_total = 0
         self.overflow = self.stopped = self.cut = False
         self.started = time.monotonic()
+        """When the sample now running started: the child's start, then each frame's arrival."""
 
     def run(self, payload: bytes) -> Session:
         child = self.child
-        deadline = self.started + self.timeout_s
         os.set_blocking(child.req_w, False)
         pending = memoryview(payload)
         poller = select.poll()
@@ -93,7 +93,7 @@ class _Reader:
             if paced:
                 time.sleep(PACE_S)
                 paced = False
-            left = deadline - time.monotonic()
+            left = self.started + self.timeout_s - time.monotonic()  # the sample's own time, from its start
             if left <= 0:
                 timed_out = True
                 break
@@ -119,7 +119,6 @@ class _Reader:
                             open_reads.clear()  # nothing more worth reading: stop it now
                             exited = exited or _kill(child)
                     if len(self.session.answered) > answered:
-                        deadline = time.monotonic() + self.timeout_s  # the next sample's whole time
                         paced = fd in open_reads
                 elif not self._read_output(fd):
                     # Closing our end makes further writes fail with EPIPE in the child.
