@@ -57,8 +57,8 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
         if os.getppid() != zygote_pid:  # the zygote died before the parent-death signal was set
             os._exit(EXIT_CONFINE_FAILED)
     except BaseException as exc:  # noqa: BLE001 - report and stop: nothing may run unconfined
-        failed = json.dumps({"error": "unavailable", "message": f"sandbox confinement failed: {exc}"}).encode()
-        _write_all(res_fd, FRAME_HEAD.pack(len(failed) | STOP_FLAG, 0) + failed)
+        _write_frame(res_fd, json.dumps({"error": "unavailable",
+                                         "message": f"sandbox confinement failed: {exc}"}).encode(), True)
         os._exit(EXIT_CONFINE_FAILED)
     printed = sys.stdout = sys.stderr = _Printed()
     try:
@@ -72,7 +72,7 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
     for i, raw in enumerate(samples):
         samples[i] = b""
         if _threads() > 0:  # a thread started by the previous sample got going after it ended
-            _write_all(res_fd, FRAME_HEAD.pack(STOP_FLAG, 0))  # no result: a fresh child takes it from here
+            _write_frame(res_fd, b"", True)  # no result: a fresh child takes it from here
             break
         sys.stdout = sys.stderr = printed  # whatever the previous sample set them to
         try:
@@ -109,8 +109,12 @@ def _load_args(raw: bytes) -> Any:
 
 def _finish(printed: _Printed, res_fd: int, payload: bytes, stop: bool) -> None:
     """Write the sample's frame: what it printed, and its result."""
-    text = printed.take()
-    _write_all(res_fd, FRAME_HEAD.pack(len(payload) | (STOP_FLAG if stop else 0), len(text)) + text + payload)
+    _write_frame(res_fd, payload, stop, printed.take())
+
+
+def _write_frame(fd: int, payload: bytes, stop: bool, printed: bytes = b"") -> None:
+    """One frame (``frames``): the head, what the sample printed, its result envelope."""
+    _write_all(fd, FRAME_HEAD.pack(len(payload) | (STOP_FLAG if stop else 0), len(printed)) + printed + payload)
 
 
 def _evaluate(header: dict[str, Any], args: list[Any], user_builtins: dict[str, Any]) -> tuple[bytes, bool]:
