@@ -105,15 +105,14 @@ async function drive(entry, fn, argsJson, left) {
       if (wait > 0) {
         if (wait >= left()) throw new Failure('timeout', 'a timer is due after the deadline');
         await sleep(wait);
-      } else {
-        // Back to the worker's event loop between timer rounds, even when one is due at once:
-        // a timer that re-arms itself (setTimeout(again, 0)) must not keep the worker in a run
-        // of synchronous calls until its time is gone.
-        await new Promise(setImmediate);
       }
-      entry.__assayFire.applySync(undefined, [], opts());
+      await entry.__assayFire.apply(undefined, [], opts());
     }
-    state = entry.__assayPoll.applySync(undefined, [], opts());
+    // Asynchronous from here on (each call a turn of the worker's event loop): a timer that
+    // re-arms itself (setTimeout(again, 0)) driven by synchronous calls until the isolate's own
+    // timeout ended one crashed the worker now and then (SIGSEGV). The first call, which
+    // settles most evaluations, stays synchronous.
+    state = await entry.__assayPoll.apply(undefined, [], opts());
   }
 }
 
