@@ -16,7 +16,6 @@ from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.untrusted import cap_text, clean_text
 from assay.runner.files import check_outputs, json_bytes, write_output
-from assay.runner.report import summary_table, write_junit
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
@@ -35,8 +34,6 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
             engine: str = "local") -> int:
-    from assay.cli._console import make_console
-
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
@@ -44,7 +41,6 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
                            dialect=dialect, no_cache=no_cache)
-    console = make_console()
     suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context())
     _print_warnings(suite)
     if threshold is not None:
@@ -70,17 +66,22 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     reviews = load_reviews(out) if out is not None else []
     if reviews:
         verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
-    return _report(console, suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
+    return _report(suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
                    export=export, export_path=export_path, summary_json=summary_json, quiet=quiet)
 
 
-def _report(console, suite: Suite, verdicts: list, s, duration_s: float, resumed_count: int, *,
+def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: int, *,
             junit: Path | None, export: str | None, export_path: Path | None, summary_json: Path | None,
             quiet: bool, samples: int | None = None, complete: bool = True) -> int:
     """Write the reports asked for and print the summary; the exit code. ``verdicts`` are all
     the run's verdicts, or (``complete`` False: a Ray run without per-sample reports) the first
-    problems it kept; ``samples`` is the dataset's size when the suite holds no samples."""
+    problems it kept; ``samples`` is the dataset's size when the suite holds no samples.
+
+    With ``quiet`` only the closing line is printed, plainly: the console library is not even
+    loaded (a sixth of a short preset run's start-up)."""
     if junit is not None:
+        from assay.runner.report import write_junit
+
         write_junit(junit, suite.name, verdicts, duration_s, suite.warnings)
     if export is not None and export_path is not None:
         _export(export, export_path, suite, s, verdicts)
@@ -88,6 +89,11 @@ def _report(console, suite: Suite, verdicts: list, s, duration_s: float, resumed
         doc = {"suite": suite.name, **s.to_dict(), "duration_s": duration_s, "resumed": resumed_count,
                "warnings": suite.warnings}
         write_output(summary_json, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    if not quiet:
+        from assay.cli._console import make_console
+        from assay.runner.report import summary_table
+
+        console = make_console()
     if suite.missing and not quiet:
         console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
     if not quiet:
@@ -107,7 +113,7 @@ def _report(console, suite: Suite, verdicts: list, s, duration_s: float, resumed
     judged = _judge_counts(verdicts) if complete else (0, 0)
     if judged[0] and not quiet:
         console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
-    console.print(line, markup=False)
+    print(line, flush=True)
     return 0 if s.all_passed else 1
 
 

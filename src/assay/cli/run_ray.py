@@ -23,7 +23,6 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
                 summary_json: Path | None, quiet: bool, export: str | None = None,
                 export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False) -> int:
     """`assay run` on Ray; the same arguments and exit codes as ``run_cmd.execute``."""
-    from assay.cli._console import make_console
     from assay.cli.run_cmd import MAX_LISTED, PROGRESS_MIN_SAMPLES, _outputs, _print_warnings, _progress, _report
     from assay.runner.ray_engine import LineSink, RayPlace, SuiteRef, grade_on_ray, ray_session, require_ray
     from assay.runner.ray_engine._summary import PartialSummary
@@ -31,7 +30,6 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
     require_ray()
     if out is None and (junit is not None or export is not None):
         raise AssayError("with --engine ray, --junit and --export are made from the results file: give --out")
-    console = make_console()
     ref = SuiteRef.of(suite_path, results=results, dialect=dialect, threshold=threshold, cost_ordered=cost_ordered)
     suite, source = ref.open(Defaults.context())
     _print_warnings(suite)
@@ -58,10 +56,10 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
         verdicts = read_results(out).verdicts
         if reviews:
             verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
-        return _report(console, suite, verdicts, summarize(verdicts), run.duration_s, len(done), junit=junit,
+        return _report(suite, verdicts, summarize(verdicts), run.duration_s, len(done), junit=junit,
                        export=export, export_path=export_path, summary_json=summary_json, quiet=quiet,
                        samples=len(verdicts))
     total.add(run.part)
-    return _report(console, suite, (problems + run.problems)[:MAX_LISTED], total.summary, run.duration_s, len(done),
+    return _report(suite, (problems + run.problems)[:MAX_LISTED], total.summary, run.duration_s, len(done),
                    junit=None, export=None, export_path=None, summary_json=summary_json, quiet=quiet,
                    samples=total.summary.total, complete=False)
