@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 from assay.core.result import GraderResult, Status
 
+PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
+
 
 @dataclass(slots=True)
 class SampleVerdict:
@@ -37,15 +39,31 @@ class SampleVerdict:
 
 def weighted_score(results: Iterable[GraderResult], *, errors_as_zero: bool = False) -> float | None:
     """Weighted mean of scores; None when nothing was scored or all weights are zero."""
-    total = 0.0
-    weights = 0.0
+    return _tally(results, errors_as_zero)[0]
+
+
+def _tally(results: Iterable[GraderResult], errors_as_zero: bool) -> tuple[float | None, bool, bool, bool]:
+    """The weighted score, and whether any result failed, erred or is pending: one pass,
+    comparing statuses by identity (a set of them hashed each enum member in Python, a tenth
+    of a preset run's grading time)."""
+    total = weights = 0.0
+    any_failed = any_error = any_pending = False
     for r in results:
-        if r.score is not None and r.scored:
-            total += r.score * r.weight
-            weights += r.weight
-        elif errors_as_zero and r.status is Status.ERROR:
-            weights += r.weight
-    return total / weights if weights > 0 else None
+        status = r.status
+        if status.__class__ is not Status:  # a plain string (a result built with model_construct)
+            status = Status(status)
+        if status is PASSED or status is FAILED:
+            any_failed = any_failed or status is FAILED
+            if r.score is not None:
+                total += r.score * r.weight
+                weights += r.weight
+        elif status is ERROR:
+            any_error = True
+            if errors_as_zero:
+                weights += r.weight
+        else:
+            any_pending = True
+    return (total / weights if weights > 0 else None), any_failed, any_error, any_pending
 
 
 def judge_sample(sample_id: str, results: list[GraderResult], *, threshold: float | None = None,
@@ -55,23 +73,19 @@ def judge_sample(sample_id: str, results: list[GraderResult], *, threshold: floa
     Without a threshold every scored grader must pass; with one, the weighted score must
     reach it. A definite failure wins over errors; errors win over pending results.
     """
-    score = weighted_score(results, errors_as_zero=errors_as_zero)
-    statuses = {r.status for r in results}
-    if threshold is None:
-        failed = Status.FAILED in statuses
-    else:
-        failed = score is not None and score < threshold
+    score, any_failed, any_error, any_pending = _tally(results, errors_as_zero)
+    failed = any_failed if threshold is None else score is not None and score < threshold
     if failed:
-        status = Status.FAILED
-    elif Status.ERROR in statuses:
-        status = Status.ERROR
-    elif Status.PENDING in statuses:
+        status = FAILED
+    elif any_error:
+        status = ERROR
+    elif any_pending:
         status = Status.PENDING
     elif threshold is not None and score is None:
-        status = Status.FAILED if results else Status.PASSED
+        status = FAILED if results else PASSED
     else:
-        status = Status.PASSED
-    return SampleVerdict(sample_id, status, status is Status.PASSED, score, results)
+        status = PASSED
+    return SampleVerdict(sample_id, status, status is PASSED, score, results)
 
 
 @dataclass(slots=True)
