@@ -4,7 +4,8 @@ At start it brings the database schema up to date (Alembic) and resumes runs a s
 crash interrupted; at shutdown it stops the run worker and the sandbox. Routes live under
 ``/api/v1``; ``/health`` needs no token; the OpenAPI document is at ``/openapi.json`` and
 its pages at ``/docs``; the web pages (``assay.server.pages``) at ``/evaluators``, ``/tasks``
-and ``/runs``.
+and ``/runs``. The hot request, ``POST /api/v1/evaluators/{id}/test``, is answered in front of
+the framework when nothing but memory is needed for it (``server.fast_test``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 import assay
 from assay.core.interfaces import Resources
 from assay.server import errors
+from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.pages import install as install_pages
 from assay.server.routes import evaluators, health, runs, tasks
@@ -30,9 +32,10 @@ API_PREFIX = "/api/v1"
 log = logging.getLogger("assay.server")
 
 
-def create_app(settings: Settings, *, resources: Resources | None = None) -> FastAPI:
+def create_app(settings: Settings, *, resources: Resources | None = None, fast_test: bool = True) -> FastAPI:
     """The service for ``settings``; ``resources`` replaces the real sandbox and judge client
-    (tests pass fakes)."""
+    (tests pass fakes); ``fast_test=False`` leaves out the fast path of ``/test`` (``server.fast_test``),
+    for the tests that compare it with the route."""
     service = Service.build(settings, resources)
 
     @asynccontextmanager
@@ -65,6 +68,8 @@ def create_app(settings: Settings, *, resources: Resources | None = None) -> Fas
         return path.startswith((API_PREFIX + "/", "/pages/api/")) and not path.endswith("/dataset")
 
     app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
+    if fast_test:  # added last: the outermost layer, in front of the two above
+        app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)
     return app
 
 

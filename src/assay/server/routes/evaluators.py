@@ -14,12 +14,11 @@ from starlette.concurrency import run_in_threadpool
 
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
-from assay.core.result import ErrorCode
-from assay.core.sample import Sample
+from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, evaluator_not_found
-from assay.server.schemas.common import ERROR_RESPONSES, Envelope, envelope_response, iso
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.evaluators import (
     EvaluatorCreate,
     EvaluatorDetail,
@@ -114,26 +113,19 @@ def delete_evaluator(evaluator_id: str, service: ServiceDep, session: SessionDep
 
 @router.post("/{evaluator_id}/test", response_model=Envelope[TestResult], summary="Test an evaluator on one sample")
 async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceDep, user: CurrentUser) -> Any:
-    # The hot path of the service: the grader comes from the process's cache, a cheap preset is
-    # graded right here on the event loop, and the answer is serialised once, by pydantic.
+    # The hot request: when the grader is cached, the token too and the preset cheap, the fast
+    # path (server/fast_test.py) answers it before the framework; this route serves the rest.
     grading = service.grading
     grader = grading.cached(evaluator_id)
     if grader is None:
         grader = await run_in_threadpool(_load_grader, service, evaluator_id)
-    sample = Sample(id="test", input=body.input, output=body.output, expected=body.expected,
-                    metadata=body.metadata)
-    if grading.runs_inline(grader, sample):
-        result = grading.grade(grader, sample)
-    elif grader.batches_io:  # a code evaluator: this caller's concurrent tests share sandbox batches
+    sample = trial.sample_of(body)
+    result = trial.grade_inline(grading, grader, sample)
+    if result is None and grader.batches_io:  # a code evaluator: this caller's concurrent tests share batches
         result = await grading.coalescer.grade(user.id, grader, sample)
-    else:
+    elif result is None:
         result = await run_in_threadpool(grading.grade, grader, sample)
-    if result.error == ErrorCode.UNAVAILABLE:
-        raise ApiError(503, f"evaluator execution failed: {result.reason}", EVALUATOR_EXECUTION_FAILED)
-    return envelope_response(TestResult(passed=result.passed, score=result.score, reason=result.reason,
-                                        latency_ms=round(result.latency_ms, 3),
-                                        error=None if result.error is None else str(result.error),
-                                        status=str(result.status), details=result.details))
+    return trial.answer(result)
 
 
 def _load_grader(service: Service, evaluator_id: str) -> Grader[Any]:
