@@ -87,6 +87,11 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
 
 def _grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[CompiledSpec], Grader],
                  pool: ThreadPoolExecutor) -> list[SampleVerdict]:
+    if not suite.cost_ordered and not any(s.id in suite.sample_graders for s in chunk):
+        # Every sample of the chunk has the suite's graders and each runs on all of them: a
+        # column of results per grader, zipped into verdicts (no per-sample bookkeeping).
+        columns = [grade_many(grader_for(spec), chunk, pool=pool) for spec in suite.graders]
+        return [judge_sample(s.id, list(got), threshold=suite.threshold) for s, *got in zip(chunk, *columns)]
     plans = {s.id: suite.graders_for(s.id) for s in chunk}
     results: dict[str, dict[int, GraderResult]] = {s.id: {} for s in chunk}
     decided: set[str] = set()
