@@ -10,7 +10,7 @@ caps them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,9 +149,15 @@ def assemble(graded: Graded, with_details: bool) -> Columns:
     rows = np.flatnonzero(explain)
     if len(rows):
         reasons, details = graded.explain(rows, with_details)
-        if isinstance(reasons, pa.Array):
-            reasons = _bulk(cols, rows, reasons)
-        for k, (i, reason) in enumerate(zip(rows.tolist(), reasons)):
+        if isinstance(reasons, pa.Array):  # kept as a column; only the too-long ones come back
+            long = _bulk(cols, rows, reasons)
+            picked: Iterable[int] = range(len(rows)) if details is not None else sorted(long)
+            reason_at: Callable[[int], str | None] = long.get
+        else:
+            picked, reason_at = range(len(rows)), reasons.__getitem__
+        row_ids = rows.tolist()
+        for k in picked:
+            i, reason = row_ids[k], reason_at(k)
             extra = details[k] if details is not None else None
             if reason is not None and len(reason) > MAX_REASON and not (extra and "reason_length" in extra):
                 reason, extra = cap_text(reason, MAX_REASON), {**(extra or {}), "reason_length": len(reason)}
@@ -162,15 +168,12 @@ def assemble(graded: Graded, with_details: bool) -> Columns:
     return cols
 
 
-def _bulk(cols: Columns, rows: np.ndarray, reasons: pa.Array) -> list[str | None]:
-    """Keep column-wise reasons as they are; return, as a list for the per-row path, only the
-    ones too long to keep uncut (as None elsewhere)."""
+def _bulk(cols: Columns, rows: np.ndarray, reasons: pa.Array) -> dict[int, str]:
+    """Keep column-wise reasons as they are; return, for the per-row path, only the ones too
+    long to keep uncut, by their position in ``rows``."""
     cols.bulk_rows, cols.bulk = rows, reasons
     long = pc.fill_null(pc.greater(pc.utf8_length(reasons), MAX_REASON), False).to_numpy(zero_copy_only=False)
-    out: list[str | None] = [None] * len(rows)
-    for k in np.flatnonzero(long).tolist():
-        out[k] = reasons[k].as_py()
-    return out
+    return {k: reasons[k].as_py() for k in np.flatnonzero(long).tolist()}
 
 
 def merge_objects(cols: Columns, rows: np.ndarray, results: list[GraderResult]) -> None:

@@ -127,6 +127,27 @@ static int utf8_char(const unsigned char *s, int64_t i, int64_t n, Py_UCS4 *ch)
     return len;
 }
 
+/* Py_UNICODE_ISPRINTABLE for the Basic Multilingual Plane, one bit a character, filled from
+ * Python's own tables when the module loads: a bit test instead of a two-level table lookup
+ * for every quoted CJK character. */
+static unsigned char printable_bmp[0x10000 / 8];
+
+static int is_printable(Py_UCS4 ch)
+{
+    if (ch < 0x10000)
+        return (printable_bmp[ch >> 3] >> (ch & 7)) & 1;
+    return Py_UNICODE_ISPRINTABLE(ch) != 0;
+}
+
+static int fill_printable(PyObject *module)
+{
+    (void)module;
+    for (Py_UCS4 ch = 0; ch < 0x10000; ch++)
+        if (Py_UNICODE_ISPRINTABLE(ch))
+            printable_bmp[ch >> 3] |= (unsigned char)(1 << (ch & 7));
+    return 0;
+}
+
 /* first_difference(a_off, a_data, a_start, a_n, b_off, b_data, b_start, b_n, rows)
  * -> (chars, a_pos, b_pos): for each row index in rows (int64), the index in characters of the
  * first character where a and b differ (the shorter length when one is a prefix of the other),
@@ -232,7 +253,7 @@ static PyObject *slice_chars(PyObject *self, PyObject *args)
             }
             Py_UCS4 ch;
             j += utf8_char(s, j, len, &ch);
-            ok &= Py_UNICODE_ISPRINTABLE(ch) != 0;
+            ok &= is_printable(ch);
         }
         memcpy(d + pos, s + i, (size_t)(j - i));
         pos += j - i;
@@ -267,6 +288,7 @@ static PyMethodDef methods[] = {
 };
 
 static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, fill_printable},
     {0, NULL},
 };
 

@@ -39,6 +39,11 @@ def _buffers(arr: pa.LargeStringArray) -> tuple[pa.Buffer, pa.Buffer | bytes, in
     return offsets, data or b"", arr.offset, len(arr)
 
 
+def _valid(arr: pa.Array) -> np.ndarray:
+    """Which rows hold a value, as booleans (without copying the texts of the rows asked about)."""
+    return arr.is_valid().to_numpy(zero_copy_only=False)
+
+
 def _slices(arr: pa.LargeStringArray, rows: np.ndarray, start: bytes, limit: int) -> tuple[pa.Array, np.ndarray,
                                                                                             np.ndarray]:
     offsets, data, plain, more = slice_chars(*_buffers(arr), rows.tobytes(), start, limit)
@@ -56,7 +61,7 @@ def differ(a: pa.LargeStringArray, b: pa.LargeStringArray, rows: np.ndarray) -> 
     got, got_plain, _ = _slices(a, rows, a_pos, SHOWN)
     want, want_plain, _ = _slices(b, rows, b_pos, SHOWN)
     index = pa.array(np.frombuffer(chars, dtype=np.int64))
-    texts = pc.and_(pc.is_valid(a.take(rows)), pc.is_valid(b.take(rows))).to_numpy(zero_copy_only=False)
+    texts = _valid(a)[rows] & _valid(b)[rows]
     done = texts & got_plain & want_plain & (np.frombuffer(chars, dtype=np.int64) >= 0)
     reasons = _join("output differs from expected at character ", pc.cast(index, pa.large_string()),
                     ": got '", got, "', expected '", want, "'")
@@ -71,7 +76,7 @@ def missing(needle: pa.LargeStringArray, rows: np.ndarray) -> tuple[pa.Array, np
     rows = rows.astype(np.int64)
     head, plain, more = _slices(needle, rows, b"", NEEDLE)
     shown = pc.if_else(pa.array(more), _join(pc.utf8_slice_codeunits(head, 0, NEEDLE - 1), "…"), head)
-    done = plain & pc.is_valid(needle.take(rows)).to_numpy(zero_copy_only=False)
+    done = plain & _valid(needle)[rows]
     reasons = _join("output does not contain '", shown, "'")
     return pc.if_else(pa.array(done), reasons, pa.nulls(len(rows), pa.large_string())), done
 
