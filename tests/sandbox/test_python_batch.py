@@ -123,6 +123,14 @@ def test_arguments_that_are_not_json_fail_only_their_sample(pool):
     assert outcomes[1].error == ErrorCode.INVALID_CONFIG
 
 
+def test_non_finite_numbers_arrive_as_null_and_big_integers_exact(pool):
+    source = "def evaluate(x):\n    return {'passed': True, 'details': {'got': repr(x)}}\n"
+    nan, inf = float("nan"), float("inf")
+    args = [[nan], [{"m": [1.5, -inf]}], [[2 ** 80, nan]], [["\udc00", inf]]]
+    got = [o.value["details"]["got"] for o in pool.call_batch(_batch(source, args))]
+    assert got == ["None", "{'m': [1.5, None]}", f"[{2 ** 80}, None]", "['\\udc00', None]"]
+
+
 def test_chunks_are_cut_by_count_and_size(pool, monkeypatch):
     monkeypatch.setattr(chunks_module, "CHUNK_SAMPLES", 7)
     monkeypatch.setattr(chunks_module, "CHUNK_BYTES", 2000)

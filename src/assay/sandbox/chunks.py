@@ -4,10 +4,13 @@ none past the caps, run at once, and the outcomes put back in order."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
+
+import orjson
 
 from assay.core.interfaces import CodeOutcome
 from assay.core.result import ErrorCode
@@ -18,6 +21,30 @@ CHUNK_BYTES = 4 << 20
 """Bytes of JSON arguments one chunk takes at most (one sample larger than this goes alone)."""
 
 Text = TypeVar("Text", str, bytes)
+
+
+def encode_args(args: Sequence[Any]) -> bytes:
+    """One sample's arguments as one line of JSON, the same for both languages.
+
+    JSON has no NaN or infinity: they arrive as ``null``, as ``JSON.stringify`` and pandas write
+    them (a missing value in a data frame is NaN). Integers beyond 64 bits and lone surrogates,
+    which orjson refuses, go through the standard encoder (exact digits, ``\\udc00`` escapes).
+    Raises ``TypeError`` for a value that is not JSON data (a set, an object).
+    """
+    try:
+        return orjson.dumps(list(args))
+    except TypeError:
+        return json.dumps(_finite(list(args)), allow_nan=False).encode()
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def cut(items: list[tuple[int, Text]], workers: int) -> list[list[tuple[int, Text]]]:

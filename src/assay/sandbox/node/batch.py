@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.core.interfaces import CodeBatch, CodeOutcome
 from assay.core.result import ErrorCode
+from assay.sandbox.chunks import encode_args
 from assay.sandbox.node.handle import Worker, WorkerGone
 from assay.sandbox.node.outcome import classify
 from assay.sandbox.node.session import answer, send_batch
@@ -28,8 +29,9 @@ Item = tuple[int, str]
 
 
 def encode(args: Any) -> str:
-    """One sample's arguments as JSON text; raises ``TypeError`` or ``ValueError`` when they are not JSON."""
-    return json.dumps(list(args), allow_nan=False)
+    """One sample's arguments as JSON text (``chunks.encode_args``: NaN as null, as in Python);
+    raises ``TypeError`` when they are not JSON data."""
+    return encode_args(args).decode("utf-8")
 
 
 class ChunkRunner:

@@ -44,7 +44,7 @@ def exchange(worker: Worker, payload: dict[str, Any], deadline: float) -> dict[s
 
 def send_batch(worker: Worker, header: str, args_json: list[str]) -> None:
     """Send a ``batch`` request (numbered here): ``header`` is its other fields as a JSON object
-    (ASCII), ``args_json`` each sample's arguments as JSON text (ASCII, from ``json.dumps``)."""
+    (ASCII), ``args_json`` each sample's arguments as JSON text (``chunks.encode_args``)."""
     worker.seq += 1
     line = f'{header[:-1]}, "id": {worker.seq}, "args_list": [{", ".join(args_json)}]}}\n'
     worker.send(line.encode())

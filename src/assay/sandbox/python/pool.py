@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -18,7 +17,7 @@ import orjson
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
-from assay.sandbox.chunks import spread
+from assay.sandbox.chunks import encode_args, spread
 from assay.sandbox.confine import REQUIRED_LAYERS
 from assay.sandbox.python.handle import Zygote, ZygoteGone
 from assay.sandbox.python.outcome import classify
@@ -78,7 +77,7 @@ class PythonPool:
                     for _ in batch.args]
         header = orjson.dumps({"source": batch.source, "function": batch.function,
                                "memory_mb": memory_mb, "timeout_ms": timeout_ms})
-        return spread(batch.args, _encode, limits, self.size,
+        return spread(batch.args, encode_args, limits, self.size,
                       partial(self._run_chunk, header, timeout_ms, memory_mb, limits), self._executor)
 
     def _run_chunk(self, header: bytes, timeout_ms: int, memory_mb: int, limits: dict[str, Any],
@@ -210,11 +209,3 @@ class PythonPool:
 def _stop_all(zygotes: list[Zygote]) -> None:
     for zygote in zygotes:
         zygote.stop()
-
-
-def _encode(args: list[Any]) -> bytes:
-    """One sample's arguments as one line of JSON (neither encoder writes a raw newline)."""
-    try:
-        return orjson.dumps(list(args))
-    except TypeError:  # integers beyond 64 bits, lone surrogates: the standard encoder handles them
-        return json.dumps(list(args), allow_nan=False).encode()
