@@ -23,6 +23,7 @@ JSON_TEXTS = [
     '{"id": 1, "name": "北京", "tags": ["😀"], "score": 1e400}', '{"id": 1, "name": "a", "tags": ["b"], "x": "' + "y" * 3000 + '"}',
     '{"a": {"b": {"c": [1, {"d": null}]}}}', "\ufeff{}", '{"id": 12345678901234567890123, "name": "n", "tags": []}',
     '{"id": 1, "name": "x", "tags": ["a"]} trailing', "NaN", '{"id": 1, "name": "x", "tags": ["a"], "score": "high"}',
+    '{"name": "北京", "tags": [', '{"名": 1,}', '{"id": 1, "name": "😀", "tags": ["a"]} 尾',
 ]
 
 

@@ -162,11 +162,18 @@ class JsonSchema(BatchGrader[JsonSchemaConfig]):
         return out
 
     def _violations(self, validator: jsonschema_rs.Validator, doc: Any) -> GraderResult:
-        errors = []
-        for err in validator.iter_errors(doc):
-            errors.append({"path": preview("$" + _pointer(err.instance_path), MAX_MESSAGE), "message": _message(err),
-                           "schema_path": preview("/".join(str(p) for p in err.schema_path), MAX_MESSAGE)})
-            if len(errors) >= MAX_REPORTED_ERRORS:
-                break
-        reason = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
-        return self.scored_result(False, 0.0, f"schema violation: {reason}", {"errors": errors})
+        reason, details = violations(validator, doc)
+        return self.scored_result(False, 0.0, reason, details)
+
+
+def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[str, dict[str, Any]]:
+    """Why ``doc`` fails: the reason and the details of a failed result (the first
+    ``MAX_REPORTED_ERRORS`` violations, each with its path, message and schema path)."""
+    errors = []
+    for err in validator.iter_errors(doc):
+        errors.append({"path": preview("$" + _pointer(err.instance_path), MAX_MESSAGE), "message": _message(err),
+                       "schema_path": preview("/".join(str(p) for p in err.schema_path), MAX_MESSAGE)})
+        if len(errors) >= MAX_REPORTED_ERRORS:
+            break
+    reason = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
+    return f"schema violation: {reason}", {"errors": errors}

@@ -2,17 +2,20 @@
 
 This kernel needs a Python value per row (jsonschema-rs validates Python values); what it
 spares is the Sample and the result object per row. Failed rows are explained by the grader
-itself (``JsonSchema._violations``): the same messages, paths and details.
+itself (``json_schema.violations``): the same messages, paths and details. Outputs are parsed
+from the column's bytes (no Python string per row; orjson words an error the same for both).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import orjson
+import pyarrow as pa
 
-from assay.graders.json_schema import JsonSchema
+from assay.graders.json_schema import JsonSchema, violations
 from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame
 
@@ -28,10 +31,10 @@ def grade(grader: JsonSchema, frame: Frame) -> Graded | None:
     undecided = np.zeros(n, dtype=bool)
     not_json: dict[int, str] = {}
     docs: dict[int, Any] = {}
-    for i, raw in enumerate(texts.to_pylist()):
+    for i, raw in enumerate(_raw_values(texts)):
         try:
             doc = None if raw is None else loads(raw)
-        except bad_json as exc:
+        except bad_json as exc:  # the same message as for the text (positions in characters)
             not_json[i] = f"output is not valid JSON: {exc}"
             continue
         try:
@@ -51,9 +54,22 @@ def grade(grader: JsonSchema, frame: Frame) -> Graded | None:
                 reasons.append(not_json[i])
                 details.append({})
             else:
-                r = grader._violations(validator, docs[i])
-                reasons.append(r.reason)
-                details.append(r.details)
+                reason, detail = violations(validator, docs[i])
+                reasons.append(reason)
+                details.append(detail)
         return reasons, details
 
     return Graded(passed, explain, undecided=undecided if undecided.any() else None)
+
+
+def _raw_values(texts: pa.Array) -> Iterator[memoryview | None]:
+    """Each row's UTF-8 bytes as a view of the column's data buffer (None for a null)."""
+    texts = texts.cast(pa.large_string())
+    _, offsets, data = texts.buffers()
+    if data is None:  # every row empty or null
+        data = b""
+    ends = np.frombuffer(offsets, dtype=np.int64)[texts.offset:texts.offset + len(texts) + 1].tolist()
+    view = memoryview(data)
+    valid = texts.is_valid().to_numpy(zero_copy_only=False).tolist() if texts.null_count else None
+    for i, (start, end) in enumerate(zip(ends, ends[1:])):
+        yield view[start:end] if valid is None or valid[i] else None
