@@ -150,6 +150,18 @@ def test_a_row_without_an_id_is_refused_with_the_file_named(tmp_path, local_ray)
         run(path, tmp_path / "ray.jsonl", "ray")
 
 
+def test_an_id_repeated_in_another_batch_is_refused_before_its_line_is_written(tmp_path, local_ray):
+    path = suite(tmp_path, "jsonl", "  - {type: exact_match}\n")
+    ids = [f"r{i}" for i in range(5000)]
+    ids[4700] = "r10"  # pure graders: batches of 4,096 rows, so the two rows are graded apart
+    (tmp_path / "data.jsonl").write_bytes(b"".join(orjson.dumps({"id": i, "output": "x", "expected": "x"}) + b"\n"
+                                                   for i in ids))
+    with pytest.raises(RuntimeError, match=r"data\.jsonl.*duplicate sample id 'r10'"):
+        run(path, tmp_path / "ray.jsonl", "ray")
+    written = [orjson.loads(line)["id"] for line in (tmp_path / "ray.jsonl").read_bytes().splitlines()]
+    assert len(written) == len(set(written)) and len(written) < 5000
+
+
 def test_inline_samples_are_shipped_to_the_workers(tmp_path, local_ray):
     p = tmp_path / "eval.yaml"
     p.write_text(textwrap.dedent("""\

@@ -3,7 +3,8 @@
 The pipeline is read -> ``map_batches(BatchGrader)`` -> the driver. Ray Data streams it: a
 block is read, graded and handed back while later ones are still being read, and its
 back-pressure bounds the blocks in flight, so the driver's memory does not grow with the
-dataset. The driver keeps only the running summary and the first few problems.
+dataset. The driver keeps the running summary, the first few problems and the ids it has
+been sent (a repeated id is refused before its line is written).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary
-from assay.core.errors import AssayError
+from assay.core.errors import AssayError, SpecError
 from assay.runner.ray_engine._judge import start_judge_actor, stop_judge_actor, uses_judges
 from assay.runner.ray_engine._source import Source, SuiteRef, read_blocks
 from assay.runner.ray_engine._summary import PartialSummary
@@ -110,9 +111,11 @@ def grade_on_ray(ref: SuiteRef, suite: Suite, source: Source, *, settings: Setti
         BatchGrader, batch_size=rows, batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=actor_cpus, fn_constructor_kwargs=worker_args)
     run = RayRun()
+    seen: set[str] = set()
     try:
         for block in graded.iter_batches(batch_size=None, batch_format="pyarrow"):
             for row in block.to_pylist():
+                _check_unique(row["ids"], seen, source)
                 if sink is not None:
                     sink.write_lines(row["lines"])
                 run.part.add(pickle.loads(row["summary"]))
@@ -128,6 +131,21 @@ def grade_on_ray(ref: SuiteRef, suite: Suite, source: Source, *, settings: Setti
             stop_judge_actor(judge)
     run.duration_s = perf_counter() - start
     return run
+
+
+def _check_unique(ids: list[str], seen: set[str], source: Source) -> None:
+    """Refuse a batch holding an id an earlier batch had, before its lines are written.
+
+    The local engine refuses a repeated id when it loads the dataset; here rows are read in
+    blocks apart, and a batch checks only its own rows, so the driver keeps every id it has been
+    sent (tens of bytes each). The results written before stay, for ``--resume`` once the ids
+    are made unique."""
+    for sample_id in ids:
+        if sample_id in seen:
+            raise SpecError(f"duplicate sample id {sample_id!r}: it is on more than one row; ids must be unique "
+                            "(the results written so far are kept: fix the ids and use --resume)",
+                            where=source.where)
+    seen.update(ids)
 
 
 def _quiet_data() -> None:

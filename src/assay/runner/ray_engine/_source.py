@@ -9,7 +9,8 @@ local engine loads it and its samples are shipped to the workers once.
 The blocks keep assay's reading rules rather than Ray's type inference: JSONL lines are read
 as text and parsed by assay's JSON parser (exact integers, the same objects), CSV cells stay
 text as assay's CSV reader leaves them. Line numbers are not tracked across blocks, so the
-Ray engine needs an ``id`` on every row and cannot see an id repeated in two blocks.
+Ray engine needs an ``id`` on every row; an id repeated in two blocks is refused by the driver
+when the second one is graded (``_driver._check_unique``), not when the file is opened.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class BatchGrader:
         part = PartialSummary.of(verdicts)
         problems = [v for v in verdicts if v.status is not Status.PASSED][:PROBLEMS_KEPT]
         return {"lines": [lines], "summary": [pickle.dumps(part)], "problems": [pickle.dumps(problems)],
-                "count": [len(verdicts)]}
+                "count": [len(verdicts)], "ids": [[v.id for v in verdicts]]}
 
     def __del__(self) -> None:
         self.close()
