@@ -88,6 +88,13 @@ def judge_sample(sample_id: str, results: list[GraderResult], *, threshold: floa
     return SampleVerdict(sample_id, status, status is PASSED, score, results)
 
 
+def judge_columns(ids: Iterable[str], columns: Sequence[Sequence[GraderResult]], *,
+                  threshold: float | None = None) -> list[SampleVerdict]:
+    """``judge_sample`` for each sample of a chunk graded column by column: ``columns`` holds one
+    result per sample for each grader, in the graders' order."""
+    return [judge_sample(sample_id, list(got), threshold=threshold) for sample_id, *got in zip(ids, *columns)]
+
+
 @dataclass(slots=True)
 class GraderSummary:
     name: str

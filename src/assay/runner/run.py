@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from time import perf_counter
 
-from assay.core.aggregate import SampleVerdict, SuiteSummary, judge_sample, summarize
+from assay.core.aggregate import SampleVerdict, SuiteSummary, judge_columns, judge_sample, summarize
 from assay.core.grader import Grader
 from assay.core.interfaces import Resources
 from assay.core.result import GraderResult, Status
@@ -91,7 +91,7 @@ def _grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[Compil
         # Every sample of the chunk has the suite's graders and each runs on all of them: a
         # column of results per grader, zipped into verdicts (no per-sample bookkeeping).
         columns = [grade_many(grader_for(spec), chunk, pool=pool) for spec in suite.graders]
-        return [judge_sample(s.id, list(got), threshold=suite.threshold) for s, *got in zip(chunk, *columns)]
+        return judge_columns((s.id for s in chunk), columns, threshold=suite.threshold)
     plans = {s.id: suite.graders_for(s.id) for s in chunk}
     results: dict[str, dict[int, GraderResult]] = {s.id: {} for s in chunk}
     decided: set[str] = set()

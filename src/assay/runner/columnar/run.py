@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from assay.core.aggregate import SampleVerdict, judge_sample
+from assay.core.aggregate import SampleVerdict, judge_columns
 from assay.core.grader import Grader
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
@@ -31,8 +31,7 @@ def grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[Compile
         grader = grader_for(spec)
         cols, latency = timed_columns(grader, frame, with_details=True, workers=0)
         per_grader.append(cols.results(grader, latency))
-    threshold = suite.threshold
-    return [judge_sample(s.id, list(results), threshold=threshold) for s, *results in zip(chunk, *per_grader)]
+    return judge_columns((s.id for s in chunk), per_grader, threshold=suite.threshold)
 
 
 class SampleFrame(Frame):
