@@ -94,9 +94,8 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
         from assay.runner.report import summary_table
 
         console = make_console()
-    if suite.missing and not quiet:
-        console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
-    if not quiet:
+        if suite.missing:
+            console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
         count = len(suite.samples) if samples is None else samples
         console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {count} samples)"))
         problems = [v for v in verdicts if v.status is not Status.PASSED]
@@ -110,8 +109,8 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
             f"{resumed}; mean score {mean}; {duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
-    judged = _judge_counts(verdicts) if complete else (0, 0)
-    if judged[0] and not quiet:
+    judged = _judge_counts(verdicts) if complete and not quiet else (0, 0)
+    if judged[0]:
         console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
     print(line, flush=True)
     return 0 if s.all_passed else 1
