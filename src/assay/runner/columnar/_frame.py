@@ -131,3 +131,15 @@ def rows_where(mask: np.ndarray | None) -> np.ndarray:
 def take_text(arr: pa.Array, rows: Sequence[int] | np.ndarray) -> list[str]:
     """Python strings of ``arr`` at ``rows``."""
     return arr.take(pa.array(rows, pa.int64())).to_pylist()
+
+
+def text_buffers(arr: pa.LargeStringArray) -> tuple[pa.Buffer, pa.Buffer | bytes, int, int]:
+    """The raw layout of a text column: its offsets and data buffers (``b""`` when every row is
+    empty or null), its offset into them and its length."""
+    _, offsets, data = arr.buffers()
+    return offsets, data or b"", arr.offset, len(arr)
+
+
+def valid(arr: pa.Array) -> np.ndarray:
+    """Which rows hold a value, as booleans (from the null bitmap: no value is copied)."""
+    return arr.is_valid().to_numpy(zero_copy_only=False)

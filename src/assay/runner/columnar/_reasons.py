@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from assay.runner.columnar._frame import text_buffers, valid
+
 try:
     from assay.runner.columnar._kernels import first_difference, slice_chars
 except ImportError:  # not built: the grader's functions word every reason
@@ -34,19 +36,9 @@ def _join(*parts: str | pa.Array) -> pa.Array:
                                        pa.scalar("", text))
 
 
-def _buffers(arr: pa.LargeStringArray) -> tuple[pa.Buffer, pa.Buffer | bytes, int, int]:
-    _, offsets, data = arr.buffers()
-    return offsets, data or b"", arr.offset, len(arr)
-
-
-def _valid(arr: pa.Array) -> np.ndarray:
-    """Which rows hold a value, as booleans (without copying the texts of the rows asked about)."""
-    return arr.is_valid().to_numpy(zero_copy_only=False)
-
-
 def _slices(arr: pa.LargeStringArray, rows: np.ndarray, start: bytes, limit: int) -> tuple[pa.Array, np.ndarray,
                                                                                             np.ndarray]:
-    offsets, data, plain, more = slice_chars(*_buffers(arr), rows.tobytes(), start, limit)
+    offsets, data, plain, more = slice_chars(*text_buffers(arr), rows.tobytes(), start, limit)
     text = pa.Array.from_buffers(pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
     return text, np.frombuffer(plain, dtype=bool), np.frombuffer(more, dtype=bool)
 
@@ -57,11 +49,11 @@ def differ(a: pa.LargeStringArray, b: pa.LargeStringArray, rows: np.ndarray) -> 
     if first_difference is None:
         return None
     rows = rows.astype(np.int64)
-    chars, a_pos, b_pos = first_difference(*_buffers(a), *_buffers(b), rows.tobytes())
+    chars, a_pos, b_pos = first_difference(*text_buffers(a), *text_buffers(b), rows.tobytes())
     got, got_plain, _ = _slices(a, rows, a_pos, SHOWN)
     want, want_plain, _ = _slices(b, rows, b_pos, SHOWN)
     index = pa.array(np.frombuffer(chars, dtype=np.int64))
-    texts = _valid(a)[rows] & _valid(b)[rows]
+    texts = valid(a)[rows] & valid(b)[rows]
     done = texts & got_plain & want_plain & (np.frombuffer(chars, dtype=np.int64) >= 0)
     reasons = _join("output differs from expected at character ", pc.cast(index, pa.large_string()),
                     ": got '", got, "', expected '", want, "'")
@@ -76,7 +68,7 @@ def missing(needle: pa.LargeStringArray, rows: np.ndarray) -> tuple[pa.Array, np
     rows = rows.astype(np.int64)
     head, plain, more = _slices(needle, rows, b"", NEEDLE)
     shown = pc.if_else(pa.array(more), _join(pc.utf8_slice_codeunits(head, 0, NEEDLE - 1), "…"), head)
-    done = plain & _valid(needle)[rows]
+    done = plain & valid(needle)[rows]
     reasons = _join("output does not contain '", shown, "'")
     return pc.if_else(pa.array(done), reasons, pa.nulls(len(rows), pa.large_string())), done
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from assay.graders.json_schema import JsonSchema, violations
 from assay.runner.columnar._columns import Graded
-from assay.runner.columnar._frame import Frame
+from assay.runner.columnar._frame import Frame, text_buffers, valid
 
 
 def grade(grader: JsonSchema, frame: Frame) -> Graded | None:
@@ -62,14 +62,11 @@ def grade(grader: JsonSchema, frame: Frame) -> Graded | None:
     return Graded(passed, explain, undecided=undecided if undecided.any() else None)
 
 
-def _raw_values(texts: pa.Array) -> Iterator[memoryview | None]:
+def _raw_values(texts: pa.LargeStringArray) -> Iterator[memoryview | None]:
     """Each row's UTF-8 bytes as a view of the column's data buffer (None for a null)."""
-    texts = texts.cast(pa.large_string())
-    _, offsets, data = texts.buffers()
-    if data is None:  # every row empty or null
-        data = b""
-    ends = np.frombuffer(offsets, dtype=np.int64)[texts.offset:texts.offset + len(texts) + 1].tolist()
+    offsets, data, start, n = text_buffers(texts)
+    ends = np.frombuffer(offsets, dtype=np.int64)[start:start + n + 1].tolist()
     view = memoryview(data)
-    valid = texts.is_valid().to_numpy(zero_copy_only=False).tolist() if texts.null_count else None
-    for i, (start, end) in enumerate(zip(ends, ends[1:])):
-        yield view[start:end] if valid is None or valid[i] else None
+    present = valid(texts).tolist() if texts.null_count else None
+    for i, (begin, end) in enumerate(zip(ends, ends[1:])):
+        yield view[begin:end] if present is None or present[i] else None
