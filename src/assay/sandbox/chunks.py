@@ -47,6 +47,12 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def refused(count: int, limits: dict[str, Any], message: str) -> list[CodeOutcome]:
+    """``count`` samples' ``invalid_config`` outcomes saying ``message``, each with its own copy
+    of ``limits``."""
+    return [CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits), message=message) for _ in range(count)]
+
+
 def cut(items: list[tuple[int, Text]], workers: int) -> list[list[tuple[int, Text]]]:
     """``items`` (a sample's position and its arguments as JSON) in order, cut into chunks of
     about ``len(items) / workers`` samples, at most ``CHUNK_SAMPLES`` and ``CHUNK_BYTES`` each."""
@@ -79,8 +85,7 @@ def spread(args: Sequence[Any], encode: Callable[[Any], Text], limits: dict[str,
         try:
             items.append((i, encode(sample)))
         except (TypeError, ValueError) as exc:
-            outcomes[i] = CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
-                                      message=f"the arguments are not JSON data: {exc}")
+            outcomes[i] = refused(1, limits, f"the arguments are not JSON data: {exc}")[0]
     parts = cut(items, workers)
     futures = []
     if len(parts) > 1:

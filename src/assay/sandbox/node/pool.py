@@ -10,8 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
-from assay.core.result import ErrorCode
-from assay.sandbox.chunks import spread
+from assay.sandbox.chunks import refused, spread
 from assay.sandbox.node.batch import ChunkRunner, encode
 from assay.sandbox.node.handle import Confined, Worker, WorkerGone
 from assay.sandbox.node.outcome import check_problem
@@ -68,13 +67,14 @@ class NodePool:
         """One outcome per sample of ``batch``, in order; never raises. The samples go to the
         workers in chunks (``sandbox.chunks``: up to 256 samples and 4 MiB of arguments each),
         on every worker at once; each sample runs in a fresh context under the batch's limits."""
+        limits = {"timeout_ms": batch.timeout_ms, "memory_mb": batch.memory_mb, "layers": []}
         if batch.language != "nodejs":
-            return _refused(batch, f"NodePool runs nodejs evaluators, not {batch.language}")
+            return refused(len(batch.args), limits, f"NodePool runs nodejs evaluators, not {batch.language}")
         try:
             runner = ChunkRunner(self, batch)
         except (TypeError, ValueError) as exc:  # a source, function or limit that is not JSON data
-            return _refused(batch, f"the batch cannot be sent to a worker: {exc}")
-        return spread(batch.args, encode, runner.limits([]), self.size, runner.run, self._executor)
+            return refused(len(batch.args), limits, f"the batch cannot be sent to a worker: {exc}")
+        return spread(batch.args, encode, limits, self.size, runner.run, self._executor)
 
     def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
         """None when ``source`` compiles and exports ``function``; else the problem, with its line.
@@ -195,12 +195,6 @@ class NodePool:
             self._cond.notify()
         if worker is not None and not keep:
             worker.kill()
-
-
-def _refused(batch: CodeBatch, message: str) -> list[CodeOutcome]:
-    """The same ``invalid_config`` outcome for every sample of ``batch``."""
-    limits = {"timeout_ms": batch.timeout_ms, "memory_mb": batch.memory_mb, "layers": []}
-    return [CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=message, limits=dict(limits)) for _ in batch.args]
 
 
 def _kill_all(workers: set[Worker]) -> None:

@@ -17,7 +17,7 @@ import orjson
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
-from assay.sandbox.chunks import encode_args, spread
+from assay.sandbox.chunks import encode_args, refused, spread
 from assay.sandbox.confine import REQUIRED_LAYERS
 from assay.sandbox.python.handle import Zygote, ZygoteGone
 from assay.sandbox.python.outcome import classify
@@ -72,9 +72,7 @@ class PythonPool:
         limits = {"timeout_ms": timeout_ms, "memory_mb": memory_mb,
                   "cpu_seconds": math.ceil(timeout_ms / 1000) + 1}
         if batch.language != "python":
-            return [CodeOutcome(error=ErrorCode.INVALID_CONFIG, limits=dict(limits),
-                                message=f"PythonPool runs python evaluators, not {batch.language}")
-                    for _ in batch.args]
+            return refused(len(batch.args), limits, f"PythonPool runs python evaluators, not {batch.language}")
         header = orjson.dumps({"source": batch.source, "function": batch.function,
                                "memory_mb": memory_mb, "timeout_ms": timeout_ms})
         return spread(batch.args, encode_args, limits, self.size,
