@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.core._unvalidated import new, set_attr, set_extra, set_fields_set, set_private, shared_keys
+from assay.core._unvalidated import build, shared_keys
 
 Kind = Literal["code", "llm", "human"]
 """Who decides: ``code`` (deterministic code, a program), ``llm`` (a model judge), ``human``."""
@@ -117,22 +117,13 @@ class GraderResult(BaseModel):
 _ALL_FIELDS_SET = set(GraderResult.model_fields)
 
 
-def _unvalidated(fields: dict[str, Any]) -> GraderResult:
-    obj = new(GraderResult)
-    set_attr(obj, "__dict__", fields)
-    set_fields_set(obj, _ALL_FIELDS_SET)
-    set_extra(obj, None)
-    set_private(obj, None)
-    return obj
-
-
 def make_result(name: str, type_: str, kind: str, status: Status, passed: bool, score: float | None,
                 reason: str | None, details: dict[str, Any], error: ErrorCode | None,
                 weight: float) -> GraderResult:
     """Fast, unvalidated constructor for the builders in ``Grader`` (field order as declared)."""
-    return _unvalidated({"name": name, "type": type_, "kind": kind, "status": status, "passed": passed,
-                         "score": score, "reason": reason, "details": details, "error": error,
-                         "latency_ms": 0.0, "weight": weight})
+    return build(GraderResult, {"name": name, "type": type_, "kind": kind, "status": status, "passed": passed,
+                                "score": score, "reason": reason, "details": details, "error": error,
+                                "latency_ms": 0.0, "weight": weight}, _ALL_FIELDS_SET)
 
 
 def copier(result: GraderResult) -> Callable[..., GraderResult]:
@@ -148,6 +139,6 @@ def copier(result: GraderResult) -> Callable[..., GraderResult]:
         own["details"] = details.copy()
         if reason is not None:
             own["reason"] = reason
-        return _unvalidated(own)
+        return build(GraderResult, own, _ALL_FIELDS_SET)
 
     return copy

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.core._unvalidated import new, set_attr, set_extra, set_fields_set, set_private, shared_keys
+from assay.core._unvalidated import build, shared_keys
 
 EventType = Literal["assistant_message", "tool_call", "tool_result", "error", "token_usage", "user_message"]
 
@@ -140,12 +140,7 @@ def trusted_samples(rows: Sequence[Any]) -> list[Sample | None]:
         elif not _kept(row, fields):
             out.append(None)
             continue
-        obj = new(Sample)
-        set_attr(obj, "__dict__", fields)
-        set_fields_set(obj, known[0])  # shared by rows of one shape: a frozen model never changes it
-        set_extra(obj, None)
-        set_private(obj, None)
-        out.append(obj)
+        out.append(build(Sample, fields, known[0]))  # the field set shared by rows of one shape
     return out
 
 
