@@ -34,7 +34,10 @@ The service (``assay serve``):
 - ``ASSAY_DATABASE_URL`` (``database_url``, ``sqlite:///./assay.db``): SQLite, or PostgreSQL
   with ``postgresql://user:password@host:port/db`` (driven by psycopg 3);
 - ``ASSAY_API_MAX_BODY_BYTES`` (``api_max_body_bytes``, 1 MiB): the largest JSON request body;
-- ``ASSAY_API_MAX_UPLOAD_BYTES`` (``api_max_upload_bytes``, 32 MiB): the largest dataset upload;
+- ``ASSAY_API_MAX_UPLOAD_BYTES`` (``api_max_upload_bytes``, 1 GiB): the largest dataset upload
+  (streamed into the database; a ``.json`` file, parsed whole, at most 32 MiB of it);
+- ``ASSAY_DATASET_MAX_ROWS`` (``dataset_max_rows``, 10,000,000): the most rows of one dataset version;
+- ``ASSAY_DATASET_MAX_ROW_BYTES`` (``dataset_max_row_bytes``, 1 MiB): the largest row, as stored JSON;
 - ``ASSAY_API_MAX_CODE_BYTES`` (``api_max_code_bytes``, 64 KiB): the largest evaluator source;
 - ``ASSAY_API_ALLOW_PROGRAMS`` (``api_allow_programs``, off): let API callers create ``program``
   and ``script`` graders, which run programs of the server's machine;
@@ -77,7 +80,9 @@ class Settings:
     judge_prices: str | None = None
     database_url: str = DEFAULT_DATABASE_URL
     api_max_body_bytes: int = 1 << 20
-    api_max_upload_bytes: int = 32 << 20
+    api_max_upload_bytes: int = 1 << 30
+    dataset_max_rows: int = 10_000_000
+    dataset_max_row_bytes: int = 1 << 20
     api_max_code_bytes: int = 64 << 10
     api_allow_programs: bool = False
     api_judge_base_urls: frozenset[str] = frozenset()
@@ -107,7 +112,9 @@ class Settings:
             judge_prices=env.get("ASSAY_JUDGE_PRICES") or None,
             database_url=env.get("ASSAY_DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
             api_max_body_bytes=_positive_int(env, "ASSAY_API_MAX_BODY_BYTES", 1 << 20, "bytes"),
-            api_max_upload_bytes=_positive_int(env, "ASSAY_API_MAX_UPLOAD_BYTES", 32 << 20, "bytes"),
+            api_max_upload_bytes=_positive_int(env, "ASSAY_API_MAX_UPLOAD_BYTES", 1 << 30, "bytes"),
+            dataset_max_rows=_positive_int(env, "ASSAY_DATASET_MAX_ROWS", 10_000_000, "rows"),
+            dataset_max_row_bytes=_positive_int(env, "ASSAY_DATASET_MAX_ROW_BYTES", 1 << 20, "bytes"),
             api_max_code_bytes=_positive_int(env, "ASSAY_API_MAX_CODE_BYTES", 64 << 10, "bytes"),
             api_allow_programs=_flag(env, "ASSAY_API_ALLOW_PROGRAMS"),
             api_judge_base_urls=frozenset(u.rstrip("/") for u in _list(env, "ASSAY_API_JUDGE_BASE_URLS")),

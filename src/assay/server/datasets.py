@@ -1,5 +1,11 @@
 """Datasets arriving over the API, inline rows or an uploaded file, read by the engine's
-hardened dataset readers and turned into the rows a task stores.
+hardened dataset readers and streamed into a new dataset version in batches.
+
+Nothing holds the whole upload: rows are parsed as the body arrives and written ``BATCH``
+at a time, each batch committed on its own (a long upload never holds SQLite's write lock).
+A version is marked ready only after its last row; a failed upload's rows are removed.
+Every limit is checked here, as each row arrives, with the same numbers on SQLite and
+PostgreSQL: a refused row is a 422 naming the file's line and the field, never a failed run.
 
 A sample from an API caller may not name a ``workspace``: that is a folder of the server's,
 which file graders would read.
@@ -7,24 +13,45 @@ which file graders would read.
 
 from __future__ import annotations
 
-import os
+import json
 import re
 import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+from pydantic_core import to_jsonable_python
+from sqlalchemy.exc import IntegrityError
+
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
-from assay.runner.dataset import load_dataset, samples_from_rows
+from assay.core.untrusted import clean_json
+from assay.runner.dataset import FORMATS, iter_samples, read_rows
+from assay.settings import Settings
+from assay.store import datasets as store
+from assay.store.clean import storable
+from assay.store.db import Database
+from assay.store.models import SAMPLE_ID_MAX, DatasetVersion
 
-SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 MAX_NAME = 300
 """The longest file name kept (the column's width)."""
+MAX_COLUMNS = 200
+"""Column names kept per version (a JSONL file may give every row other keys)."""
+JSON_MAX_BYTES = 32 << 20
+"""A ``.json`` file is parsed whole: larger ones are refused (JSONL streams)."""
+BATCH = 5000
+"""Rows written per statement and commit."""
+_STORED = ("input", "output", "expected")
 
 
-def rows_from_inline(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Stored rows from the ``dataset.rows`` of a request; SpecError names ``dataset.rows:N``."""
-    return _stored(samples_from_rows(enumerate(rows, 1), source="dataset.rows"))
+@dataclass(frozen=True)
+class Limits:
+    """What one version may hold; the same on every database."""
+
+    max_rows: int
+    max_row_bytes: int
 
 
 def upload_name(filename: str | None) -> str:
@@ -39,34 +66,201 @@ def upload_name(filename: str | None) -> str:
     return base
 
 
-def rows_from_upload(filename: str, stream: IO[bytes]) -> list[dict[str, Any]]:
-    """Stored rows from an uploaded JSONL, JSON, CSV or TSV file (the format from its name)."""
-    suffix = Path(filename or "").suffix.lower()
-    if suffix not in SUFFIXES:
-        raise SpecError(f"cannot tell the format of {filename!r}: name the file .jsonl, .ndjson, .json, .csv or .tsv",
-                        path="file")
-    fd, tmp = tempfile.mkstemp(prefix="assay-upload-", suffix=suffix)
-    try:
-        with os.fdopen(fd, "wb") as out:
+def file_format(filename: str) -> str:
+    """``jsonl``, ``json``, ``csv`` or ``parquet`` from the name's suffix; SpecError otherwise."""
+    fmt = FORMATS.get(Path(filename).suffix.lower())
+    if fmt is None:
+        raise SpecError(f"cannot tell the format of {filename!r}: name the file .jsonl, .ndjson, .json, .csv, "
+                        ".tsv or .parquet", path="file")
+    return fmt
+
+
+def ingest_upload(database: Database, dataset_id: str, filename: str, stream: IO[bytes], *, limits: Limits,
+                  created_by_id: str | None) -> DatasetVersion:
+    """A new version of the dataset from an uploaded file, read from ``stream`` as it comes."""
+    fmt = file_format(filename)
+    source = Path(filename)
+    if fmt == "parquet":  # its index is at its end: spooled to disk first, read by row groups
+        with tempfile.TemporaryFile(prefix="assay-upload-") as spool:
             while chunk := stream.read(1 << 20):
-                out.write(chunk)
+                spool.write(chunk)
+            spool.seek(0)
+            return _ingest(database, dataset_id, filename, fmt, read_rows(spool, source), limits=limits,
+                           created_by_id=created_by_id, clean=True)
+    if fmt == "json":
+        stream = _Capped(stream, JSON_MAX_BYTES, filename)
+    return _ingest(database, dataset_id, filename, fmt, read_rows(stream, source), limits=limits,
+                   created_by_id=created_by_id, clean=False)
+
+
+def ingest_inline(database: Database, dataset_id: str, name: str | None, rows: list[dict[str, Any]], *,
+                  limits: Limits, created_by_id: str | None, source: str = "dataset.rows") -> DatasetVersion:
+    """A new version of the dataset from the rows of a request (``source`` names them in errors)."""
+    return _ingest(database, dataset_id, name, "inline", enumerate(rows, 1), limits=limits,
+                   created_by_id=created_by_id, clean=True, source=source)
+
+
+def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, rows: Iterable[tuple[int, Any]], *,
+            limits: Limits, created_by_id: str | None, clean: bool, source: str | None = None) -> DatasetVersion:
+    version = _begin(database, dataset_id, name, fmt, created_by_id)
+    try:
+        columns: dict[str, None] = {}
+        batch = _Batch(database, version.id)
+        size = 0
+        for line, sample in iter_samples(_columns_of(rows, columns), source=source or name or "upload",
+                                         clean=clean):
+            where = f"{source or name}:{line}"
+            if batch.count >= limits.max_rows:
+                raise SpecError(f"more than {limits.max_rows:,} rows: split the dataset (the server's "
+                                "ASSAY_DATASET_MAX_ROWS)", where=where)
+            data = _stored_json(sample, where)
+            if len(data) > limits.max_row_bytes:
+                raise SpecError(f"the row is {len(data):,} bytes stored, over the limit of "
+                                f"{limits.max_row_bytes:,} (the server's ASSAY_DATASET_MAX_ROW_BYTES)",
+                                where=f"{where} (sample {_short(sample.id)})")
+            size += len(data)
+            batch.add(line, sample.id, data.decode("utf-8"), where)
+        batch.flush()
+        with database.session() as session:
+            store.finish_version(session, version.id, row_count=batch.count, size_bytes=size,
+                                 columns=list(columns)[:MAX_COLUMNS])
+    except BaseException:
+        with database.session() as session:
+            store.discard_version(session, version.id)
+        raise
+    with database.session() as session:
+        done = store.version_by_id(session, version.id)
+    assert done is not None
+    return done
+
+
+def _begin(database: Database, dataset_id: str, name: str | None, fmt: str,
+           created_by_id: str | None) -> DatasetVersion:
+    for attempt in range(5):  # another upload of the dataset took the number: take the next
         try:
-            samples = load_dataset(Path(tmp))
-        except SpecError as exc:
-            raise SpecError(exc.message.replace(tmp, filename), path=exc.path,
-                            where=exc.where.replace(tmp, filename)) from None
-        return _stored(samples)
-    finally:
-        os.unlink(tmp)
+            with database.session() as session:
+                return store.begin_version(session, dataset_id, source_name=storable(name), format=fmt,
+                                           created_by_id=created_by_id)
+        except IntegrityError:
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
 
 
-def _stored(samples: list[Sample]) -> list[dict[str, Any]]:
-    out = []
-    for i, sample in enumerate(samples, 1):
-        if sample.workspace is not None:
-            raise SpecError("workspace is not accepted over the API (it names a folder on the server)",
-                            where=f"row {i} (sample {sample.id!r})")
-        out.append(sample.model_dump(mode="json", exclude_none=True, exclude_defaults=True,
-                                     include={"id", "input", "output", "expected", "metadata", "transcript",
-                                              "outcome", "duration_ms"}) | {"id": sample.id})
-    return out
+class _Batch:
+    """Rows waiting to be written, with the lines they came from (to name a duplicate)."""
+
+    def __init__(self, database: Database, version_id: str) -> None:
+        self.database = database
+        self.version_id = version_id
+        self.count = 0
+        self.rows: list[tuple[int, str, str]] = []
+        self.where: dict[str, str] = {}
+
+    def add(self, line: int, sample_id: str, data: str, where: str) -> None:
+        if len(sample_id) > SAMPLE_ID_MAX:
+            raise SpecError(f"id: {len(sample_id):,} characters, over the limit of {SAMPLE_ID_MAX}; shorten the "
+                            "sample id", where=f"{where} (sample {_short(sample_id)})")
+        stored_id = storable(sample_id)
+        if stored_id in self.where:
+            raise SpecError(f"duplicate sample id {_short(sample_id)} (first at {self.where[stored_id]})",
+                            where=where)
+        self.where[stored_id] = where
+        self.rows.append((self.count, stored_id, data))
+        self.count += 1
+        if len(self.rows) >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        try:
+            with self.database.session() as session:
+                store.add_rows(session, self.version_id, self.rows)
+        except IntegrityError:
+            with self.database.session() as session:
+                seen = store.first_position(session, self.version_id, list(self.where))
+            for sample_id, where in self.where.items():  # in the order they came
+                if sample_id in seen:
+                    raise SpecError(f"duplicate sample id {_short(sample_id)} (first at row {seen[sample_id] + 1})",
+                                    where=where) from None
+            raise
+        self.rows = []
+        self.where = {}
+
+
+def _columns_of(rows: Iterable[tuple[int, Any]], columns: dict[str, None]) -> Iterator[tuple[int, Any]]:
+    """``rows`` unchanged, noting the first ``MAX_COLUMNS`` column names seen in ``columns``."""
+    for line, row in rows:
+        if isinstance(row, dict) and len(columns) < MAX_COLUMNS and not row.keys() <= columns.keys():
+            columns.update((str(k), None) for k in row if len(columns) < MAX_COLUMNS)
+        yield line, row
+
+
+def _stored_json(sample: Sample, where: str) -> bytes:
+    """The row a version stores for ``sample``, as JSON: what was given, normalised."""
+    if sample.workspace is not None:
+        raise SpecError("workspace: not accepted over the API (it names a folder on the server)",
+                        where=f"{where} (sample {_short(sample.id)})")
+    out: dict[str, Any] = {"id": sample.id}
+    for field in _STORED:
+        value = getattr(sample, field)
+        if value is not None:
+            out[field] = value
+    if sample.metadata:
+        out["metadata"] = sample.metadata
+    if sample.transcript:
+        out["transcript"] = [e.model_dump(mode="json", exclude_none=True) for e in sample.transcript]
+    if sample.outcome is not None:
+        out["outcome"] = sample.outcome
+    if sample.duration_ms is not None:
+        out["duration_ms"] = sample.duration_ms
+    try:
+        return orjson.dumps(out, default=to_jsonable_python)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits: kept as its exact text
+        return json.dumps(clean_json(to_jsonable_python(out)), ensure_ascii=False,
+                          separators=(",", ":")).encode("utf-8")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
+class _Capped:
+    """A stream that refuses to be read past ``limit`` bytes (a ``.json`` file is parsed whole)."""
+
+    def __init__(self, stream: IO[bytes], limit: int, name: str) -> None:
+        self.stream = stream
+        self.limit = limit
+        self.name = name
+
+    def read(self, size: int = -1) -> bytes:
+        if size >= 0:
+            return self.stream.read(size)
+        parts, total = [], 0
+        while chunk := self.stream.read(1 << 20):
+            parts.append(chunk)
+            total += len(chunk)
+            if total > self.limit:
+                raise SpecError(f"a .json dataset is read whole and may be at most {self.limit >> 20} MiB; upload "
+                                "larger datasets as JSONL (one row per line), CSV or Parquet", where=self.name)
+        return b"".join(parts)
+
+
+def limits_of(settings: Settings) -> Limits:
+    return Limits(max_rows=settings.dataset_max_rows, max_row_bytes=settings.dataset_max_row_bytes)
+
+
+def new_dataset(database: Database, *, name: str, description: str | None, created_by_id: str | None) -> str:
+    """A dataset without versions yet, committed (its versions' batches refer to it); its id."""
+    with database.session() as session:
+        return store.create_dataset(session, name=storable(name), description=storable(description),
+                                    created_by_id=created_by_id).id
+
+
+def forget_dataset(database: Database, dataset_id: str) -> None:
+    """Remove a dataset made for an upload that was refused."""
+    with database.session() as session:
+        dataset = store.get_dataset(session, dataset_id)
+        if dataset is not None:
+            store.delete_dataset(session, dataset)

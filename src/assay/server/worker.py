@@ -25,8 +25,8 @@ from assay.runner.execute import grade_many
 from assay.server.coordination import RunLease
 from assay.server.grading import Grading
 from assay.server.run_summary import summarise
+from assay.store import datasets as dataset_rows
 from assay.store import runs as run_rows
-from assay.store import tasks as task_rows
 from assay.store.db import Database
 
 CHUNK = 32
@@ -127,8 +127,8 @@ class RunWorker:
             run = run_rows.get_run(session, run_id)
             if run is None or run.status not in run_rows.ACTIVE:
                 return
-            task = task_rows.get_task(session, run.task_id)
-            rows = list(task.dataset) if task is not None else []
+            version_id = run.dataset_version_id
+            rows = [] if version_id is None else [row for _, row in dataset_rows.iter_rows(session, version_id)]
             snapshot = list(run.evaluators)
             if not run_rows.set_status(session, run_id, "running", only_from=run_rows.ACTIVE):
                 return  # cancelled since it was read

@@ -15,7 +15,19 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -24,6 +36,9 @@ Json = JSON().with_variant(JSONB(), "postgresql")
 
 EVALUATOR_TYPES = ("preset", "code", "llm", "composite")
 RUN_STATES = ("queued", "running", "completed", "failed", "cancelled")
+SAMPLE_ID_MAX = 300
+"""The longest sample id stored (a column's width): checked when a dataset is uploaded, so that
+no engine ever meets a longer one."""
 
 
 def new_id() -> str:
@@ -85,16 +100,67 @@ class Evaluator(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
 
 
+class Dataset(Base):
+    """A named, versioned dataset. Its rows live in ``dataset_rows``, by version; this row and
+    its versions' rows carry only what a listing shows (counts, columns, sizes)."""
+
+    __tablename__ = "datasets"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+class DatasetVersion(Base):
+    """One upload of a dataset, numbered from 1. ``ready`` is false while its rows stream in
+    (each batch is committed on its own, so a long upload never holds the database's write
+    lock); only ready versions are listed, graded or counted."""
+
+    __tablename__ = "dataset_versions"
+    __table_args__ = (UniqueConstraint("dataset_id", "number", name="uq_dataset_version_number"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    dataset_id: Mapped[str] = mapped_column(ForeignKey("datasets.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    ready: Mapped[bool] = mapped_column(Boolean, default=False)
+    source_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    format: Mapped[str] = mapped_column(String(16))
+    row_count: Mapped[int] = mapped_column(Integer, default=0)
+    size_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    columns: Mapped[list[str]] = mapped_column(Json, default=list)
+    created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DatasetRow(Base):
+    """One row of a dataset version: its position, its sample id (unique in the version) and
+    the stored sample as JSON text (text, not JSON/JSONB: written and read without a parse by
+    the database, and a NUL escaped in JSON text is storable on PostgreSQL too)."""
+
+    __tablename__ = "dataset_rows"
+    __table_args__ = (UniqueConstraint("version_id", "sample_id", name="uq_dataset_row_sample"),)
+
+    version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id", ondelete="CASCADE"),
+                                            primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sample_id: Mapped[str] = mapped_column(String(SAMPLE_ID_MAX))
+    data: Mapped[str] = mapped_column(Text)
+
+
 class Task(Base):
-    """A dataset (its rows as normalised samples) to grade with the attached evaluators."""
+    """A dataset to grade with the attached evaluators; a run grades the dataset's newest
+    version at the time it starts."""
 
     __tablename__ = "tasks"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     name: Mapped[str] = mapped_column(String(200))
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
-    dataset_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
-    dataset: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    dataset_id: Mapped[str | None] = mapped_column(ForeignKey("datasets.id"), nullable=True,
+                                                   index=True)
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
@@ -118,12 +184,16 @@ class Run(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
+    dataset_version_id: Mapped[str | None] = mapped_column(ForeignKey("dataset_versions.id"),
+                                                           nullable=True, index=True)
     status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
     evaluators: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     summary: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """When the run failed on an internal error: the id its full report is logged under."""
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -143,7 +213,7 @@ class EvaluationResult(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
-    sample_id: Mapped[str] = mapped_column(String(300))
+    sample_id: Mapped[str] = mapped_column(String(SAMPLE_ID_MAX))
     sample_index: Mapped[int] = mapped_column(Integer, default=0)
     evaluator_id: Mapped[str] = mapped_column(ForeignKey("evaluators.id", ondelete="RESTRICT"))
     evaluator_name: Mapped[str] = mapped_column(String(200))

@@ -19,11 +19,12 @@ from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
 ACTIVE = ("queued", "running")
 
 
-def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], total: int,
-               created_by_id: str | None) -> Run:
-    """A queued run grading ``total`` (sample, evaluator) pairs with the snapshotted specs."""
-    run = Run(task_id=task_id, status="queued", evaluators=evaluators, total=total, done=0,
-              created_by_id=created_by_id)
+def create_run(session: Session, *, task_id: str, dataset_version_id: str | None, evaluators: list[dict[str, Any]],
+               total: int, created_by_id: str | None) -> Run:
+    """A queued run grading ``total`` (sample, evaluator) pairs of a dataset version with the
+    snapshotted specs."""
+    run = Run(task_id=task_id, dataset_version_id=dataset_version_id, status="queued", evaluators=evaluators,
+              total=total, done=0, created_by_id=created_by_id)
     session.add(run)
     session.flush()
     return run
@@ -45,7 +46,8 @@ def active_run_ids(session: Session) -> list[str]:
 
 
 def set_status(session: Session, run_id: str, status: str, *, error: str | None = None,
-               summary: dict[str, Any] | None = None, only_from: Sequence[str] | None = None) -> bool:
+               error_id: str | None = None, summary: dict[str, Any] | None = None,
+               only_from: Sequence[str] | None = None) -> bool:
     """Set a run's status (and its times, error, summary); with ``only_from``, only if its status
     is one of those, in the same statement, so that a cancel and the grading process cannot
     overwrite each other's word. True when the row was changed."""
@@ -56,6 +58,8 @@ def set_status(session: Session, run_id: str, status: str, *, error: str | None 
         values["finished_at"] = utcnow()
     if error is not None:
         values["error"] = storable(error)
+    if error_id is not None:
+        values["error_id"] = error_id
     if summary is not None:
         values["summary"] = summary
     statement = update(Run).where(Run.id == run_id)

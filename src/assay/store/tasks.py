@@ -1,23 +1,21 @@
-"""Task rows: a dataset (normalised sample rows) and the evaluators attached with weights."""
+"""Task rows: the dataset a task grades and the evaluators attached with weights."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from assay.store.clean import storable
-from assay.store.models import Evaluator, Task, TaskEvaluator, is_row_id, utcnow
+from assay.store.datasets import latest_versions
+from assay.store.models import DatasetVersion, Evaluator, Task, TaskEvaluator, is_row_id, utcnow
 
 
-def create_task(session: Session, *, name: str, description: str | None, dataset_name: str | None,
-                rows: list[dict[str, Any]], evaluators: Sequence[tuple[str, float]],
-                created_by_id: str | None) -> Task:
-    """A task with its dataset rows and ``(evaluator id, weight)`` links, in order."""
-    task = Task(name=storable(name), description=storable(description), dataset_name=storable(dataset_name),
-                dataset=storable(rows),
+def create_task(session: Session, *, name: str, description: str | None, dataset_id: str | None,
+                evaluators: Sequence[tuple[str, float]], created_by_id: str | None) -> Task:
+    """A task grading a dataset (or none yet) with ``(evaluator id, weight)`` links, in order."""
+    task = Task(name=storable(name), description=storable(description), dataset_id=dataset_id,
                 created_by_id=created_by_id)
     session.add(task)
     session.flush()
@@ -32,12 +30,18 @@ def set_evaluators(session: Session, task: Task, evaluators: Sequence[tuple[str,
     session.flush()
 
 
-def set_dataset(session: Session, task: Task, name: str | None, rows: list[dict[str, Any]]) -> Task:
-    task.dataset = storable(rows)
-    task.dataset_name = storable(name)
+def set_dataset(session: Session, task: Task, dataset_id: str | None) -> Task:
+    task.dataset_id = dataset_id
     task.updated_at = utcnow()
     session.flush()
     return task
+
+
+def graded_versions(session: Session, tasks: Sequence[Task]) -> dict[str, DatasetVersion]:
+    """The version each task's next run grades (its dataset's newest), by task id; tasks
+    without a dataset or without an upload yet are left out. Reads no rows."""
+    latest = latest_versions(session, sorted({t.dataset_id for t in tasks if t.dataset_id is not None}))
+    return {t.id: latest[t.dataset_id] for t in tasks if t.dataset_id is not None and t.dataset_id in latest}
 
 
 def get_task(session: Session, task_id: str) -> Task | None:

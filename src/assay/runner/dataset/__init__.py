@@ -19,9 +19,9 @@ An empty dataset (no rows) loads as ``[]``; whether that is an error is the suit
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 
@@ -33,11 +33,13 @@ from assay.runner.dataset._json import json_rows, jsonl_rows
 from assay.runner.dataset._parquet import parquet_rows
 from assay.runner.files import open_regular
 
-__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "load_dataset", "samples_from_rows"]
+__all__ = ["DELIMITERS", "FORMATS", "SAMPLE_FIELDS", "iter_samples", "load_dataset", "read_rows",
+           "samples_from_rows"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
-_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
-            ".parquet": "parquet"}
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
+           ".parquet": "parquet"}
+"""The format of a dataset file by its suffix."""
 
 
 def load_dataset(path: Path, *, delimiter: str | None = None) -> list[Sample]:
@@ -48,21 +50,28 @@ def load_dataset(path: Path, *, delimiter: str | None = None) -> list[Sample]:
     given in its place.
     """
     path = Path(path)
-    fmt = _FORMATS.get(path.suffix.lower())
-    sep = _delimiter(delimiter, path)
     with open_regular(path, what="dataset file") as fh:
-        if fmt is None:
-            raise SpecError(f"cannot tell the format of dataset {path.name!r} from its name: "
-                            "use .jsonl, .ndjson, .csv, .tsv, .json or .parquet", where=str(path))
-        if fmt == "jsonl":
-            rows: Iterable[tuple[int, Any]] = jsonl_rows(fh, path)
-        elif fmt == "json":
-            rows = json_rows(fh, path)
-        elif fmt == "parquet":  # typed columns, not text: cleaned (depth) like inline rows
-            return samples_from_rows(parquet_rows(fh, path), source=str(path), clean=True)
-        else:
-            rows = csv_rows(fh, path, sep)
-        return samples_from_rows(rows, source=str(path), clean=False)
+        rows = read_rows(fh, path, delimiter=delimiter)
+        # Parquet's typed columns are not text: cleaned (depth) like inline rows
+        return samples_from_rows(rows, source=str(path), clean=FORMATS.get(path.suffix.lower()) == "parquet")
+
+
+def read_rows(fh: BinaryIO, path: Path, *, delimiter: str | None = None) -> Iterator[tuple[int, Any]]:
+    """The ``(line, row)`` pairs of an open dataset file, its format told by ``path``'s suffix
+    (``path`` names the file in messages; a Parquet ``fh`` must be seekable). Rows are read as
+    they are asked for, never all at once (a ``.json`` file's text is read whole)."""
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise SpecError(f"cannot tell the format of dataset {path.name!r} from its name: "
+                        "use .jsonl, .ndjson, .csv, .tsv, .json or .parquet", where=str(path))
+    sep = _delimiter(delimiter, path)
+    if fmt == "jsonl":
+        return jsonl_rows(fh, path)
+    if fmt == "json":
+        return json_rows(fh, path)
+    if fmt == "parquet":
+        return parquet_rows(fh, path)
+    return csv_rows(fh, path, sep)
 
 
 def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bool = True) -> list[Sample]:
@@ -73,6 +82,20 @@ def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bo
     """
     samples: list[Sample] = []
     seen: dict[str, int] = {}
+    for line, sample in iter_samples(rows, source=source, clean=clean):
+        if sample.id in seen:
+            raise SpecError(f"duplicate sample id {sample.id!r} (first on line {seen[sample.id]})",
+                            where=f"{source}:{line}")
+        seen[sample.id] = line
+        samples.append(sample)
+    return samples
+
+
+def iter_samples(rows: Iterable[tuple[int, Any]], *, source: str,
+                 clean: bool = True) -> Iterator[tuple[int, Sample]]:
+    """``(line, Sample)`` for each ``(line, row)``, one at a time; SpecError naming
+    ``source:line`` on a bad row. Ids are not compared (a caller streaming millions of rows
+    checks them where they are kept); ``clean`` as in ``samples_from_rows``."""
     for line, row in rows:
         where = f"{source}:{line}"
         if not isinstance(row, dict):
@@ -86,11 +109,7 @@ def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bo
             sample = Sample.model_validate(data)
         except ValidationError as exc:
             raise SpecError.from_validation(exc, where=where) from None
-        if sample.id in seen:
-            raise SpecError(f"duplicate sample id {sample.id!r} (first on line {seen[sample.id]})", where=where)
-        seen[sample.id] = line
-        samples.append(sample)
-    return samples
+        yield line, sample
 
 
 def _delimiter(delimiter: str | None, path: Path) -> str:

@@ -20,8 +20,9 @@ from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, not_found
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.server.schemas.evaluators import EvaluatorType, TestRequest, TestResult
+from assay.store import datasets as dataset_rows
 from assay.store import runs as run_rows
-from assay.store import tasks as task_rows
+from assay.store.clean import storable
 from assay.store.presets import PRESET_TYPES
 
 router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
@@ -89,10 +90,11 @@ def score_histogram(run_id: str, session: SessionDep, _user: CurrentUser,
 
 @router.get("/runs/{run_id}/samples/{sample_id}", response_model=Envelope[dict[str, Any]])
 def sample_row(run_id: str, sample_id: str, session: SessionDep, _user: CurrentUser) -> Any:
-    """The dataset row a run graded as ``sample_id`` (null when the task's dataset changed since)."""
+    """The dataset row a run graded as ``sample_id``, from the version it graded."""
     run = run_rows.get_run(session, run_id)
     if run is None:
         raise not_found("run", run_id)
-    task = task_rows.get_task(session, run.task_id)
-    row = next((r for r in (task.dataset or []) if str(r.get("id")) == sample_id), None) if task else None
+    row = None
+    if run.dataset_version_id is not None:
+        row = dataset_rows.find_row(session, run.dataset_version_id, storable(sample_id))
     return Envelope(data={"taskId": run.task_id, "row": row})

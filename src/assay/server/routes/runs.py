@@ -30,8 +30,9 @@ EXPORT_COLUMNS = ("runId", "sampleId", "evaluatorId", "evaluatorName", "status",
 
 def run_out(run: Run) -> RunOut:
     progress = run.done / run.total if run.total else 1.0
-    return RunOut(id=run.id, task_id=run.task_id, status=run.status, total=run.total, done=run.done,
-                  progress=round(min(progress, 1.0), 4), summary=run.summary, error=run.error,
+    return RunOut(id=run.id, task_id=run.task_id, dataset_version_id=run.dataset_version_id, status=run.status,
+                  total=run.total, done=run.done, progress=round(min(progress, 1.0), 4), summary=run.summary,
+                  error=run.error, error_id=run.error_id,
                   created_at=iso(run.created_at), started_at=iso(run.started_at), finished_at=iso(run.finished_at))
 
 

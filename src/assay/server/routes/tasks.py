@@ -7,32 +7,38 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, UploadFile
 from sqlalchemy.orm import Session
 
+from assay.server import datasets as ingest
 from assay.server.auth import Principal
-from assay.server.datasets import rows_from_inline, rows_from_upload, upload_name
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, evaluator_not_found, not_found
 from assay.server.routes.runs import run_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import RunOut, TaskCreate, TaskEvaluatorOut, TaskOut
+from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 from assay.store import tasks as rows
-from assay.store.models import Task
+from assay.store.models import DatasetVersion, Task
 
-DatasetFile = Annotated[UploadFile, File(description="JSONL, JSON, CSV or TSV, named by its suffix.")]
+DatasetFile = Annotated[UploadFile, File(description="JSONL, JSON, CSV, TSV or Parquet, named by its suffix.")]
 router = APIRouter(prefix="/tasks", tags=["tasks"], responses=ERROR_RESPONSES)
 
 
-def task_out(session: Session, task: Task) -> TaskOut:
+def task_out(session: Session, task: Task, version: DatasetVersion | None = None) -> TaskOut:
+    """The task as answered; ``version`` is the one its next run grades (looked up when not given)."""
+    if version is None:
+        version = rows.graded_versions(session, [task]).get(task.id)
     evaluators = [TaskEvaluatorOut(evaluator_id=e.id, name=e.name, type=e.type, weight=w)
                   for e, w in rows.task_evaluators(session, task.id)]
-    return TaskOut(id=task.id, name=task.name, description=task.description, dataset_name=task.dataset_name,
-                   sample_count=len(task.dataset or []), evaluators=evaluators, created_by_id=task.created_by_id,
-                   created_at=iso(task.created_at), updated_at=iso(task.updated_at))
+    return TaskOut(id=task.id, name=task.name, description=task.description, dataset_id=task.dataset_id,
+                   dataset_version=version.number if version else None,
+                   dataset_name=version.source_name if version else None,
+                   sample_count=version.row_count if version else 0, evaluators=evaluators,
+                   created_by_id=task.created_by_id, created_at=iso(task.created_at), updated_at=iso(task.updated_at))
 
 
 @router.post("", response_model=Envelope[TaskOut], summary="Create a task")
-def create_task(body: TaskCreate, session: SessionDep, user: CurrentUser) -> Any:
+def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
     links: list[tuple[str, float]] = []
     for i, link in enumerate(body.evaluators):
         if evaluator_rows.get_evaluator(session, link.evaluator_id) is None:
@@ -40,17 +46,31 @@ def create_task(body: TaskCreate, session: SessionDep, user: CurrentUser) -> Any
         if any(link.evaluator_id == seen for seen, _ in links):
             raise ApiError(422, f"evaluators[{i}].evaluatorId: {link.evaluator_id!r} is attached twice")
         links.append((link.evaluator_id, link.weight))
-    dataset = rows_from_inline(body.dataset.rows) if body.dataset is not None else []
-    task = rows.create_task(session, name=body.name, description=body.description,
-                            dataset_name=body.dataset.name if body.dataset is not None else None,
-                            rows=dataset, evaluators=links, created_by_id=user.id)
+    if body.dataset is not None and body.dataset_id is not None:
+        raise ApiError(422, "dataset and datasetId: give one, the rows or the id of a dataset")
+    if body.dataset_id is not None and dataset_rows.get_dataset(session, body.dataset_id) is None:
+        raise not_found("dataset", body.dataset_id)
+    dataset_id = body.dataset_id
+    if body.dataset is not None:
+        dataset_id = ingest.new_dataset(service.database, name=body.dataset.name or body.name, description=None,
+                                        created_by_id=user.id)
+        try:
+            ingest.ingest_inline(service.database, dataset_id, body.dataset.name, body.dataset.rows,
+                                 limits=ingest.limits_of(service.settings), created_by_id=user.id)
+        except BaseException:
+            ingest.forget_dataset(service.database, dataset_id)
+            raise
+    task = rows.create_task(session, name=body.name, description=body.description, dataset_id=dataset_id,
+                            evaluators=links, created_by_id=user.id)
     session.commit()
     return Envelope(data=task_out(session, task))
 
 
 @router.get("", response_model=Envelope[list[TaskOut]], summary="List tasks")
 def list_tasks(session: SessionDep, _user: CurrentUser) -> Any:
-    return Envelope(data=[task_out(session, t) for t in rows.list_tasks(session)])
+    tasks = rows.list_tasks(session)
+    versions = rows.graded_versions(session, tasks)
+    return Envelope(data=[task_out(session, t, versions.get(t.id)) for t in tasks])
 
 
 @router.get("/{task_id}", response_model=Envelope[TaskOut], summary="Get a task")
@@ -58,12 +78,27 @@ def get_task(task_id: str, session: SessionDep, _user: CurrentUser) -> Any:
     return Envelope(data=task_out(session, _found(session, task_id)))
 
 
-@router.put("/{task_id}/dataset", response_model=Envelope[TaskOut], summary="Upload the task's dataset")
-def upload_dataset(task_id: str, session: SessionDep, user: CurrentUser, file: DatasetFile) -> Any:
+@router.put("/{task_id}/dataset", response_model=Envelope[TaskOut],
+            summary="Upload the task's dataset (a new version of it)")
+def upload_dataset(task_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser,
+                   file: DatasetFile) -> Any:
     task = _changeable(session, task_id, user)
-    name = upload_name(file.filename)
-    dataset = rows_from_upload(name, file.file)
-    rows.set_dataset(session, task, name, dataset)
+    name = ingest.upload_name(file.filename)
+    ingest.file_format(name)
+    dataset_id = task.dataset_id
+    made = dataset_id is None
+    if dataset_id is None:
+        dataset_id = ingest.new_dataset(service.database, name=name or task.name, description=None,
+                                        created_by_id=user.id)
+    session.commit()  # ends the read: the upload writes in its own transactions
+    try:
+        ingest.ingest_upload(service.database, dataset_id, name, file.file, limits=ingest.limits_of(service.settings),
+                             created_by_id=user.id)
+    except BaseException:
+        if made:
+            ingest.forget_dataset(service.database, dataset_id)
+        raise
+    rows.set_dataset(session, task, dataset_id)
     session.commit()
     return Envelope(data=task_out(session, task))
 
@@ -81,13 +116,13 @@ def delete_task(task_id: str, session: SessionDep, user: CurrentUser) -> Any:
 @router.post("/{task_id}/runs", response_model=Envelope[RunOut], summary="Start a run of the task")
 def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
     task = _changeable(session, task_id, user)
-    samples = len(task.dataset or [])
-    if samples == 0:
+    version = rows.graded_versions(session, [task]).get(task.id)
+    if version is None or version.row_count == 0:
         raise ApiError(422, f"task {task_id!r} has no dataset rows: add rows or upload a file first")
     snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
                 for e, w in rows.task_evaluators(session, task_id)]
-    run = run_rows.create_run(session, task_id=task_id, evaluators=snapshot, total=samples * len(snapshot),
-                              created_by_id=user.id)
+    run = run_rows.create_run(session, task_id=task_id, dataset_version_id=version.id, evaluators=snapshot,
+                              total=version.row_count * len(snapshot), created_by_id=user.id)
     session.commit()
     service.worker.submit(run.id)
     return Envelope(data=run_out(run))

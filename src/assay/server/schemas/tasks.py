@@ -31,8 +31,11 @@ class TaskCreate(ApiModel):
     name: Name
     description: Description | None = None
     evaluators: list[TaskEvaluatorIn] = Field(min_length=1, max_length=MAX_EVALUATORS)
-    dataset: DatasetIn | None = Field(default=None, description="Inline rows; or upload a file to "
-                                                                "PUT /tasks/{id}/dataset later.")
+    dataset: DatasetIn | None = Field(default=None, description="Inline rows, stored as a new dataset; or upload a "
+                                                                "file to PUT /tasks/{id}/dataset later.")
+    dataset_id: Annotated[str, Field(max_length=36), NoNul] | None = Field(
+        default=None, description="A dataset of /datasets to grade (its newest version at each run); not with "
+                                  "`dataset`.")
 
 
 class TaskEvaluatorOut(ApiModel):
@@ -43,9 +46,13 @@ class TaskEvaluatorOut(ApiModel):
 
 
 class TaskOut(ApiModel):
+    """A task; ``datasetVersion`` and ``sampleCount`` are those of the version its next run grades."""
+
     id: str
     name: str
     description: str | None
+    dataset_id: str | None
+    dataset_version: int | None
     dataset_name: str | None
     sample_count: int
     evaluators: list[TaskEvaluatorOut]
@@ -62,12 +69,15 @@ class RunOut(ApiModel):
 
     id: str
     task_id: str
+    dataset_version_id: str | None
     status: RunStatus
     total: int
     done: int
     progress: float
     summary: dict[str, Any] | None
     error: str | None
+    error_id: str | None = Field(description="When the run failed on an internal error: quote it to the operator, "
+                                             "whose server log has the details under this id.")
     created_at: str
     started_at: str | None
     finished_at: str | None

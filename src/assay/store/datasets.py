@@ -1,0 +1,185 @@
+"""Datasets, their versions and their rows.
+
+A version's rows are written in batches as they arrive and read back in position order by
+ranges (``iter_rows``), so neither an upload nor a run holds a whole dataset. Listing
+datasets reads the version rows' counts, never ``dataset_rows``. A version a run graded
+cannot be deleted (the foreign key is RESTRICT, and ``in_use`` says so first), so a finished
+run's results always name rows that exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import orjson
+from sqlalchemy import delete, exists, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from assay.store.models import Dataset, DatasetRow, DatasetVersion, Run, Task, is_row_id, utcnow
+
+READ_BATCH = 1000
+"""Rows fetched per query by ``iter_rows``."""
+
+
+def create_dataset(session: Session, *, name: str, description: str | None, created_by_id: str | None) -> Dataset:
+    dataset = Dataset(name=name, description=description, created_by_id=created_by_id)
+    session.add(dataset)
+    session.flush()
+    return dataset
+
+
+def get_dataset(session: Session, dataset_id: str) -> Dataset | None:
+    """The dataset, or None (also for an id that is not a row id at all)."""
+    return session.get(Dataset, dataset_id) if is_row_id(dataset_id) else None
+
+
+def list_datasets(session: Session) -> list[tuple[Dataset, DatasetVersion | None]]:
+    """Every dataset with its newest ready version (None before the first upload)."""
+    datasets = list(session.scalars(select(Dataset).order_by(Dataset.created_at, Dataset.id)))
+    latest = latest_versions(session, [d.id for d in datasets])
+    return [(d, latest.get(d.id)) for d in datasets]
+
+
+def latest_versions(session: Session, dataset_ids: Sequence[str]) -> dict[str, DatasetVersion]:
+    """The newest ready version of each of ``dataset_ids`` that has one."""
+    if not dataset_ids:
+        return {}
+    newest = (select(DatasetVersion.dataset_id, func.max(DatasetVersion.number).label("number"))
+              .where(DatasetVersion.ready.is_(True), DatasetVersion.dataset_id.in_(list(dataset_ids)))
+              .group_by(DatasetVersion.dataset_id).subquery())
+    query = select(DatasetVersion).join(newest, (DatasetVersion.dataset_id == newest.c.dataset_id)
+                                        & (DatasetVersion.number == newest.c.number))
+    return {v.dataset_id: v for v in session.scalars(query)}
+
+
+def latest_version(session: Session, dataset_id: str) -> DatasetVersion | None:
+    return latest_versions(session, [dataset_id]).get(dataset_id)
+
+
+def list_versions(session: Session, dataset_id: str) -> list[DatasetVersion]:
+    """The dataset's ready versions, oldest first."""
+    query = (select(DatasetVersion).where(DatasetVersion.dataset_id == dataset_id, DatasetVersion.ready.is_(True))
+             .order_by(DatasetVersion.number))
+    return list(session.scalars(query))
+
+
+def get_version(session: Session, dataset_id: str, number: int) -> DatasetVersion | None:
+    """A ready version of the dataset by its number."""
+    query = select(DatasetVersion).where(DatasetVersion.dataset_id == dataset_id, DatasetVersion.number == number,
+                                         DatasetVersion.ready.is_(True))
+    return session.scalars(query).first()
+
+
+def version_by_id(session: Session, version_id: str) -> DatasetVersion | None:
+    return session.get(DatasetVersion, version_id) if is_row_id(version_id) else None
+
+
+def begin_version(session: Session, dataset_id: str, *, source_name: str | None, format: str,
+                  created_by_id: str | None) -> DatasetVersion:
+    """A new, not yet ready version numbered after every other of the dataset. Two uploads at
+    once may pick the same number: the second's flush raises IntegrityError (the caller retries)."""
+    number = session.scalar(select(func.max(DatasetVersion.number)).where(DatasetVersion.dataset_id == dataset_id))
+    version = DatasetVersion(dataset_id=dataset_id, number=(number or 0) + 1, ready=False, source_name=source_name,
+                             format=format, row_count=0, size_bytes=0, columns=[], created_by_id=created_by_id)
+    session.add(version)
+    session.flush()
+    return version
+
+
+def add_rows(session: Session, version_id: str, rows: Sequence[tuple[int, str, str]]) -> None:
+    """Insert ``(position, sample id, row as JSON text)`` rows of a version in one statement
+    (PostgreSQL: ``COPY``); IntegrityError when a sample id is there already."""
+    if not rows:
+        return
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        raw: Any = connection.connection.driver_connection
+        with raw.cursor() as cursor, cursor.copy(
+                "COPY dataset_rows (version_id, position, sample_id, data) FROM STDIN") as copy:
+            for position, sample_id, data in rows:
+                copy.write_row((version_id, position, sample_id, data))
+        return
+    connection.execute(insert(DatasetRow), [{"version_id": version_id, "position": p, "sample_id": s, "data": d}
+                                            for p, s, d in rows])
+
+
+def first_position(session: Session, version_id: str, sample_ids: Sequence[str]) -> dict[str, int]:
+    """Where each of ``sample_ids`` already is in the version (for naming a duplicate)."""
+    query = select(DatasetRow.sample_id, DatasetRow.position).where(DatasetRow.version_id == version_id,
+                                                                    DatasetRow.sample_id.in_(list(sample_ids)))
+    return {s: p for s, p in session.execute(query).all()}
+
+
+def finish_version(session: Session, version_id: str, *, row_count: int, size_bytes: int,
+                   columns: list[str]) -> None:
+    """Mark a version ready with its counts; from now on it is listed and graded."""
+    session.execute(update(DatasetVersion).where(DatasetVersion.id == version_id)
+                    .values(ready=True, row_count=row_count, size_bytes=size_bytes, columns=columns))
+    version = session.get(DatasetVersion, version_id)
+    if version is not None:
+        session.execute(update(Dataset).where(Dataset.id == version.dataset_id).values(updated_at=utcnow()))
+
+
+def discard_version(session: Session, version_id: str) -> None:
+    """Remove a version that was never finished, with its rows (the foreign key cascades)."""
+    session.execute(delete(DatasetRow).where(DatasetRow.version_id == version_id))
+    session.execute(delete(DatasetVersion).where(DatasetVersion.id == version_id))
+
+
+def iter_rows(session: Session, version_id: str, start: int = 0, stop: int | None = None, *,
+              batch: int = READ_BATCH) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(position, row)`` of a version's rows with ``start <= position < stop`` (to the end
+    when ``stop`` is None), in position order, fetched ``batch`` rows per query by key range
+    (no OFFSET scan). Each row is the stored sample: ``id``, ``input``, ``output``, ...;
+    positions count from 0 and have no gaps."""
+    position = start
+    while stop is None or position < stop:
+        upper = position + batch if stop is None else min(position + batch, stop)
+        query = (select(DatasetRow.position, DatasetRow.data)
+                 .where(DatasetRow.version_id == version_id, DatasetRow.position >= position,
+                        DatasetRow.position < upper)
+                 .order_by(DatasetRow.position))
+        fetched = session.execute(query).all()
+        for at, data in fetched:
+            yield at, orjson.loads(data)
+        if len(fetched) < upper - position:
+            return
+        position = upper
+
+
+def read_rows(session: Session, version_id: str, start: int, stop: int) -> list[dict[str, Any]]:
+    """The rows at positions ``start`` to ``stop - 1`` (a run's slice), in order."""
+    return [row for _, row in iter_rows(session, version_id, start, stop)]
+
+
+def find_row(session: Session, version_id: str, sample_id: str) -> dict[str, Any] | None:
+    """The row with this sample id in the version, or None."""
+    data = session.scalar(select(DatasetRow.data).where(DatasetRow.version_id == version_id,
+                                                        DatasetRow.sample_id == sample_id))
+    return None if data is None else orjson.loads(data)
+
+
+def in_use(session: Session, version_ids: Sequence[str]) -> bool:
+    """Whether a run graded (or is grading) one of these versions."""
+    if not version_ids:
+        return False
+    return bool(session.scalar(select(exists().where(Run.dataset_version_id.in_(list(version_ids))))))
+
+
+def tasks_naming(session: Session, dataset_id: str) -> list[str]:
+    """The names of the tasks that grade this dataset."""
+    return list(session.scalars(select(Task.name).where(Task.dataset_id == dataset_id).order_by(Task.name)))
+
+
+def delete_version(session: Session, version: DatasetVersion) -> None:
+    discard_version(session, version.id)
+
+
+def delete_dataset(session: Session, dataset: Dataset) -> None:
+    """Delete the dataset with every version and row (the caller checked nothing uses them)."""
+    version_ids = list(session.scalars(select(DatasetVersion.id).where(DatasetVersion.dataset_id == dataset.id)))
+    for version_id in version_ids:
+        discard_version(session, version_id)
+    session.delete(dataset)
+    session.flush()

@@ -1,0 +1,74 @@
+"""The dataset store on SQLite and PostgreSQL: a version's rows read back by position range in
+order, and tasks whose rows were inline before revision 0002 migrated into dataset versions
+that their runs name."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import text
+
+from assay.store import Database, upgrade
+from assay.store import datasets as store
+from assay.store import tasks as task_rows
+
+
+@pytest.fixture
+def database(db_url):
+    db = Database(db_url)
+    yield db
+    db.dispose()
+
+
+def _version_with(database: Database, n: int) -> str:
+    with database.session() as session:
+        dataset = store.create_dataset(session, name="d", description=None, created_by_id=None)
+        version = store.begin_version(session, dataset.id, source_name="d.jsonl", format="jsonl", created_by_id=None)
+        store.add_rows(session, version.id, [(i, f"s{i}", json.dumps({"id": f"s{i}", "input": i})) for i in range(n)])
+        store.finish_version(session, version.id, row_count=n, size_bytes=0, columns=["id", "input"])
+        return version.id
+
+
+def test_rows_are_read_by_position_range_in_order(database):
+    upgrade(database)
+    version_id = _version_with(database, 25)
+    with database.session() as session:
+        everything = list(store.iter_rows(session, version_id, batch=4))
+        assert [p for p, _ in everything] == list(range(25))
+        assert everything[7][1] == {"id": "s7", "input": 7}
+        assert [r["id"] for r in store.read_rows(session, version_id, 10, 13)] == ["s10", "s11", "s12"]
+        assert [p for p, _ in store.iter_rows(session, version_id, 22, 99, batch=2)] == [22, 23, 24]
+        assert store.read_rows(session, version_id, 30, 40) == []
+        assert store.find_row(session, version_id, "s3") == {"id": "s3", "input": 3}
+        assert store.find_row(session, version_id, "nope") is None
+
+
+def test_inline_task_rows_move_into_a_dataset_version_that_the_tasks_runs_name(database):
+    upgrade(database, "0001")
+    now = datetime.now(UTC)
+    rows = [{"id": f"r{i}", "input": "q", "output": "a", "metadata": {"k": i}} for i in range(2500)]
+    with database.engine.begin() as connection:
+        connection.execute(text("INSERT INTO tasks (id, name, description, dataset_name, dataset, created_by_id, "
+                                "created_at, updated_at) VALUES (:id, :name, NULL, :dn, :ds, NULL, :now, :now)"),
+                           [{"id": "00000000-0000-0000-0000-000000000001", "name": "big", "dn": "big.jsonl",
+                             "ds": json.dumps(rows), "now": now},
+                            {"id": "00000000-0000-0000-0000-000000000002", "name": "empty", "dn": None,
+                             "ds": "[]", "now": now}])
+        connection.execute(text("INSERT INTO runs (id, task_id, status, evaluators, total, done, created_at) VALUES "
+                                "('00000000-0000-0000-0000-0000000000aa', '00000000-0000-0000-0000-000000000001', "
+                                "'completed', '[]', 0, 0, :now)"), {"now": now})
+    upgrade(database)
+    with database.session() as session:
+        big = task_rows.get_task(session, "00000000-0000-0000-0000-000000000001")
+        empty = task_rows.get_task(session, "00000000-0000-0000-0000-000000000002")
+        assert empty is not None and empty.dataset_id is None
+        assert big is not None and big.dataset_id is not None
+        version = task_rows.graded_versions(session, [big])[big.id]
+        assert (version.number, version.row_count, version.source_name) == (1, 2500, "big.jsonl")
+        assert version.columns == ["id", "input", "output", "metadata"]
+        assert [row for _, row in store.iter_rows(session, version.id)] == rows
+        run_version = session.execute(text("SELECT dataset_version_id FROM runs")).scalar_one()
+        assert run_version == version.id
+        assert store.in_use(session, [version.id])
