@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from assay.core.moments import Moments, repeats
 from assay.core.result import GraderResult, Status
 
 PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
@@ -23,6 +24,10 @@ class SampleVerdict:
     results: list[GraderResult]
     skipped: list[str] = field(default_factory=list)
     """Graders not run because a cheaper one had already failed (cost-ordered grading)."""
+    cluster: str | None = None
+    """The task this sample is one attempt of (a repeat, a waza trial, a Vally trajectory),
+    when it has several: attempts of one task are correlated, so intervals cluster by it and
+    comparisons pair by it. None: the sample is its own cluster."""
 
     def to_dict(self) -> dict:
         out = {
@@ -34,6 +39,8 @@ class SampleVerdict:
         }
         if self.skipped:
             out["skipped"] = self.skipped
+        if self.cluster is not None:
+            out["cluster"] = self.cluster
         return out
 
 
@@ -109,6 +116,9 @@ class GraderSummary:
     skipped: int = 0
     score_sum: float = 0.0
     error_codes: dict[str, int] = field(default_factory=dict)
+    rates: Moments = field(default_factory=Moments)
+    """Pass (1) or fail (0) of each scored result, by cluster: the pass rate's interval."""
+    scores: Moments = field(default_factory=Moments)
 
     @property
     def pass_rate(self) -> float | None:
@@ -125,8 +135,7 @@ class GraderSummary:
             "name": self.name, "type": self.type, "weight": self.weight, "total": self.total,
             "passed": self.passed, "failed": self.failed, "errors": self.errors,
             "pending": self.pending, "skipped": self.skipped, "pass_rate": self.pass_rate,
-            "mean_score": self.mean_score, "error_codes": self.error_codes,
-        }
+            "mean_score": self.mean_score, "error_codes": self.error_codes, **_intervals(self)}
 
 
 @dataclass(slots=True)
@@ -138,17 +147,38 @@ class SuiteSummary:
     pending: int = 0
     mean_score: float | None = None
     graders: list[GraderSummary] = field(default_factory=list)
+    rates: Moments = field(default_factory=Moments)
+    """Each passed (1) or failed (0) verdict, by cluster."""
+    scores: Moments = field(default_factory=Moments)
 
     @property
     def all_passed(self) -> bool:
         return self.passed == self.total
 
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed over passed and failed samples: errors and pending ones are left out."""
+        scored = self.passed + self.failed
+        return self.passed / scored if scored else None
+
     def to_dict(self) -> dict:
         return {
             "total": self.total, "passed": self.passed, "failed": self.failed,
-            "errors": self.errors, "pending": self.pending, "mean_score": self.mean_score,
+            "errors": self.errors, "pending": self.pending, "pass_rate": self.pass_rate,
+            "mean_score": self.mean_score, **_intervals(self),
             "graders": [g.to_dict() for g in self.graders],
         }
+
+
+def _intervals(s: GraderSummary | SuiteSummary) -> dict:
+    """The 95% intervals of a summary's pass rate and mean score, how many results were left
+    out of both (errors and pending), and when tasks were attempted several times, their
+    pass@k, pass^k and self-agreement."""
+    rate, mean, again = s.rates.rate_interval(), s.scores.mean_interval(), repeats(s.rates)
+    clustering = s.rates.clustering()
+    return {"pass_rate_ci": list(rate) if rate else None, "mean_score_ci": list(mean) if mean else None,
+            "left_out": s.errors + s.pending, "clusters": clustering[0] if clustering else None,
+            **({"repeats": again.to_dict()} if again else {})}
 
 
 def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
@@ -159,10 +189,13 @@ def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
     score_sum = 0.0
     scored = 0
     for v in verdicts:
+        cluster = v.cluster
         if v.status is Status.PASSED:
             suite.passed += 1
+            suite.rates.add(1.0, cluster)
         elif v.status is Status.FAILED:
             suite.failed += 1
+            suite.rates.add(0.0, cluster)
         elif v.status is Status.ERROR:
             suite.errors += 1
         else:
@@ -170,17 +203,19 @@ def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
         if v.score is not None:
             score_sum += v.score
             scored += 1
+            suite.scores.add(v.score, cluster)
         for r in v.results:
             g = by_name.get(r.name)
             if g is None:
                 g = by_name[r.name] = GraderSummary(r.name, r.type, r.weight)
             g.total += 1
-            if r.status is Status.PASSED:
-                g.passed += 1
+            if r.status is Status.PASSED or r.status is Status.FAILED:
+                passed = r.status is Status.PASSED
+                g.passed += passed
+                g.failed += not passed
                 g.score_sum += r.score or 0.0
-            elif r.status is Status.FAILED:
-                g.failed += 1
-                g.score_sum += r.score or 0.0
+                g.rates.add(float(passed), cluster)
+                g.scores.add(r.score or 0.0, cluster)
             elif r.status is Status.ERROR:
                 g.errors += 1
                 code = r.error.value if r.error else "unknown"

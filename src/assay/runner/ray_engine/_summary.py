@@ -35,6 +35,8 @@ class PartialSummary:
         self.score_sum += other.score_sum
         self.scored += other.scored
         mine.mean_score = self.score_sum / self.scored if self.scored else None
+        mine.rates.merge(theirs.rates)
+        mine.scores.merge(theirs.scores)
         by_name = {g.name: g for g in mine.graders}
         for g in theirs.graders:
             have = by_name.get(g.name)
@@ -51,5 +53,7 @@ def _add_grader(have: GraderSummary, g: GraderSummary) -> None:
     for name in ("total", "passed", "failed", "errors", "pending", "skipped"):
         setattr(have, name, getattr(have, name) + getattr(g, name))
     have.score_sum += g.score_sum
+    have.rates.merge(g.rates)
+    have.scores.merge(g.scores)
     for code, n in g.error_codes.items():
         have.error_codes[code] = have.error_codes.get(code, 0) + n
