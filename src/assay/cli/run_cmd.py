@@ -107,7 +107,7 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
     resumed = f", {resumed_count} resumed from the earlier run" if resumed_count else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
-            f"{resumed}; mean score {mean}; pass rate {figures.rate(s.pass_rate, s.rates.rate_interval())} "
+            f"{resumed}; mean score {mean}; pass rate {figures.rate(s.pass_rate, s.intervals.pass_rate)} "
             f"(95% CI{f'; {s.errors + s.pending} errors/pending left out' if s.errors + s.pending else ''}); "
             f"{duration_s:.2f}s")
     if suite.threshold is not None:

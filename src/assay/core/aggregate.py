@@ -1,4 +1,5 @@
-"""Aggregation: a sample's weighted score and verdict, and a suite's per-grader summary.
+"""Aggregation: a sample's weighted score and verdict; a suite's per-grader summary lives in
+``core.summary`` (re-exported here).
 
 Errors and pending results are counted apart and left out of score averages unless
 ``errors_as_zero`` asks for them to count as 0.
@@ -8,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from assay.core.moments import Moments, repeats
 from assay.core.result import GraderResult, Status
+from assay.core.summary import GraderSummary, RunningSummary, SuiteSummary, summarize
+
+__all__ = ["GraderSummary", "RunningSummary", "SampleVerdict", "SuiteSummary", "judge_columns", "judge_sample",
+           "summarize", "weighted_score"]
 
 PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
 
@@ -29,8 +34,8 @@ class SampleVerdict:
     when it has several: attempts of one task are correlated, so intervals cluster by it and
     comparisons pair by it. None: the sample is its own cluster."""
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "id": self.id,
             "status": self.status.value,
             "passed": self.passed,
@@ -100,136 +105,3 @@ def judge_columns(ids: Iterable[str], columns: Sequence[Sequence[GraderResult]],
     """``judge_sample`` for each sample of a chunk graded column by column: ``columns`` holds one
     result per sample for each grader, in the graders' order."""
     return [judge_sample(sample_id, list(got), threshold=threshold) for sample_id, *got in zip(ids, *columns)]
-
-
-@dataclass(slots=True)
-class GraderSummary:
-    name: str
-    type: str
-    weight: float | None
-    """None for a grader that was skipped for every sample (never built, so unknown here)."""
-    total: int = 0
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
-    pending: int = 0
-    skipped: int = 0
-    score_sum: float = 0.0
-    error_codes: dict[str, int] = field(default_factory=dict)
-    rates: Moments = field(default_factory=Moments)
-    """Pass (1) or fail (0) of each scored result, by cluster: the pass rate's interval."""
-    scores: Moments = field(default_factory=Moments)
-
-    @property
-    def pass_rate(self) -> float | None:
-        scored = self.passed + self.failed
-        return self.passed / scored if scored else None
-
-    @property
-    def mean_score(self) -> float | None:
-        scored = self.passed + self.failed
-        return self.score_sum / scored if scored else None
-
-    def to_dict(self) -> dict:
-        return {
-            "name": self.name, "type": self.type, "weight": self.weight, "total": self.total,
-            "passed": self.passed, "failed": self.failed, "errors": self.errors,
-            "pending": self.pending, "skipped": self.skipped, "pass_rate": self.pass_rate,
-            "mean_score": self.mean_score, "error_codes": self.error_codes, **_intervals(self)}
-
-
-@dataclass(slots=True)
-class SuiteSummary:
-    total: int = 0
-    passed: int = 0
-    failed: int = 0
-    errors: int = 0
-    pending: int = 0
-    mean_score: float | None = None
-    graders: list[GraderSummary] = field(default_factory=list)
-    rates: Moments = field(default_factory=Moments)
-    """Each passed (1) or failed (0) verdict, by cluster."""
-    scores: Moments = field(default_factory=Moments)
-
-    @property
-    def all_passed(self) -> bool:
-        return self.passed == self.total
-
-    @property
-    def pass_rate(self) -> float | None:
-        """Passed over passed and failed samples: errors and pending ones are left out."""
-        scored = self.passed + self.failed
-        return self.passed / scored if scored else None
-
-    def to_dict(self) -> dict:
-        return {
-            "total": self.total, "passed": self.passed, "failed": self.failed,
-            "errors": self.errors, "pending": self.pending, "pass_rate": self.pass_rate,
-            "mean_score": self.mean_score, **_intervals(self),
-            "graders": [g.to_dict() for g in self.graders],
-        }
-
-
-def _intervals(s: GraderSummary | SuiteSummary) -> dict:
-    """The 95% intervals of a summary's pass rate and mean score, how many results were left
-    out of both (errors and pending), and when tasks were attempted several times, their
-    pass@k, pass^k and self-agreement."""
-    rate, mean, again = s.rates.rate_interval(), s.scores.mean_interval(), repeats(s.rates)
-    clustering = s.rates.clustering()
-    return {"pass_rate_ci": list(rate) if rate else None, "mean_score_ci": list(mean) if mean else None,
-            "left_out": s.errors + s.pending, "clusters": clustering[0] if clustering else None,
-            **({"repeats": again.to_dict()} if again else {})}
-
-
-def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
-    """Per-suite counts and a per-grader table, in the order graders first appear."""
-    suite = SuiteSummary(total=len(verdicts))
-    by_name: dict[str, GraderSummary] = {}
-    skipped: dict[str, int] = {}
-    score_sum = 0.0
-    scored = 0
-    for v in verdicts:
-        cluster = v.cluster
-        if v.status is Status.PASSED:
-            suite.passed += 1
-            suite.rates.add(1.0, cluster)
-        elif v.status is Status.FAILED:
-            suite.failed += 1
-            suite.rates.add(0.0, cluster)
-        elif v.status is Status.ERROR:
-            suite.errors += 1
-        else:
-            suite.pending += 1
-        if v.score is not None:
-            score_sum += v.score
-            scored += 1
-            suite.scores.add(v.score, cluster)
-        for r in v.results:
-            g = by_name.get(r.name)
-            if g is None:
-                g = by_name[r.name] = GraderSummary(r.name, r.type, r.weight)
-            g.total += 1
-            if r.status is Status.PASSED or r.status is Status.FAILED:
-                passed = r.status is Status.PASSED
-                g.passed += passed
-                g.failed += not passed
-                g.score_sum += r.score or 0.0
-                g.rates.add(float(passed), cluster)
-                g.scores.add(r.score or 0.0, cluster)
-            elif r.status is Status.ERROR:
-                g.errors += 1
-                code = r.error.value if r.error else "unknown"
-                g.error_codes[code] = g.error_codes.get(code, 0) + 1
-            else:
-                g.pending += 1
-        for name in v.skipped:
-            skipped[name] = skipped.get(name, 0) + 1
-    # After the loop: a grader may be skipped before (or without) ever being graded.
-    for name, count in skipped.items():
-        g = by_name.get(name)
-        if g is None:
-            g = by_name[name] = GraderSummary(name, "-", None)
-        g.skipped = count
-    suite.mean_score = score_sum / scored if scored else None
-    suite.graders = list(by_name.values())
-    return suite

@@ -8,7 +8,6 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary
-from assay.core.moments import repeats
 from assay.core.result import Status
 from assay.core.untrusted import cap_text, xml_text
 from assay.runner import figures
@@ -104,8 +103,8 @@ def summary_table(summary: SuiteSummary, title: str) -> Any:
     for col, just in columns:
         table.add_column(col, justify=just)
     for g in graders:
-        rate = figures.rate(g.pass_rate, g.rates.rate_interval())
-        mean = figures.mean(g.mean_score, g.scores.mean_interval())
+        rate = figures.rate(g.pass_rate, g.intervals.pass_rate)
+        mean = figures.mean(g.mean_score, g.intervals.mean_score)
         errors = str(g.errors)
         if g.error_codes:
             errors += " (" + ", ".join(f"{k}: {n}" for k, n in sorted(g.error_codes.items())) + ")"
@@ -118,17 +117,16 @@ def summary_table(summary: SuiteSummary, title: str) -> Any:
 
 
 def _caption(summary: SuiteSummary) -> str:
-    parts = [f"samples: pass rate {figures.rate(summary.pass_rate, summary.rates.rate_interval())}"]
+    parts = [f"samples: pass rate {figures.rate(summary.pass_rate, summary.intervals.pass_rate)}"]
     if summary.errors + summary.pending:
         parts.append(f"{summary.errors + summary.pending} left out (errors, pending)")
-    clustering = summary.rates.clustering()
-    if clustering:
-        parts.append(f"intervals clustered by task ({clustering[0]} tasks)")
-    again = repeats(summary.rates)
+    if summary.intervals.clusters:
+        parts.append(f"intervals clustered by task ({summary.intervals.clusters} tasks)")
+    again = summary.intervals.repeats
     if again:
         parts.append(f"over {again.tasks} tasks with {again.k}+ attempts: pass@{again.k} {again.pass_at_k:.1%}, "
                      f"pass^{again.k} {again.pass_hat_k:.1%}, self-agreement {again.consistency:.1%}")
-    graders = [(g.name, repeats(g.rates)) for g in summary.graders]
+    graders = [(g.name, g.intervals.repeats) for g in summary.graders]
     agreement = ", ".join(f"{name} {r.consistency:.1%}" for name, r in graders if r is not None)
     if again and agreement:
         parts.append(f"grader self-agreement: {agreement}")
