@@ -112,6 +112,27 @@ def run(
               no_cache=no_cache, engine=engine, waza_version=waza_version, explain_dialect=explain_dialect)
 
 
+@app.command("compare")
+def compare_cmd(
+    base: Annotated[str, typer.Argument(help="The baseline: a results JSONL (or a run id with --service).")],
+    new: Annotated[str, typer.Argument(help="The new run: a results JSONL (or a run id with --service).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    fail_on_regression: Annotated[bool, typer.Option(
+        "--fail-on-regression", help="Exit 1 when a pass rate fell with p < --alpha (a CI gate).")] = False,
+    alpha: Annotated[float, typer.Option("--alpha", min=0.0, max=1.0, help="Significance level.")] = 0.05,
+    service: Annotated[Optional[str], typer.Option(
+        "--service", help="An assay service's URL: BASE and NEW are its run ids.")] = None,
+    token: Annotated[Optional[str], typer.Option(
+        "--token", envvar="ASSAY_TOKEN", help="API token for --service (default: ASSAY_TOKEN).")] = None,
+) -> None:
+    """Compare two runs sample by sample: pass rates, paired 95% intervals, exact McNemar p-values,
+    the samples that flipped; exit 1 with --fail-on-regression when a pass rate fell significantly."""
+    from assay.cli.compare_cmd import compare
+
+    _delegate(compare, base, new, service=service, token=token, as_json=as_json,
+              fail_on_regression=fail_on_regression, alpha=alpha)
+
+
 @app.command("review")
 def review_cmd(
     results: ResultsFile,

@@ -15,6 +15,7 @@ from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.untrusted import cap_text, clean_text
+from assay.runner import figures
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
@@ -88,7 +89,7 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
     if junit is not None:
         from assay.runner.report import write_junit
 
-        write_junit(junit, suite.name, verdicts, duration_s, suite.warnings)
+        write_junit(junit, suite.name, verdicts, duration_s, suite.warnings, summary=s)
     if export is not None and export_path is not None:
         _export(export, export_path, suite, s, verdicts)
     if summary_json is not None:
@@ -112,7 +113,9 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
     resumed = f", {resumed_count} resumed from the earlier run" if resumed_count else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
-            f"{resumed}; mean score {mean}; {duration_s:.2f}s")
+            f"{resumed}; mean score {mean}; pass rate {figures.rate(s.pass_rate, s.intervals.pass_rate)} "
+            f"(95% CI{f'; {s.errors + s.pending} errors/pending left out' if s.errors + s.pending else ''}); "
+            f"{duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
     judged = _judge_counts(verdicts) if complete and not quiet else (0, 0)
