@@ -18,8 +18,8 @@ from assay.server.errors import ApiError, not_found
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
 from assay.server.service import Service
+from assay.store import datasets as dataset_rows
 from assay.store import runs as rows
-from assay.store import tasks as task_rows
 from assay.store.models import EvaluationResult, Run
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
@@ -103,14 +103,15 @@ def export_results(
                              headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
-def _records(service: Service, query: Any) -> Iterator[dict[str, Any]]:
+def _records(service: Service, query: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(sample position, result as exported)`` of each result of ``query``."""
     with service.database.session() as session:
         for result in rows.iter_results(session, query):
-            yield result_out(result).model_dump(by_alias=True, exclude={"id"})
+            yield result.sample_index, result_out(result).model_dump(by_alias=True, exclude={"id"})
 
 
 def _jsonl(service: Service, query: Any) -> Iterator[bytes]:
-    for record in _records(service, query):
+    for _, record in _records(service, query):
         yield orjson.dumps(record) + b"\n"
 
 
@@ -128,28 +129,41 @@ def inert_cell(value: Any) -> Any:
     return value
 
 
-def _samples(service: Service, run_id: str) -> dict[str, dict[str, Any]]:
-    """The run's task's dataset rows by sample id (the rows as the task holds them now)."""
-    with service.database.session() as session:
-        run = rows.get_run(session, run_id)
-        task = task_rows.get_task(session, run.task_id) if run is not None else None
-        return {str(row.get("id")): row for row in (task.dataset or [])} if task is not None else {}
+class _GradedRows:
+    """The rows of the dataset version a run graded, looked up by position in increasing order
+    (results come in sample order): read alongside the results, never held whole."""
+
+    def __init__(self, service: Service, run_id: str) -> None:
+        self._rows = self._read(service, run_id)
+        self._next = next(self._rows, None)
+
+    @staticmethod
+    def _read(service: Service, run_id: str) -> Iterator[tuple[int, dict[str, Any]]]:
+        with service.database.session() as session:
+            run = rows.get_run(session, run_id)
+            if run is not None and run.dataset_version_id is not None:
+                yield from dataset_rows.iter_rows(session, run.dataset_version_id)
+
+    def at(self, position: int) -> dict[str, Any]:
+        while self._next is not None and self._next[0] < position:
+            self._next = next(self._rows, None)
+        return self._next[1] if self._next is not None and self._next[0] == position else {}
 
 
 def _csv(service: Service, query: Any, run_id: str) -> Iterator[bytes]:
     """The results with each sample's input, output and expected, after a UTF-8 byte order mark
     (without it Excel reads the file in the machine's code page and garbles Chinese)."""
-    samples = _samples(service, run_id)
+    samples = _GradedRows(service, run_id)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
     writer.writeheader()
     yield "\ufeff".encode() + buffer.getvalue().encode()
     buffer.seek(0)
     buffer.truncate()
-    for record in _records(service, query):
+    for position, record in _records(service, query):
         record["details"] = orjson.dumps(record["details"]).decode()
         record["passed"] = "true" if record["passed"] else "false"
-        sample = samples.get(record["sampleId"], {})
+        sample = samples.at(position)
         for column in ("input", "output", "expected"):
             value = sample.get(column)
             record[column] = value if value is None or isinstance(value, str) else orjson.dumps(value).decode()
