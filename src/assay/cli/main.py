@@ -213,6 +213,14 @@ DatabaseUrl = Annotated[Optional[str], typer.Option(
     "--database-url", help="SQLite or PostgreSQL URL (default: ASSAY_DATABASE_URL, else sqlite:///./assay.db).")]
 
 
+def _log_format(value: str) -> str:
+    from assay.server.logs import LOG_FORMATS  # small: the server itself is not imported
+
+    if value not in LOG_FORMATS:
+        raise typer.BadParameter(f"{value!r}: use {' or '.join(LOG_FORMATS)}")
+    return value
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
@@ -221,11 +229,13 @@ def serve(
     log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")] = "info",
     workers: Annotated[int, typer.Option("--workers", min=1, max=64,
                                          help="Server processes (one of them grades task runs).")] = 1,
+    log_format: Annotated[str, typer.Option("--log-format", callback=_log_format,
+                                            help="text (uvicorn's lines) or json (one object per line).")] = "text",
 ) -> None:
     """Run the evaluator service (REST API under /api/v1, docs at /docs); migrates the database first."""
     from assay.cli.serve_cmd import serve as run_server
 
-    _delegate(run_server, host, port, database_url, log_level, workers)
+    _delegate(run_server, host, port, database_url, log_level, workers, log_format)
 
 
 db_app = typer.Typer(no_args_is_help=True, help="The service's database.")

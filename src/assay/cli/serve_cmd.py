@@ -27,10 +27,12 @@ def _database(database_url: str | None):  # noqa: ANN202  (a Database, imported 
     return database
 
 
-def serve(host: str, port: int, database_url: str | None, log_level: str, workers: int = 1) -> int:
+def serve(host: str, port: int, database_url: str | None, log_level: str, workers: int = 1,
+          log_format: str = "text") -> int:
     import uvicorn
 
     from assay.server import create_app
+    from assay.server.logs import log_config
     from assay.store import redact
 
     settings = settings_with(database_url)
@@ -39,6 +41,9 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     _welcome(database_url, f"http://{host}:{port}")
     options = {"host": host, "port": port, "log_level": log_level, "access_log": log_level == "debug",
                "timeout_graceful_shutdown": 10}
+    config = log_config(log_format, log_level)
+    if config is not None:
+        options["log_config"] = config
     if workers == 1:
         uvicorn.run(create_app(settings), **options)
         return 0

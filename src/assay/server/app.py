@@ -23,7 +23,7 @@ from assay.server import errors
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.pages import install as install_pages
-from assay.server.routes import evaluators, health, runs, tasks
+from assay.server.routes import datasets, evaluators, health, runs, tasks
 from assay.server.service import Service
 from assay.settings import Settings
 from assay.store.migrate import upgrade
@@ -56,16 +56,20 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.state.service = service
     errors.install(app)
     app.include_router(health.router)
-    for module in (evaluators, tasks, runs):
+    for module in (evaluators, datasets, tasks, runs):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 
+    def is_upload(path: str) -> bool:
+        """A dataset file upload: ``PUT /tasks/{id}/dataset`` or ``POST /datasets/{id}/versions``."""
+        return path.endswith(("/dataset", "/versions"))
+
     def limit_for(path: str) -> int:
-        return settings.api_max_upload_bytes if path.endswith("/dataset") else settings.api_max_body_bytes
+        return settings.api_max_upload_bytes if is_upload(path) else settings.api_max_body_bytes
 
     def is_json(path: str) -> bool:
-        """The API's and the pages' API's routes take JSON bodies, but for the dataset upload."""
-        return path.startswith((API_PREFIX + "/", "/pages/api/")) and not path.endswith("/dataset")
+        """The API's and the pages' API's routes take JSON bodies, but for the dataset uploads."""
+        return path.startswith((API_PREFIX + "/", "/pages/api/")) and not is_upload(path)
 
     app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
     if fast_test:  # added last: the outermost layer, in front of the two above

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.untrusted import clean_json
 from assay.runner.dataset import FORMATS, iter_samples, read_rows
+from assay.server.metrics import Metrics
 from assay.settings import Settings
 from assay.store import datasets as store
 from assay.store.clean import storable
@@ -76,7 +78,7 @@ def file_format(filename: str) -> str:
 
 
 def ingest_upload(database: Database, dataset_id: str, filename: str, stream: IO[bytes], *, limits: Limits,
-                  created_by_id: str | None) -> DatasetVersion:
+                  created_by_id: str | None, metrics: Metrics | None = None) -> DatasetVersion:
     """A new version of the dataset from an uploaded file, read from ``stream`` as it comes."""
     fmt = file_format(filename)
     source = Path(filename)
@@ -86,26 +88,29 @@ def ingest_upload(database: Database, dataset_id: str, filename: str, stream: IO
                 spool.write(chunk)
             spool.seek(0)
             return _ingest(database, dataset_id, filename, fmt, read_rows(spool, source), limits=limits,
-                           created_by_id=created_by_id, clean=True)
+                           created_by_id=created_by_id, clean=True, metrics=metrics)
     if fmt == "json":
         stream = _Capped(stream, JSON_MAX_BYTES, filename)
     return _ingest(database, dataset_id, filename, fmt, read_rows(stream, source), limits=limits,
-                   created_by_id=created_by_id, clean=False)
+                   created_by_id=created_by_id, clean=False, metrics=metrics)
 
 
 def ingest_inline(database: Database, dataset_id: str, name: str | None, rows: list[dict[str, Any]], *,
-                  limits: Limits, created_by_id: str | None, source: str = "dataset.rows") -> DatasetVersion:
+                  limits: Limits, created_by_id: str | None, source: str = "dataset.rows",
+                  metrics: Metrics | None = None) -> DatasetVersion:
     """A new version of the dataset from the rows of a request (``source`` names them in errors)."""
     return _ingest(database, dataset_id, name, "inline", enumerate(rows, 1), limits=limits,
-                   created_by_id=created_by_id, clean=True, source=source)
+                   created_by_id=created_by_id, clean=True, source=source, metrics=metrics)
 
 
 def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, rows: Iterable[tuple[int, Any]], *,
-            limits: Limits, created_by_id: str | None, clean: bool, source: str | None = None) -> DatasetVersion:
+            limits: Limits, created_by_id: str | None, clean: bool, source: str | None = None,
+            metrics: Metrics | None = None) -> DatasetVersion:
+    started = time.perf_counter()
     version = _begin(database, dataset_id, name, fmt, created_by_id)
     try:
         columns: dict[str, None] = {}
-        batch = _Batch(database, version.id)
+        batch = _Batch(database, version.id, metrics)
         size = 0
         for line, sample in iter_samples(_columns_of(rows, columns), source=source or name or "upload",
                                          clean=clean):
@@ -128,6 +133,8 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
         with database.session() as session:
             store.discard_version(session, version.id)
         raise
+    if metrics is not None:
+        metrics.uploaded(batch.count, time.perf_counter() - started)
     with database.session() as session:
         done = store.version_by_id(session, version.id)
     assert done is not None
@@ -150,8 +157,9 @@ def _begin(database: Database, dataset_id: str, name: str | None, fmt: str,
 class _Batch:
     """Rows waiting to be written, with the lines they came from (to name a duplicate)."""
 
-    def __init__(self, database: Database, version_id: str) -> None:
+    def __init__(self, database: Database, version_id: str, metrics: Metrics | None) -> None:
         self.database = database
+        self.metrics = metrics
         self.version_id = version_id
         self.count = 0
         self.rows: list[tuple[int, str, str]] = []
@@ -185,6 +193,8 @@ class _Batch:
                     raise SpecError(f"duplicate sample id {_short(sample_id)} (first at row {seen[sample_id] + 1})",
                                     where=where) from None
             raise
+        if self.metrics is not None:
+            self.metrics.dataset_rows.inc(len(self.rows))
         self.rows = []
         self.where = {}
 

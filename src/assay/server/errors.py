@@ -15,6 +15,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from assay.core.errors import SpecError, format_loc
+from assay.server.failures import public_failure
 
 EVALUATOR_NOT_FOUND = 503001
 EVALUATOR_EXECUTION_FAILED = 503002
@@ -112,5 +113,5 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("internal error on %s %s", request.method, request.url.path)
-        return error_response(500, f"internal error ({type(exc).__name__}); the server log has the details")
+        reason, _error_id = public_failure(exc, log, f"{request.method} {request.url.path}")
+        return error_response(500, reason)

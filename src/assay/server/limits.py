@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay._asgi_body import read_body, replay
 from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
+from assay.server.errors import ApiError
 
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -63,6 +64,11 @@ class BodyLimit:
             # a declared length within the limit needs no counting: the app reads the body itself.
             await self.app(scope, receive, send)
             return
+        if not json_route:
+            # An upload sent without a length streams through, counted as it arrives: holding it
+            # here would hold all of it (up to the upload limit) in memory.
+            await self.app(scope, _counted(receive, limit), send)
+            return
         body = await read_body(receive, limit)
         if body is None:  # the client went away
             return
@@ -79,6 +85,27 @@ class BodyLimit:
                 await _refuse(send, 400, f"the body is not valid JSON: {exc}")
                 return
         await self.app(scope, replay(body, receive), send)
+
+
+class BodyTooLarge(ApiError):
+    """Raised to the app reading an upload that passes the limit mid-stream (answered 413)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body larger than {limit:,} bytes")
+
+
+def _counted(receive: Receive, limit: int) -> Receive:
+    size = 0
+
+    async def counting() -> Message:
+        nonlocal size
+        message = await receive()
+        size += len(message.get("body", b""))
+        if size > limit:
+            raise BodyTooLarge(limit)
+        return message
+
+    return counting
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:

@@ -10,6 +10,7 @@ from assay.core.interfaces import Resources
 from assay.server.auth import TokenCache
 from assay.server.coordination import ChangeStamp, RunLease, state_prefix
 from assay.server.grading import Grading
+from assay.server.metrics import Metrics
 from assay.server.worker import RunWorker
 from assay.settings import Settings
 from assay.store.db import Database
@@ -22,6 +23,7 @@ class Service:
     grading: Grading
     tokens: TokenCache
     worker: RunWorker
+    metrics: Metrics
     owns_resources: bool = True
     """False when the caller passed the resources in: it closes them, not the service."""
 
@@ -37,7 +39,7 @@ class Service:
         grading = Grading(settings, resources, ChangeStamp(shared))
         worker = RunWorker(database, grading, settings.run_concurrency, lease=RunLease(shared))
         return cls(settings=settings, database=database, grading=grading, tokens=TokenCache(database),
-                   worker=worker, owns_resources=owns_resources)
+                   worker=worker, metrics=Metrics(), owns_resources=owns_resources)
 
     def close(self) -> None:
         """Stop the run worker (an unfinished run is resumed at the next start), then the

@@ -23,6 +23,7 @@ from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
 from assay.server.coordination import RunLease
+from assay.server.failures import public_failure
 from assay.server.grading import Grading
 from assay.server.run_summary import summarise
 from assay.store import datasets as dataset_rows
@@ -114,9 +115,9 @@ class RunWorker:
         try:
             self._execute(run_id)
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
-            log.exception("run %s failed", run_id)
+            reason, error_id = public_failure(exc, log, f"run {run_id}")
             with self.database.session() as session:
-                run_rows.set_status(session, run_id, "failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+                run_rows.set_status(session, run_id, "failed", error=reason, error_id=error_id,
                                     only_from=run_rows.ACTIVE)
         finally:
             with self._active_lock:

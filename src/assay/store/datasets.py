@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 from sqlalchemy import delete, exists, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.store.models import Dataset, DatasetRow, DatasetVersion, Run, Task, is_row_id, utcnow
@@ -94,11 +95,16 @@ def add_rows(session: Session, version_id: str, rows: Sequence[tuple[int, str, s
         return
     connection = session.connection()
     if connection.dialect.name == "postgresql":
+        import psycopg
+
         raw: Any = connection.connection.driver_connection
-        with raw.cursor() as cursor, cursor.copy(
-                "COPY dataset_rows (version_id, position, sample_id, data) FROM STDIN") as copy:
-            for position, sample_id, data in rows:
-                copy.write_row((version_id, position, sample_id, data))
+        statement = "COPY dataset_rows (version_id, position, sample_id, data) FROM STDIN"
+        try:
+            with raw.cursor() as cursor, cursor.copy(statement) as copy:
+                for position, sample_id, data in rows:
+                    copy.write_row((version_id, position, sample_id, data))
+        except psycopg.IntegrityError as exc:  # as SQLAlchemy's own statements raise it
+            raise IntegrityError(statement, None, exc) from exc
         return
     connection.execute(insert(DatasetRow), [{"version_id": version_id, "position": p, "sample_id": s, "data": d}
                                             for p, s, d in rows])

@@ -45,6 +45,12 @@ def active_run_ids(session: Session) -> list[str]:
     return list(session.scalars(query))
 
 
+def count_by_status(session: Session, statuses: Sequence[str]) -> dict[str, int]:
+    """How many runs are in each of ``statuses`` (absent when none); reads the runs table only."""
+    query = select(Run.status, func.count()).where(Run.status.in_(tuple(statuses))).group_by(Run.status)
+    return {status: int(count) for status, count in session.execute(query).all()}
+
+
 def set_status(session: Session, run_id: str, status: str, *, error: str | None = None,
                error_id: str | None = None, summary: dict[str, Any] | None = None,
                only_from: Sequence[str] | None = None) -> bool:

@@ -1,4 +1,8 @@
-"""``/health``: liveness and the database's schema revision; the one route without a token."""
+"""Operating the service, without a token: ``/health`` (the process answers: liveness),
+``/ready`` (it can serve: the database answers at the schema this code expects and the run
+queue can be read) and ``/metrics`` (Prometheus' text format, ``server.metrics``).
+
+Keep ``/metrics`` on the operators' network: it names no user, but it shows the load."""
 
 from __future__ import annotations
 
@@ -6,19 +10,52 @@ from typing import Any
 
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
+import assay
 from assay.server.deps import ServiceDep
-from assay.server.errors import ApiError
+from assay.server.errors import ApiError, log
+from assay.server.metrics import CONTENT_TYPE, RUN_STATES
 from assay.server.schemas.common import Envelope
-from assay.store.migrate import current_revision
+from assay.server.service import Service
+from assay.store import runs as run_rows
+from assay.store.migrate import current_revision, head_revision
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/health", response_model=Envelope[dict[str, Any]], summary="Is the service up?")
-async def health(service: ServiceDep) -> Any:
+@router.get("/health", response_model=Envelope[dict[str, Any]], summary="Is the process up? (liveness)")
+async def health() -> Any:
+    return Envelope(data={"status": "ok", "version": assay.__version__})
+
+
+@router.get("/ready", response_model=Envelope[dict[str, Any]],
+            summary="Can it serve? The database answers at this code's schema and the run queue is readable")
+async def ready(service: ServiceDep) -> Any:
     try:
-        revision = await run_in_threadpool(current_revision, service.database)
-    except Exception as exc:  # noqa: BLE001  a health check reports, it does not raise
-        raise ApiError(503, f"database unavailable: {type(exc).__name__}") from None
-    return Envelope(data={"status": "ok", "database": service.database.engine.dialect.name, "schema": revision})
+        revision, counts = await run_in_threadpool(_queue_state, service)
+    except Exception as exc:  # noqa: BLE001  a readiness check reports, it does not raise
+        log.warning("readiness: the database did not answer: %s", exc)
+        raise ApiError(503, f"database unavailable ({type(exc).__name__}); the server log has the details") from None
+    expected = head_revision()
+    if revision != expected:
+        raise ApiError(503, f"the database schema is at {revision!r}, this server expects {expected!r}: run "
+                            "`assay db upgrade` (or start a server of the matching version)")
+    return Envelope(data={"status": "ready", "database": service.database.engine.dialect.name, "schema": revision,
+                          "runs": {state: counts.get(state, 0) for state in RUN_STATES}})
+
+
+@router.get("/metrics", summary="Prometheus metrics (text exposition format)", response_class=Response)
+async def metrics(service: ServiceDep) -> Response:
+    try:
+        _, counts = await run_in_threadpool(_queue_state, service)
+        service.metrics.set_runs(counts)
+    except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
+        log.warning("metrics: run counts not read: %s", exc)
+    return Response(service.metrics.render(), media_type=CONTENT_TYPE)
+
+
+def _queue_state(service: Service) -> tuple[str | None, dict[str, int]]:
+    revision = current_revision(service.database)
+    with service.database.session() as session:
+        return revision, run_rows.count_by_status(session, RUN_STATES)

@@ -56,7 +56,8 @@ def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user
                                         created_by_id=user.id)
         try:
             ingest.ingest_inline(service.database, dataset_id, body.dataset.name, body.dataset.rows,
-                                 limits=ingest.limits_of(service.settings), created_by_id=user.id)
+                                 limits=ingest.limits_of(service.settings), created_by_id=user.id,
+                                 metrics=service.metrics)
         except BaseException:
             ingest.forget_dataset(service.database, dataset_id)
             raise
@@ -93,7 +94,7 @@ def upload_dataset(task_id: str, service: ServiceDep, session: SessionDep, user:
     session.commit()  # ends the read: the upload writes in its own transactions
     try:
         ingest.ingest_upload(service.database, dataset_id, name, file.file, limits=ingest.limits_of(service.settings),
-                             created_by_id=user.id)
+                             created_by_id=user.id, metrics=service.metrics)
     except BaseException:
         if made:
             ingest.forget_dataset(service.database, dataset_id)

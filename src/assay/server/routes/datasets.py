@@ -1,0 +1,162 @@
+"""``/api/v1/datasets``: named, versioned datasets; a file uploaded to ``/versions`` streams
+into a new version (``server.datasets``), rows are read a page at a time."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
+
+from assay.server import datasets as ingest
+from assay.server.auth import Principal
+from assay.server.body_stream import BodyFile
+from assay.server.deps import CurrentUser, ServiceDep, SessionDep
+from assay.server.errors import ApiError, not_found
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
+from assay.server.schemas.datasets import (
+    DatasetCreate,
+    DatasetDetail,
+    DatasetOut,
+    DatasetRowOut,
+    DatasetRowPage,
+    DatasetVersionOut,
+)
+from assay.server.service import Service
+from assay.store import datasets as rows
+from assay.store.models import Dataset, DatasetVersion
+
+router = APIRouter(prefix="/datasets", tags=["datasets"], responses=ERROR_RESPONSES)
+MAX_PAGE = 1000
+
+
+def version_out(version: DatasetVersion) -> DatasetVersionOut:
+    return DatasetVersionOut(number=version.number, source_name=version.source_name, format=version.format,
+                             row_count=version.row_count, size_bytes=version.size_bytes, columns=version.columns,
+                             created_by_id=version.created_by_id, created_at=iso(version.created_at))
+
+
+def dataset_out(dataset: Dataset, latest: DatasetVersion | None) -> DatasetOut:
+    return DatasetOut(id=dataset.id, name=dataset.name, description=dataset.description,
+                      latest=version_out(latest) if latest is not None else None, created_by_id=dataset.created_by_id,
+                      created_at=iso(dataset.created_at), updated_at=iso(dataset.updated_at))
+
+
+@router.post("", response_model=Envelope[DatasetDetail], summary="Create a dataset (with rows: its version 1)")
+def create_dataset(body: DatasetCreate, service: ServiceDep, user: CurrentUser) -> Any:
+    dataset_id = ingest.new_dataset(service.database, name=body.name, description=body.description,
+                                    created_by_id=user.id)
+    if body.rows is not None:
+        try:
+            ingest.ingest_inline(service.database, dataset_id, None, body.rows,
+                                 limits=ingest.limits_of(service.settings), created_by_id=user.id, source="rows",
+                                 metrics=service.metrics)
+        except BaseException:
+            ingest.forget_dataset(service.database, dataset_id)
+            raise
+    with service.database.session() as session:
+        return Envelope(data=_detail(session, _found(session, dataset_id)))
+
+
+@router.get("", response_model=Envelope[list[DatasetOut]], summary="List datasets (no rows are read)")
+def list_datasets(session: SessionDep, _user: CurrentUser) -> Any:
+    return Envelope(data=[dataset_out(d, v) for d, v in rows.list_datasets(session)])
+
+
+@router.get("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Get a dataset and its versions")
+def get_dataset(dataset_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+    return Envelope(data=_detail(session, _found(session, dataset_id)))
+
+
+@router.post("/{dataset_id}/versions", response_model=Envelope[DatasetVersionOut],
+             summary="Upload a file as the dataset's next version",
+             description="The request body is the file itself (not a form), read as it arrives: "
+                         "`curl --data-binary @data.csv '.../datasets/ID/versions?filename=data.csv'`. "
+                         "The format comes from `filename`'s suffix: .jsonl/.ndjson, .json, .csv, .tsv, .parquet.")
+async def upload_version(dataset_id: str, request: Request, service: ServiceDep, user: CurrentUser,
+                         filename: Annotated[str, Query(min_length=1, max_length=1000,
+                                                        description="The file's name; its suffix names the format.")]
+                         ) -> Any:
+    name = ingest.upload_name(filename)
+    ingest.file_format(name)
+    await run_in_threadpool(_check_changeable, service, dataset_id, user)
+    body = BodyFile(request.stream())
+    version = await run_in_threadpool(ingest.ingest_upload, service.database, dataset_id, name, body,
+                                      limits=ingest.limits_of(service.settings), created_by_id=user.id,
+                                      metrics=service.metrics)
+    return Envelope(data=version_out(version))
+
+
+@router.get("/{dataset_id}/rows", response_model=Envelope[DatasetRowPage], summary="A page of a version's rows")
+def list_rows(dataset_id: str, session: SessionDep, _user: CurrentUser,
+              version: Annotated[int | None, Query(ge=1, description="The version; the newest when left out.")] = None,
+              offset: Annotated[int, Query(ge=0)] = 0,
+              limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100) -> Any:
+    found = _version(session, _found(session, dataset_id), version)
+    items = [DatasetRowOut(position=p, row=r) for p, r in rows.iter_rows(session, found.id, offset, offset + limit)]
+    return Envelope(data=DatasetRowPage(items=items, version=found.number, total=found.row_count, limit=limit,
+                                        offset=offset))
+
+
+@router.delete("/{dataset_id}/versions/{number}", response_model=Envelope[dict[str, Any]],
+               summary="Delete a version no run graded")
+def delete_version(dataset_id: str, number: int, session: SessionDep, user: CurrentUser) -> Any:
+    dataset = _changeable(session, dataset_id, user)
+    found = _version(session, dataset, number)
+    if rows.in_use(session, [found.id]):
+        raise ApiError(409, f"version {number} of dataset {dataset_id!r} was graded by a run, whose results refer "
+                            "to its rows; delete those runs' task first")
+    rows.delete_version(session, found)
+    session.commit()
+    return Envelope(data={"id": dataset_id, "version": number})
+
+
+@router.delete("/{dataset_id}", response_model=Envelope[dict[str, str]],
+               summary="Delete a dataset no task names and no run graded")
+def delete_dataset(dataset_id: str, session: SessionDep, user: CurrentUser) -> Any:
+    dataset = _changeable(session, dataset_id, user)
+    tasks = rows.tasks_naming(session, dataset.id)
+    if tasks:
+        raise ApiError(409, f"dataset {dataset_id!r} is graded by task(s) {', '.join(map(repr, tasks[:5]))}; "
+                            "delete them or give them another dataset first")
+    if rows.in_use(session, [v.id for v in rows.list_versions(session, dataset.id)]):
+        raise ApiError(409, f"dataset {dataset_id!r} has versions that runs graded; delete those runs' task first")
+    rows.delete_dataset(session, dataset)
+    session.commit()
+    return Envelope(data={"id": dataset_id})
+
+
+def _detail(session: Session, dataset: Dataset) -> DatasetDetail:
+    versions = rows.list_versions(session, dataset.id)
+    return DatasetDetail(**dataset_out(dataset, versions[-1] if versions else None).model_dump(),
+                         versions=[version_out(v) for v in versions], task_names=rows.tasks_naming(session, dataset.id))
+
+
+def _found(session: Session, dataset_id: str) -> Dataset:
+    dataset = rows.get_dataset(session, dataset_id)
+    if dataset is None:
+        raise not_found("dataset", dataset_id)
+    return dataset
+
+
+def _version(session: Session, dataset: Dataset, number: int | None) -> DatasetVersion:
+    found = rows.latest_version(session, dataset.id) if number is None else rows.get_version(session, dataset.id,
+                                                                                              number)
+    if found is None:
+        what = "has no version yet: upload a file first" if number is None else f"has no version {number}"
+        raise ApiError(404, f"dataset {dataset.id!r} {what}")
+    return found
+
+
+def _changeable(session: Session, dataset_id: str, user: Principal) -> Dataset:
+    dataset = _found(session, dataset_id)
+    if not user.may_change(dataset.created_by_id):
+        raise ApiError(403, f"dataset {dataset_id!r} belongs to another user; only its creator or an admin can "
+                            "change it")
+    return dataset
+
+
+def _check_changeable(service: Service, dataset_id: str, user: Principal) -> None:
+    with service.database.session() as session:
+        _changeable(session, dataset_id, user)

@@ -1,0 +1,71 @@
+"""Operating the service: ``/health``, ``/ready`` and ``/metrics`` without a token; a failed
+run tells its users what to do and an error id, while the SQL goes to the log under that id;
+JSON log lines."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from sqlalchemy.exc import DataError
+from test_datasets_api import jsonl, new_dataset, upload
+from test_runs_api import make_task, presets, wait_for
+
+from assay.server.logs import JsonFormatter, log_config
+
+
+def test_health_ready_and_metrics_answer_without_a_token(api):
+    assert api.client.get("/health").json()["data"]["status"] == "ok"
+    ready = api.client.get("/ready")
+    assert ready.status_code == 200
+    assert ready.json()["data"]["schema"] == "0002" and ready.json()["data"]["runs"] == {"queued": 0, "running": 0}
+    dataset = new_dataset(api)
+    assert upload(api, dataset["id"], "d.jsonl", jsonl([{"id": f"r{i}"} for i in range(7)])).status_code == 200
+    text = api.client.get("/metrics").text
+    assert 'assay_runs{state="queued"} 0.0' in text and "assay_dataset_rows_total 7.0" in text
+    assert "assay_dataset_upload_rows_per_second" in text and "assay_run_slice_seconds_bucket" in text
+
+
+def test_ready_says_what_is_wrong_when_the_database_is_behind(api):
+    from sqlalchemy import text
+
+    from assay.store import Database
+
+    database = Database(api.database_url)
+    with database.session() as session:
+        session.execute(text("UPDATE alembic_version SET version_num = '0001'"))
+    database.dispose()
+    response = api.client.get("/ready")
+    assert response.status_code == 503 and "assay db upgrade" in response.json()["message"]
+
+
+def test_a_failed_run_shows_a_reason_and_an_error_id_and_logs_the_sql(api, monkeypatch, caplog):
+    import assay.server.worker as worker
+
+    def broken(*_args, **_kwargs):
+        raise DataError("SELECT data FROM dataset_rows WHERE secret = %(p)s", {"p": "hunter2"}, Exception("boom"))
+
+    monkeypatch.setattr(worker.dataset_rows, "iter_rows", broken)
+    task = make_task(api, [{"evaluatorId": presets(api)["exact_match"]}])
+    with caplog.at_level(logging.ERROR, logger="assay.server.runs"):
+        run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
+    assert run["status"] == "failed" and run["errorId"] and len(run["errorId"]) == 12
+    assert "did not fit the database" in run["error"] and run["errorId"] in run["error"]
+    assert "SELECT" not in run["error"] and "hunter2" not in run["error"] and "DataError" not in run["error"]
+    (record,) = [r for r in caplog.records if getattr(r, "error_id", None) == run["errorId"]]
+    assert "hunter2" in JsonFormatter().format(record)  # the operator sees it all, under the id
+
+
+def test_json_log_lines_carry_the_error_id_and_the_traceback():
+    try:
+        raise ValueError("bad")
+    except ValueError as exc:
+        record = logging.LogRecord("assay.server", logging.ERROR, __file__, 1, "run %s failed", ("r1",),
+                                   (type(exc), exc, exc.__traceback__))
+    record.error_id = "abc123"
+    line = json.loads(JsonFormatter().format(record))
+    assert (line["level"], line["logger"], line["message"], line["error_id"]) == ("error", "assay.server",
+                                                                                  "run r1 failed", "abc123")
+    assert "ValueError: bad" in line["exception"] and line["time"].endswith("Z")
+    assert log_config("text", "info") is None
+    assert log_config("json", "info")["loggers"]["assay"]["handlers"] == ["json"]
