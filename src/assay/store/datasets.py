@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy import delete, exists, func, insert, select, update
+from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -106,8 +106,9 @@ def add_rows(session: Session, version_id: str, rows: Sequence[tuple[int, str, s
         except psycopg.IntegrityError as exc:  # as SQLAlchemy's own statements raise it
             raise IntegrityError(statement, None, exc) from exc
         return
-    connection.execute(insert(DatasetRow), [{"version_id": version_id, "position": p, "sample_id": s, "data": d}
-                                            for p, s, d in rows])
+    # The driver's own executemany: SQLAlchemy's parameter building costs more than SQLite's insert.
+    connection.exec_driver_sql("INSERT INTO dataset_rows (version_id, position, sample_id, data) VALUES (?, ?, ?, ?)",
+                               [(version_id, p, s, d) for p, s, d in rows])
 
 
 def first_position(session: Session, version_id: str, sample_ids: Sequence[str]) -> dict[str, int]:

@@ -141,7 +141,10 @@ class DatasetRow(Base):
     the database, and a NUL escaped in JSON text is storable on PostgreSQL too)."""
 
     __tablename__ = "dataset_rows"
-    __table_args__ = (UniqueConstraint("version_id", "sample_id", name="uq_dataset_row_sample"),)
+    # On SQLite the rows are kept in their primary key's order, without a rowid tree beside it:
+    # one b-tree fewer to write per row of an upload.
+    __table_args__ = (UniqueConstraint("version_id", "sample_id", name="uq_dataset_row_sample"),
+                      {"sqlite_with_rowid": False})
 
     version_id: Mapped[str] = mapped_column(ForeignKey("dataset_versions.id", ondelete="CASCADE"),
                                             primary_key=True)

@@ -67,6 +67,7 @@ def upgrade() -> None:
         sa.Column("sample_id", sa.String(300), nullable=False),
         sa.Column("data", sa.Text, nullable=False),
         sa.UniqueConstraint("version_id", "sample_id", name="uq_dataset_row_sample"),
+        sqlite_with_rowid=False,
     )
     # Plain SQL both engines take: SQLite adds a column with its foreign key in place (Alembic's
     # add_column would need a copy of the table, whose drop cascades into runs and results).
