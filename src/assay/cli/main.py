@@ -84,6 +84,12 @@ def run(
         "--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
     dialect: Annotated[Optional[str], typer.Option(
         "--dialect", help="Read the suite as assay, waza or vally rather than detecting it.")] = None,
+    waza_version: Annotated[Optional[str], typer.Option(
+        "--waza-version", help="Read a waza suite as this waza release (default: its waza_version key, "
+                               "else the newest release assay knows).")] = None,
+    explain_dialect: Annotated[bool, typer.Option(
+        "--explain-dialect", help="Print which dialect, edition and release the suite is read as, and why; "
+                                  "grade nothing.")] = False,
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Ask every LLM judge afresh instead of reusing cached replies "
                            "(fresh replies still refresh the cache).")] = False,
@@ -103,7 +109,7 @@ def run(
     _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
               summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect,
-              no_cache=no_cache, engine=engine)
+              no_cache=no_cache, engine=engine, waza_version=waza_version, explain_dialect=explain_dialect)
 
 
 @app.command("compare")

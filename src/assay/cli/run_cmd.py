@@ -34,7 +34,12 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
-            engine: str = "local") -> int:
+            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False) -> int:
+    if explain_dialect:
+        explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
+                               waza_version=waza_version)
+        print("\n".join(explained.explain))
+        return 0
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
@@ -42,7 +47,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
                            dialect=dialect, no_cache=no_cache)
-    suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context())
+    suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
+                       waza_version=waza_version)
     _print_warnings(suite)
     if threshold is not None:
         suite.threshold = threshold
