@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.core.result import GraderResult, Status
 
@@ -24,8 +25,8 @@ class SampleVerdict:
     skipped: list[str] = field(default_factory=list)
     """Graders not run because a cheaper one had already failed (cost-ordered grading)."""
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "id": self.id,
             "status": self.status.value,
             "passed": self.passed,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -129,7 +130,7 @@ class WazaGraders:
         return spec
 
 
-def edition_of(kinds: set[str], shapes: set[str], top_keys: set[str]) -> Edition:
+def edition_of(kinds: AbstractSet[str], shapes: AbstractSet[str], top_keys: AbstractSet[str]) -> Edition:
     """The waza edition a suite is written for: from its results file's shape, else from
     grader kinds or top-level keys only one edition has; the Go edition (today's) otherwise."""
     if "go" in shapes:
