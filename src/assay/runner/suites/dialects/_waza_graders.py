@@ -187,7 +187,8 @@ class WazaGraders:
 
         waza_kind = entry.get("type", self.default_type) if isinstance(entry, Mapping) else None
         params = WAZA_PARAMS.get(waza_kind) if self.edition == "go" and isinstance(waza_kind, str) else None
-        if params is not None and not (waza_kind == "program" and kind == "program"):  # Vally's shape
+        is_vally_program = waza_kind == "program" and kind == "program"  # Vally's shape
+        if params is not None and isinstance(waza_kind, str) and not is_vally_program:
             config = self._waza_keys(config, params, where, entry, waza_kind)
             return self._prune(grader.Config, config, where, str(kind), checked=True)
         return self._prune(grader.Config, config, where, str(kind))
