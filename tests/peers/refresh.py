@@ -68,12 +68,13 @@ def waza_surface(src: Source) -> dict[str, Any]:
     return {"kinds": kinds, "params": params, "tests": tests, "go": go}
 
 
-def assay_surface() -> dict[str, Any]:
+def assay_surface(release: str) -> dict[str, Any]:
+    """The kinds assay reads at ``release`` and the parameter keys it knows (of any release)."""
     from assay.runner.suites.dialects._waza_graders import WAZA_PARAMS, go_kinds
-    from assay.runner.suites.dialects._waza_releases import NEWEST, Release, parse
+    from assay.runner.suites.dialects._waza_releases import Release, parse
 
-    newest = Release(parse(NEWEST), "newest")
-    return {"kinds": sorted(go_kinds(newest)), "params": {t: sorted(keys) for t, keys in WAZA_PARAMS.values()}}
+    kinds = go_kinds(Release(parse(release), "compared"))
+    return {"kinds": sorted(kinds), "params": {t: sorted(keys) for t, keys in WAZA_PARAMS.values()}}
 
 
 def matcher_cases(go: dict[str, str]) -> list[dict[str, Any]]:
@@ -112,15 +113,45 @@ def _literal(go: str) -> Any:
     raise ValueError(go)
 
 
+def examples(src: Source, release: str) -> list[str]:
+    """Each ``examples/*/eval.yaml`` of the tree, copied with its folder to a temporary one and
+    read by assay as ``release``: the problems found (an example without outputs to grade is
+    fine; its files were decoded before that was found)."""
+    import tempfile
+
+    from assay.core.errors import SpecError
+    from assay.runner.suites import load_suite
+
+    problems = []
+    for name in src.files("examples", "eval.yaml"):
+        folder = name.rsplit("/", 1)[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            for f in src.files(folder, ""):
+                if f.endswith((".yaml", ".yml", ".md", ".json", ".csv")):
+                    (Path(tmp) / f).parent.mkdir(parents=True, exist_ok=True)
+                    (Path(tmp) / f).write_text(src.read(f), encoding="utf-8")
+            try:
+                suite = load_suite(Path(tmp) / name, waza_version=release)
+                problems += [f"{name}: warning: {w.replace(tmp + '/', '')}" for w in suite.warnings]
+            except SpecError as exc:
+                if "no graded outputs" not in str(exc):
+                    problems.append(f"{name}: {str(exc).replace(tmp + '/', '')}")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("waza", type=Path, help="waza git directory (the fetch tool's mirror) or source folder")
     ap.add_argument("--rev", default="HEAD", help="revision of a git directory (default HEAD)")
     ap.add_argument("--write", action="store_true", help="rewrite tests/peers/waza/generated.yaml")
+    ap.add_argument("--release", help="read the tree's examples/ as this waza release (default: the newest assay knows)")
     args = ap.parse_args(argv)
+    from assay.runner.suites.dialects._waza_releases import NEWEST
+
+    release = args.release or NEWEST
     src = Source(args.waza, args.rev)
-    theirs, ours = waza_surface(src), assay_surface()
-    print(f"waza at {src.commit()} against what assay knows")
+    theirs, ours = waza_surface(src), assay_surface(release)
+    print(f"waza at {src.commit()} against what assay knows of waza {release}")
     changed = False
     for label, items in (("grader kinds new in waza", set(theirs["kinds"]) - set(ours["kinds"])),
                          ("grader kinds assay knows that this waza lacks", set(ours["kinds"]) - set(theirs["kinds"]))):
@@ -136,11 +167,17 @@ def main(argv: list[str] | None = None) -> int:
             changed = True
             print(f"  {name}: new keys {sorted(set(keys) - known)}, gone {sorted(known - set(keys))}")
     tests = {f"{f}:{t}" for f, names in theirs["tests"].items() for t in names}
+    missing: dict[str, list[str]] = {}
     for case in yaml.safe_load((HERE / "waza" / "cases.yaml").read_text()):
         s = case["source"]
         if s["file"].endswith("_test.go") and f"{s['file']}:{s['test'].split('/')[-1]}" not in tests:
-            changed = True
-            print(f"  cited test not found at this revision: {s['file']} {s['test']}")
+            missing.setdefault(s["file"], []).append(s["test"])
+    for name, cited in sorted(missing.items()):
+        changed = True
+        print(f"  cited tests not found at this revision: {name} ({len(cited)}, e.g. {cited[0]})")
+    for problem in examples(src, release):
+        changed = True
+        print(f"  example not read cleanly: {problem}")
     generated = matcher_cases(theirs["go"])
     path = HERE / "waza" / "generated.yaml"
     before = {c["source"]["test"]: c["expect"] for c in (yaml.safe_load(path.read_text()) or [])} if path.exists() else {}
