@@ -50,7 +50,7 @@ WAZA_PARAMS: dict[str, tuple[str, frozenset[str]]] = {
         ("behavior", "BehaviorGraderParameters", "max_tool_calls max_tokens required_tools forbidden_tools "
                                                  "max_duration_ms"),
         ("action_sequence", "ActionSequenceGraderParameters", "matching_mode expected_actions"),
-        ("skill_invocation", "SkillInvocationGraderParameters", "required_skills mode allow_extra"),
+        ("skill_invocation", "SkillInvocationGraderParameters", "required_skills forbidden_skills mode allow_extra"),
         ("tool_constraint", "ToolConstraintGraderParameters", "expect_tools reject_tools"),
         ("tool_calls", "ToolCallsGraderParameters", "required_tools forbidden_tools min_calls max_calls expect"),
         ("diff", "DiffGraderParameters", "expected_files context_dir update_snapshots"),
@@ -59,7 +59,8 @@ WAZA_PARAMS: dict[str, tuple[str, frozenset[str]]] = {
         ("program", "ProgramGraderParameters", "command args timeout"),
         ("trigger", "TriggerHeuristicGraderParameters", "skill_path mode threshold"))}
 """Each Go kind's parameter type and the config keys it defines (microsoft/waza
-``internal/models/grader_params.go``, f7e6155e; ``expect`` from tool_calls_grader.go, 0f670754)."""
+``internal/models/grader_params.go``, f7e6155e; ``expect`` from tool_calls_grader.go, 0f670754;
+``forbidden_skills`` from docs/graders/skill_invocation.md, 44a4b08f)."""
 
 ENTRY_KEYS = {"eval": ("rawGraderConfig", frozenset({*SPEC_KEYS, "script", "rubric", "model"})),
               "task": ("rawValidatorInline", frozenset({*SPEC_KEYS, "assertions", "rubric"}))}
