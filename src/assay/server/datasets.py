@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, BinaryIO, Protocol, cast
 
 import orjson
 from pydantic_core import to_jsonable_python
@@ -78,7 +78,13 @@ def file_format(filename: str) -> str:
     return fmt
 
 
-def ingest_upload(database: Database, dataset_id: str, filename: str, stream: IO[bytes], *, limits: Limits,
+class ByteStream(Protocol):
+    """What an upload is read from: a file, or a request body (``server.body_stream``)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+def ingest_upload(database: Database, dataset_id: str, filename: str, stream: ByteStream, *, limits: Limits,
                   created_by_id: str | None, metrics: Metrics | None = None) -> DatasetVersion:
     """A new version of the dataset from an uploaded file, read from ``stream`` as it comes."""
     fmt = file_format(filename)
@@ -92,7 +98,8 @@ def ingest_upload(database: Database, dataset_id: str, filename: str, stream: IO
                            created_by_id=created_by_id, clean=True, metrics=metrics)
     if fmt == "json":
         stream = _Capped(stream, JSON_MAX_BYTES, filename)
-    return _ingest(database, dataset_id, filename, fmt, read_rows(stream, source), limits=limits,
+    # The text readers only ever call read(n): any ByteStream does for their BinaryIO.
+    return _ingest(database, dataset_id, filename, fmt, read_rows(cast(BinaryIO, stream), source), limits=limits,
                    created_by_id=created_by_id, clean=False, metrics=metrics)
 
 
@@ -261,7 +268,7 @@ def _short(text: str, limit: int = 60) -> str:
 class _Capped:
     """A stream that refuses to be read past ``limit`` bytes (a ``.json`` file is parsed whole)."""
 
-    def __init__(self, stream: IO[bytes], limit: int, name: str) -> None:
+    def __init__(self, stream: ByteStream, limit: int, name: str) -> None:
         self.stream = stream
         self.limit = limit
         self.name = name
