@@ -106,8 +106,9 @@ def read_runs(paths: Iterable[Path]) -> Runs:
                 runs.setdefault(_stimulus_name(at, run), []).append((at, with_event_summary(run)))
     for name, found in runs.items():
         trials = [_trial(run) for _, run in found]
-        if all(t is not None for t in trials):
-            runs[name] = [r for _, r in sorted(zip(trials, found, strict=True), key=lambda pair: pair[0])]
+        numbers = [t for t in trials if t is not None]
+        if len(numbers) == len(trials):
+            runs[name] = [r for _, r in sorted(zip(numbers, found, strict=True), key=lambda pair: pair[0])]
     return runs
 
 
@@ -184,10 +185,12 @@ def with_event_summary(rec: Mapping[str, Any]) -> dict[str, Any]:
         extra["metrics"] = dict(rec["metrics"])
     if not extra:
         return dict(rec)
-    meta = rec.get("metadata") if isinstance(rec.get("metadata"), Mapping) else {}
+    given = rec.get("metadata")
+    meta: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
     return {**rec, "metadata": {**extra, **meta}}
 
 
 def _skill_name(event: Mapping[str, Any]) -> str | None:
-    data = event.get("data") if isinstance(event.get("data"), Mapping) else event
+    inner = event.get("data")
+    data: Mapping[str, Any] = inner if isinstance(inner, Mapping) else event
     return next((data[k] for k in ("skillName", "skill", "name") if isinstance(data.get(k), str)), None)

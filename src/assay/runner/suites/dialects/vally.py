@@ -214,7 +214,8 @@ def _stimulus_graders(doc: YamlDoc, context: SpecContext, weighing: tuple[dict[s
         spec = catalogue.entry_spec(doc, entry, where, warnings)
         return catalogue.with_rubric(_named_and_weighted(doc, spec, where, weighing, auto.get(where)), rubric)
 
-    specs, first = [], {}
+    specs: list[Any] = []
+    first: dict[str, Any] = {}
     for where, entries in lists:
         for j, compiled in enumerate(compile_graders(entries, doc, where, context, prepare=prepare)):
             if compiled.name in first:

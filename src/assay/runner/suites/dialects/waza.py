@@ -28,7 +28,7 @@ results of their own (``waza_expected``). Task globs fail only when no pattern m
 from __future__ import annotations
 
 import glob
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +69,15 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     try:
         release = choose(options.waza_version, None if raw_version is None else str(raw_version))
     except ValueError as exc:
-        where = None if options.waza_version is not None else doc.where("waza_version")
-        raise SpecError(str(exc), where=where) from None
+        if options.waza_version is not None:
+            raise SpecError(f"--waza-version: {exc}") from None
+        raise SpecError(str(exc), where=doc.where("waza_version")) from None
     results_path = find_results(doc, results, _text(doc.data.get("results")), RESULT_FILES)
     runs, shapes, schema = read_waza_runs(results_path) if results_path else ({}, set(), None)
     pinned = options.waza_version is not None or raw_version is not None
     edition = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
     strict = _Strict(release) if edition == "go" and release.has("strict") else None
-    spec = read_model(WazaFile, doc.data, doc, warnings=warnings, unknown=strict and strict.at(doc))
+    spec = read_model(WazaFile, doc.data, doc, warnings=warnings, unknown=strict.at(doc) if strict else None)
     base = doc.path.parent.resolve()
     if spec.tasks is None and spec.tasks_from is None:
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
@@ -149,8 +150,9 @@ def _kinds(data: Any) -> set[str]:
     out: set[str] = set()
     for g in (data.get("graders") or []) if isinstance(data, Mapping) else []:
         if isinstance(g, Mapping) and isinstance(g.get("type"), str):
-            config = g.get("config") if isinstance(g.get("config"), Mapping) else {}
-            go = g["type"] == "tool_calls" and bool(GO_TOOL_CALLS & {*config, *g})
+            config = g.get("config")
+            keys = {*g, *(config if isinstance(config, Mapping) else ())}
+            go = g["type"] == "tool_calls" and bool(GO_TOOL_CALLS & keys)
             out.add("tool_calls:go" if go else g["type"])
     return out
 
@@ -166,7 +168,7 @@ def _expected_graders(task: WazaTask) -> list[dict[str, Any]]:
                                  ("output_contains_any", exp.output_contains_any)) if values]
 
 
-def _explain(edition: Edition, release: Release, pinned: bool, shapes: set[str], schema: str | None,
+def _explain(edition: Edition, release: Release, pinned: bool, shapes: Collection[str], schema: str | None,
              results: Path | None) -> list[str]:
     lines = []
     why = "a release is pinned" if pinned else "its results file is the Go edition's" if "go" in shapes else \
@@ -215,11 +217,11 @@ def _tasks(doc: YamlDoc, spec: WazaFile, base: Path, warnings: list[str],
         tdoc = YamlDoc(f)
         if not isinstance(tdoc.data, Mapping):
             raise tdoc.error("a task file must be a mapping")
-        task = read_model(WazaTask, tdoc.data, tdoc, warnings=warnings, unknown=strict and strict.at(tdoc))
+        refuse = strict.at(tdoc) if strict else None
+        task = read_model(WazaTask, tdoc.data, tdoc, warnings=warnings, unknown=refuse)
         for key, model in (("inputs", WazaInputs), ("expected", WazaExpectation)):
             if isinstance(tdoc.data.get(key), Mapping):
-                part = read_model(model, tdoc.data[key], tdoc, key, warnings=warnings,
-                                  unknown=strict and strict.at(tdoc))
+                part = read_model(model, tdoc.data[key], tdoc, key, warnings=warnings, unknown=refuse)
                 if key == "expected":
                     task.expected = part
         if task.id in seen:
