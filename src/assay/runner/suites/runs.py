@@ -99,8 +99,9 @@ def make_sample(sample_id: str, run: Mapping[str, Any], *, input: Any, expected:
     workspace = _first(run, "workspace", "workDir", "work_dir")
     if workspace is not None:
         workspace = str((base_dir / str(workspace)).resolve())
-    given = run.get("metadata")
-    extra: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+    extra = run.get("metadata")
+    if not isinstance(extra, Mapping):
+        extra = {}
     duration = _first(run, "duration_ms", "durationMs")
     if duration is None and isinstance(run.get("metrics"), Mapping):
         duration = _first(run["metrics"], "duration_ms", "durationMs", "wallTimeMs")

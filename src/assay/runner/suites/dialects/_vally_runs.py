@@ -105,10 +105,9 @@ def read_runs(paths: Iterable[Path]) -> Runs:
             for at, run in _trajectories(where, rec, None):
                 runs.setdefault(_stimulus_name(at, run), []).append((at, with_event_summary(run)))
     for name, found in runs.items():
-        trials = [_trial(run) for _, run in found]
-        numbers = [t for t in trials if t is not None]
-        if len(numbers) == len(trials):
-            runs[name] = [r for _, r in sorted(zip(numbers, found, strict=True), key=lambda pair: pair[0])]
+        trials = [t for _, run in found if (t := _trial(run)) is not None]
+        if len(trials) == len(found):
+            runs[name] = [r for _, r in sorted(zip(trials, found, strict=True), key=lambda pair: pair[0])]
     return runs
 
 
@@ -185,12 +184,12 @@ def with_event_summary(rec: Mapping[str, Any]) -> dict[str, Any]:
         extra["metrics"] = dict(rec["metrics"])
     if not extra:
         return dict(rec)
-    given = rec.get("metadata")
-    meta: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
-    return {**rec, "metadata": {**extra, **meta}}
+    meta = rec.get("metadata")
+    return {**rec, "metadata": {**extra, **(meta if isinstance(meta, Mapping) else {})}}
 
 
 def _skill_name(event: Mapping[str, Any]) -> str | None:
-    inner = event.get("data")
-    data: Mapping[str, Any] = inner if isinstance(inner, Mapping) else event
+    data = event.get("data")
+    if not isinstance(data, Mapping):
+        data = event
     return next((data[k] for k in ("skillName", "skill", "name") if isinstance(data.get(k), str)), None)
