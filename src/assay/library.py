@@ -56,7 +56,7 @@ def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[
                 resources: Resources | None = None) -> list[GraderResult]:
     """Grade many samples under one spec, validated once; vectorised where the grader allows."""
     grader = _grader(spec, resources)
-    if grader.io_bound:
+    if grader.traits.io_bound:
         from concurrent.futures import ThreadPoolExecutor
 
         parsed = _batch(samples)

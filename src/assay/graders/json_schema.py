@@ -22,7 +22,7 @@ import orjson
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from assay.core.grader import BatchGrader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -137,6 +137,7 @@ def _message(err: Any) -> str:
 class JsonSchema(BatchGrader[JsonSchemaConfig]):
     type = "json_schema"
     description = "Output is JSON that validates against a JSON Schema (Draft 2020-12 by default)."
+    traits = Traits(api_safe=True, inline=True, form=True, kernel="assay.runner.columnar.json_schema:grade")
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         validator = self.config.validator

@@ -22,6 +22,7 @@ from assay.core.errors import SpecError
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
+from assay.runner.sizing import PURE_CHUNK, batch_sizes
 from assay.server.coordination import RunLease
 from assay.server.grading import Grading
 from assay.server.run_summary import summarise
@@ -29,7 +30,6 @@ from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.db import Database
 
-CHUNK = 32
 log = logging.getLogger("assay.server.runs")
 
 
@@ -150,16 +150,16 @@ class RunWorker:
         with self.database.session() as session:
             graded = run_rows.graded_sample_ids(session, run_id, spec["evaluatorId"])
         todo = [s for s in samples if s.id not in graded]
-        grader, problem = None, ""
+        grader, problem, size = None, "", PURE_CHUNK
         try:
-            grader = self.grading.compile_stored(spec["type"], spec["config"], spec["name"],
-                                                 spec["weight"]).build(self.grading.resources)
+            compiled = self.grading.compile_stored(spec["type"], spec["config"], spec["name"], spec["weight"])
+            grader, size = compiled.build(self.grading.resources), batch_sizes([compiled]).first
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
             problem = str(exc)
-        for start in range(0, len(todo), CHUNK):
+        for start in range(0, len(todo), size):
             if self._stopped(run_id):
                 return False
-            chunk = todo[start:start + CHUNK]
+            chunk = todo[start:start + size]
             if grader is None:
                 results = [_config_error(spec, problem) for _ in chunk]
             else:

@@ -22,10 +22,8 @@ from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.server.schemas.evaluators import EvaluatorType, TestRequest, TestResult
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
-from assay.store.presets import PRESET_TYPES
 
 router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
-CONFIG_TYPES = (*PRESET_TYPES, "code", "llm", "composite")
 
 
 class DraftTest(TestRequest):
@@ -40,11 +38,7 @@ class DraftTest(TestRequest):
 def config_schemas(_user: CurrentUser) -> Any:
     """Grader type → the JSON Schema of its config (a preset's ``params``, the llm and
     composite configs, the code config)."""
-    schemas = {}
-    for grader_type in CONFIG_TYPES:
-        grader = registry.get(grader_type)
-        if grader is not None:
-            schemas[grader_type] = grader.Config.model_json_schema()
+    schemas = {t: cls.Config.model_json_schema() for t, cls in registry.all_graders().items() if cls.traits.form}
     return Envelope(data=schemas)
 
 

@@ -121,7 +121,7 @@ async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceD
         grader = await run_in_threadpool(_load_grader, service, evaluator_id)
     sample = trial.sample_of(body)
     result = trial.grade_inline(grading, grader, sample)
-    if result is None and grader.batches_io:  # a code evaluator: this caller's concurrent tests share batches
+    if result is None and grader.traits.batches_io:  # a code evaluator: this caller's concurrent tests share batches
         result = await grading.coalescer.grade(user.id, grader, sample)
     elif result is None:
         result = await run_in_threadpool(grading.grade, grader, sample)
