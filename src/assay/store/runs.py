@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
+from assay.store import listing
 from assay.store.clean import storable
 from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
 
@@ -139,3 +140,17 @@ def _dialect_insert(session: Session) -> Any:
     else:
         from sqlalchemy.dialects.sqlite import insert
     return insert
+
+
+RUN_SORTABLE = {"createdAt": Run.created_at, "status": Run.status, "finishedAt": Run.finished_at}
+"""The columns a task's run list may be sorted by, by their API names."""
+
+
+def find_runs(session: Session, task_id: str, *, status: str | None = None,
+              window: listing.Window | None = None) -> tuple[list[Run], int]:
+    """A page of a task's runs (of one status when given), sorted by one of ``RUN_SORTABLE``
+    (by default, the oldest first), and how many match."""
+    query = select(Run).where(Run.task_id == task_id).order_by(Run.created_at, Run.id)
+    if status is not None:
+        query = query.where(Run.status == status)
+    return listing.page(session, query, window or listing.Window(), RUN_SORTABLE, Run.id)
