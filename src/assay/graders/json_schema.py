@@ -14,6 +14,7 @@ output is JSON is this grader's job. A Python value JSON cannot hold (from the l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -155,6 +156,11 @@ class JsonSchema(BatchGrader[JsonSchemaConfig]):
                     continue
             else:
                 doc = raw
+                where = _non_finite(doc)
+                if where is not None:  # jsonschema-rs would see null there, and say so
+                    out.append(scored(False, 0.0, f"output is not valid JSON: {where} holds a number JSON cannot "
+                                                  "hold (NaN or an infinity)"))
+                    continue
             try:
                 out.append(scored(True, 1.0) if is_valid(doc) else self._violations(validator, doc))
             except (ValueError, TypeError, OverflowError) as exc:  # a Python value JSON cannot hold
@@ -165,6 +171,20 @@ class JsonSchema(BatchGrader[JsonSchemaConfig]):
     def _violations(self, validator: jsonschema_rs.Validator, doc: Any) -> GraderResult:
         reason, details = violations(validator, doc)
         return self.scored_result(False, 0.0, reason, details)
+
+
+def _non_finite(doc: Any) -> str | None:
+    """The JSON pointer (``$/a/0``) of the first NaN or infinity in a Python value, or None."""
+    stack: list[tuple[Any, str]] = [(doc, "$")]
+    while stack:
+        value, path = stack.pop()
+        if value.__class__ is float and not math.isfinite(value):
+            return path
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}/{k}") for k, v in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, f"{path}/{i}") for i, v in reversed(list(enumerate(value))))
+    return None
 
 
 def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[str, dict[str, Any]]:
