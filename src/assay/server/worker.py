@@ -29,6 +29,7 @@ from assay.server.run_summary import summarise
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.db import Database
+from assay.store.models import RunState
 
 log = logging.getLogger("assay.server.runs")
 
@@ -108,7 +109,7 @@ class RunWorker:
             return True
         with self.database.session() as session:
             run = run_rows.get_run(session, run_id)
-            return run is None or run.status != "running"
+            return run is None or run.status != RunState.RUNNING
 
     def _guarded(self, run_id: str) -> None:
         try:
@@ -116,7 +117,7 @@ class RunWorker:
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
             log.exception("run %s failed", run_id)
             with self.database.session() as session:
-                run_rows.set_status(session, run_id, "failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+                run_rows.set_status(session, run_id, RunState.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000],
                                     only_from=run_rows.ACTIVE)
         finally:
             with self._active_lock:
@@ -130,7 +131,7 @@ class RunWorker:
             task = task_rows.get_task(session, run.task_id)
             rows = list(task.dataset) if task is not None else []
             snapshot = list(run.evaluators)
-            if not run_rows.set_status(session, run_id, "running", only_from=run_rows.ACTIVE):
+            if not run_rows.set_status(session, run_id, RunState.RUNNING, only_from=run_rows.ACTIVE):
                 return  # cancelled since it was read
         samples = [Sample.model_validate(row) for row in rows]
         index = {s.id: i for i, s in enumerate(samples)}
@@ -141,8 +142,8 @@ class RunWorker:
             weights = {spec["evaluatorId"]: spec["weight"] for spec in snapshot}
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
             # not if it was cancelled during the last chunk
-            run_rows.set_status(session, run_id, "completed", summary=summarise(session, run_id, weights),
-                                only_from=("running",))
+            run_rows.set_status(session, run_id, RunState.COMPLETED, summary=summarise(session, run_id, weights),
+                                only_from=(RunState.RUNNING,))
 
     def _grade_evaluator(self, run_id: str, spec: dict[str, Any], samples: list[Sample],
                          index: dict[str, int]) -> bool:
