@@ -94,7 +94,7 @@ def revoke_token(session: Session, token_or_id: str) -> ApiToken:
         raise AssayError("no such token: give the token's id (as `assay tokens create` printed it) or the token")
     if token.revoked_at is None:
         token.revoked_at = utcnow()
-        url = session.get_bind().url.render_as_string(hide_password=False)
+        url = session.get_bind().engine.url.render_as_string(hide_password=False)
         # Once committed, servers of this database on this machine drop the answers they keep.
         event.listen(session, "after_commit", lambda _session: tokens_stamp(url).bump(), once=True)
     return token
