@@ -53,6 +53,17 @@ class ArgMatcher(BaseModel):
         """The one kind this matcher was written with."""
         return next(k for k in KINDS if k in self.model_fields_set)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, value: Any) -> Any:
+        # waza's own wording for a matcher that is not a mapping or names an unknown kind
+        if not isinstance(value, Mapping):
+            raise ValueError(f"expected mapping (e.g. {{regex: '^foo'}}), got {type(value).__name__}")
+        unknown = [k for k in value if k not in KINDS]
+        if unknown:
+            raise ValueError(f"unknown matcher kind {json.dumps(str(unknown[0]))} (allowed: {', '.join(KINDS)})")
+        return value
+
     @model_validator(mode="after")
     def _one_kind(self) -> ArgMatcher:
         given = [k for k in KINDS if k in self.model_fields_set]
@@ -76,7 +87,10 @@ class ArgMatcher(BaseModel):
             if not self.json_schema:
                 raise ValueError("json_schema matcher requires a non-empty schema")
             from assay.graders.json_schema import compile_schema  # the project's one schema compiler
-            self._schema = compile_schema(self.json_schema)
+            try:
+                self._schema = compile_schema(self.json_schema)
+            except ValueError as exc:
+                raise ValueError(f"invalid json_schema: {exc}") from None
         return self
 
     def match(self, value: Any) -> tuple[bool, str]:

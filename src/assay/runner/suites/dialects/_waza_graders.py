@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
@@ -49,7 +50,7 @@ WAZA_PARAMS: dict[str, tuple[str, frozenset[str]]] = {
         ("behavior", "BehaviorGraderParameters", "max_tool_calls max_tokens required_tools forbidden_tools "
                                                  "max_duration_ms"),
         ("action_sequence", "ActionSequenceGraderParameters", "matching_mode expected_actions"),
-        ("skill_invocation", "SkillInvocationGraderParameters", "required_skills mode allow_extra"),
+        ("skill_invocation", "SkillInvocationGraderParameters", "required_skills forbidden_skills mode allow_extra"),
         ("tool_constraint", "ToolConstraintGraderParameters", "expect_tools reject_tools"),
         ("tool_calls", "ToolCallsGraderParameters", "required_tools forbidden_tools min_calls max_calls expect"),
         ("diff", "DiffGraderParameters", "expected_files context_dir update_snapshots"),
@@ -58,7 +59,8 @@ WAZA_PARAMS: dict[str, tuple[str, frozenset[str]]] = {
         ("program", "ProgramGraderParameters", "command args timeout"),
         ("trigger", "TriggerHeuristicGraderParameters", "skill_path mode threshold"))}
 """Each Go kind's parameter type and the config keys it defines (microsoft/waza
-``internal/models/grader_params.go``, f7e6155e; ``expect`` from tool_calls_grader.go, 0f670754)."""
+``internal/models/grader_params.go``, f7e6155e; ``expect`` from tool_calls_grader.go, 0f670754;
+``forbidden_skills`` from docs/graders/skill_invocation.md, 44a4b08f)."""
 
 ENTRY_KEYS = {"eval": ("rawGraderConfig", frozenset({*SPEC_KEYS, "script", "rubric", "model"})),
               "task": ("rawValidatorInline", frozenset({*SPEC_KEYS, "assertions", "rubric"}))}
@@ -186,7 +188,8 @@ class WazaGraders:
 
         waza_kind = entry.get("type", self.default_type) if isinstance(entry, Mapping) else None
         params = WAZA_PARAMS.get(waza_kind) if self.edition == "go" and isinstance(waza_kind, str) else None
-        if params is not None and not (waza_kind == "program" and kind == "program"):  # Vally's shape
+        is_vally_program = waza_kind == "program" and kind == "program"  # Vally's shape
+        if params is not None and isinstance(waza_kind, str) and not is_vally_program:
             config = self._waza_keys(config, params, where, entry, waza_kind)
             return self._prune(grader.Config, config, where, str(kind), checked=True)
         return self._prune(grader.Config, config, where, str(kind))
@@ -260,7 +263,8 @@ def _keyed(annotation: Any) -> bool:
     return any(get_origin(a) is dict for a in (annotation, *get_args(annotation)))
 
 
-def edition_of(kinds: set[str], shapes: set[str], top_keys: set[str], pinned: bool = False) -> Edition:
+def edition_of(kinds: AbstractSet[str], shapes: AbstractSet[str], top_keys: AbstractSet[str],
+               pinned: bool = False) -> Edition:
     """The waza edition a suite is written for: Go when a release is pinned or its results
     file is Go's, Python for Python's results, else from grader kinds or top-level keys only
     one edition has; the Go edition (today's) otherwise. ``kinds`` may hold ``tool_calls:go``
