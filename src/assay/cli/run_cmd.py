@@ -43,6 +43,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
+        if waza_version is not None:  # the Ray engine's workers load suites by the newest release
+            raise SpecError("--waza-version is not supported with --engine ray yet; set the suite's "
+                            "waza_version key, or grade with --engine local")
         return execute_ray(suite_path, out=out, junit=junit, results=results, threshold=threshold,
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
