@@ -22,8 +22,8 @@ from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 from assay.runner.execute import grade_one
 from assay.server.coalesce import Coalescer
-from assay.server.coordination import ChangeStamp
 from assay.settings import Settings
+from assay.store.changes import ChangeStamp
 from assay.store.models import Evaluator
 from assay.store.translate import API_TYPES, PROGRAM_TYPES, compile_row
 
@@ -41,7 +41,7 @@ class Grading:
     def __init__(self, settings: Settings, resources: Resources, stamp: ChangeStamp | None = None) -> None:
         self.settings = settings
         self.resources = resources
-        self.stamp = stamp if stamp is not None else ChangeStamp(None)
+        self.stamp = stamp if stamp is not None else ChangeStamp(None, "evaluators")
         runner = resources.code_runner
         self.allowed = API_TYPES | PROGRAM_TYPES if settings.api_allow_programs else API_TYPES
         self.arriving = SpecContext(

@@ -1,10 +1,11 @@
 """A finished run's summary: per evaluator counts and mean score, and per sample verdicts
 (a sample passes when every evaluator that graded it passed; its score is the weighted mean
-of the scores it got). Errors and pending results are counted apart, never as failures."""
+of the scores it got). Errors and pending results are counted apart, never as failures.
+Everything is counted by the database (``GROUP BY``): a run of a million samples is summed
+without its results passing through this process."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -28,28 +29,18 @@ def summarise(session: Session, run_id: str, weights: dict[str, float]) -> dict[
         total = row.pop("_total", 0.0)
         row["meanScore"] = total / scored if scored else None
 
-    samples: dict[str, list[tuple[str, float | None, float]]] = defaultdict(list)
-    query = run_rows.results_query(run_id)
-    for result in run_rows.iter_results(session, query):
-        samples[result.sample_id].append((result.status, result.score, weights.get(result.evaluator_id, 1.0)))
-    verdicts = {"passed": 0, "failed": 0, "error": 0, "pending": 0}
-    scores = []
-    for rows in samples.values():
-        statuses = {status for status, _, _ in rows}
-        verdict = ("failed" if "failed" in statuses else "error" if "error" in statuses
-                   else "pending" if "pending" in statuses else "passed")
-        verdicts[verdict] += 1
-        weight = sum(w for status, score, w in rows if status in ("passed", "failed") and score is not None)
-        if weight > 0:
-            scores.append(sum(score * w for status, score, w in rows
-                              if status in ("passed", "failed") and score is not None) / weight)
+    verdicts = run_rows.sample_verdicts(session, run_id, weights)
+    counts = {status: verdicts.get(status, (0, 0.0, 0))[0] for status in ("passed", "failed", "error", "pending")}
+    samples = sum(counts.values())
+    scored = sum(k for _, _, k in verdicts.values())
+    total_score = sum(total for _, total, _ in verdicts.values())
     return {
-        "samples": len(samples),
-        "samplesPassed": verdicts["passed"],
-        "samplesFailed": verdicts["failed"],
-        "samplesErrored": verdicts["error"],
-        "samplesPending": verdicts["pending"],
-        "passRate": verdicts["passed"] / len(samples) if samples else None,
-        "meanScore": sum(scores) / len(scores) if scores else None,
+        "samples": samples,
+        "samplesPassed": counts["passed"],
+        "samplesFailed": counts["failed"],
+        "samplesErrored": counts["error"],
+        "samplesPending": counts["pending"],
+        "passRate": counts["passed"] / samples if samples else None,
+        "meanScore": total_score / scored if scored else None,
         "evaluators": list(per_evaluator.values()),
     }

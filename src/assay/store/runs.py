@@ -10,22 +10,25 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, case, func, literal, select, update
 from sqlalchemy.orm import Session
 
+from assay.store import queue
 from assay.store.clean import storable
 from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
 
 ACTIVE = ("queued", "running")
 
 
-def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], total: int,
-               created_by_id: str | None) -> Run:
-    """A queued run grading ``total`` (sample, evaluator) pairs with the snapshotted specs."""
-    run = Run(task_id=task_id, status="queued", evaluators=evaluators, total=total, done=0,
+def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], samples: int,
+               created_by_id: str | None, slice_size: int) -> Run:
+    """A queued run grading ``samples`` samples with the snapshotted evaluator specs, cut into
+    slices of ``slice_size`` samples in the run queue (``store.queue``), in the same transaction."""
+    run = Run(task_id=task_id, status="queued", evaluators=evaluators, total=samples * len(evaluators), done=0,
               created_by_id=created_by_id)
     session.add(run)
     session.flush()
+    queue.plan(session, run.id, created_by_id, samples, slice_size)
     return run
 
 
@@ -70,6 +73,18 @@ def graded_sample_ids(session: Session, run_id: str, evaluator_id: str) -> set[s
     return set(session.scalars(query))
 
 
+def graded_in_range(session: Session, run_id: str, start: int, stop: int) -> set[tuple[str, str]]:
+    """``(sample id, evaluator id)`` of the results stored for samples ``start`` <= index < ``stop``."""
+    query = select(EvaluationResult.sample_id, EvaluationResult.evaluator_id).where(
+        EvaluationResult.run_id == run_id, EvaluationResult.sample_index >= start, EvaluationResult.sample_index < stop)
+    return {(sample_id, evaluator_id) for sample_id, evaluator_id in session.execute(query).all()}
+
+
+def add_done(session: Session, run_id: str, graded: int) -> None:
+    """Count ``graded`` more results in the run's progress (made exact when the run ends)."""
+    session.execute(update(Run).where(Run.id == run_id).values(done=Run.done + graded))
+
+
 def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Insert result rows, skipping any (run, sample, evaluator) already stored."""
     if not rows:
@@ -96,6 +111,28 @@ def status_counts(session: Session, run_id: str) -> list[tuple[str, str, str, in
              .where(EvaluationResult.run_id == run_id)
              .group_by(EvaluationResult.evaluator_id, EvaluationResult.evaluator_name, EvaluationResult.status))
     return [(e, n, s, int(c), None if a is None else float(a)) for e, n, s, c, a in session.execute(query).all()]
+
+
+def sample_verdicts(session: Session, run_id: str,
+                    weights: dict[str, float]) -> dict[str, tuple[int, float, int]]:
+    """Per sample verdict (``failed`` if any evaluator failed, else ``error``, else ``pending``,
+    else ``passed``): ``(samples, sum of their weighted mean scores, samples scored)``, counted
+    by the database without reading a result row into this process."""
+    r = EvaluationResult
+    weight = (case(weights, value=r.evaluator_id, else_=1.0) if weights else literal(1.0))
+    scored = r.status.in_(("passed", "failed")) & r.score.is_not(None)
+    per_sample = (select(func.max(case((r.status == "failed", 1), else_=0)).label("failed"),
+                         func.max(case((r.status == "error", 1), else_=0)).label("error"),
+                         func.max(case((r.status == "pending", 1), else_=0)).label("pending"),
+                         func.sum(case((scored, r.score * weight), else_=0.0)).label("weighted"),
+                         func.sum(case((scored, weight), else_=0.0)).label("weight"))
+                  .where(r.run_id == run_id).group_by(r.sample_id).subquery())
+    verdict = case((per_sample.c.failed == 1, "failed"), (per_sample.c.error == 1, "error"),
+                   (per_sample.c.pending == 1, "pending"), else_="passed").label("verdict")
+    has_score = per_sample.c.weight > 0
+    query = select(verdict, func.count(), func.sum(case((has_score, per_sample.c.weighted / per_sample.c.weight))),
+                   func.count(case((has_score, 1)))).group_by(verdict)
+    return {v: (int(n), float(total or 0.0), int(k)) for v, n, total, k in session.execute(query).all()}
 
 
 def results_query(run_id: str, *, status: str | None = None, evaluator_id: str | None = None,

@@ -18,6 +18,7 @@ from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, evaluator_not_found
+from assay.server.fairness import as_user
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.evaluators import (
     EvaluatorCreate,
@@ -124,7 +125,7 @@ async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceD
     if result is None and grader.batches_io:  # a code evaluator: this caller's concurrent tests share batches
         result = await grading.coalescer.grade(user.id, grader, sample)
     elif result is None:
-        result = await run_in_threadpool(grading.grade, grader, sample)
+        result = await run_in_threadpool(as_user, user.id, grading.grade, grader, sample)
     return trial.answer(result)
 
 
