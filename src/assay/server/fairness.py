@@ -75,8 +75,9 @@ class FairGate:
         ticket = threading.Event()
         with self._lock:
             queue = self._users.get(user)
-            if queue is None:
+            if queue is None:  # new in the turn order: nobody has waited on them yet, so first
                 queue = self._users[user] = _Queue()
+                self._users.move_to_end(user, last=False)
             queue.waiting.append(ticket)
             self._dispatch()
         ticket.wait()

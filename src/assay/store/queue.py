@@ -68,11 +68,13 @@ def _claimable_row(now: datetime) -> object:
 
 
 def _users_in_turn(session: Session, now: datetime) -> list[str]:
-    """Users with a slice to claim, the one to serve first first."""
-    waiting = list(session.scalars(select(RunSlice.user_id).join(Run, Run.id == RunSlice.run_id)
-                                   .where(_claimable(now)).distinct()))
+    """Users with a slice to claim, the one to serve first first: fewest slices leased now,
+    then served longest ago, then waiting longest."""
+    waiting = {user: _aware(oldest) for user, oldest in session.execute(
+        select(RunSlice.user_id, func.min(Run.created_at)).join(Run, Run.id == RunSlice.run_id)
+        .where(_claimable(now)).group_by(RunSlice.user_id)).all()}
     if len(waiting) < 2:
-        return waiting
+        return list(waiting)
     leased = dict(session.execute(
         select(RunSlice.user_id, func.count()).where(RunSlice.state == SliceState.LEASED, RunSlice.lease_until >= now,
                                                      RunSlice.user_id.in_(waiting))
@@ -81,7 +83,8 @@ def _users_in_turn(session: Session, now: datetime) -> list[str]:
         select(RunSlice.user_id, func.max(RunSlice.claimed_at)).join(Run, Run.id == RunSlice.run_id)
         .where(Run.status.in_(ACTIVE_RUNS), RunSlice.user_id.in_(waiting)).group_by(RunSlice.user_id)).all())
     epoch = datetime.min.replace(tzinfo=now.tzinfo)
-    return sorted(waiting, key=lambda user: (leased.get(user, 0), _aware(served.get(user)) or epoch))
+    return sorted(waiting, key=lambda user: (leased.get(user, 0), _aware(served.get(user)) or epoch,
+                                             waiting[user] or epoch))
 
 
 def claim(session: Session, holder: str, lease_s: float) -> Claim | None:
