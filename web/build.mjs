@@ -8,7 +8,7 @@ import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const outdir = path.join(here, '..', 'src', 'assay', 'server', 'static');
-const pages = ['signin', 'evaluators', 'editor', 'tasks', 'task', 'run', 'sample'];
+const pages = ['signin', 'notfound', 'evaluators', 'editor', 'tasks', 'task', 'run', 'sample'];
 
 const options = {
   entryPoints: [
@@ -45,5 +45,6 @@ if (process.argv.includes('--watch')) {
   await context.watch();
 } else {
   await esbuild.build(options);
+  fs.copyFileSync(path.join(here, 'src', 'favicon.svg'), path.join(outdir, 'favicon.svg'));
   writeLicences();
 }

@@ -68,8 +68,12 @@ def test_a_task_runs_in_the_background_and_its_results_are_stored(api):
     assert jsonl.headers["content-type"].startswith("application/x-ndjson") and len(records) == 18
     assert {"sampleId", "evaluatorId", "status", "passed", "score", "reason", "latencyMs"} <= set(records[0])
     exported = api.call("GET", f"/runs/{run['id']}/export", params={"format": "csv", "failedOnly": "true"})
-    table = list(csv.DictReader(io.StringIO(exported.text)))
+    assert exported.content.startswith(b"\xef\xbb\xbf")  # a UTF-8 BOM: Excel then reads Chinese right
+    table = list(csv.DictReader(io.StringIO(exported.content.decode("utf-8-sig"))))
     assert len(table) == 6 and table[0]["passed"] == "false" and json.loads(table[0]["details"]) is not None
+    assert list(table[0])[:5] == ["runId", "sampleId", "input", "output", "expected"]
+    assert (table[0]["sampleId"], table[0]["input"], table[0]["output"], table[0]["expected"]) == ("s0", "q0", "no",
+                                                                                                   "yes")
 
     listed = api.call("GET", f"/tasks/{task['id']}/runs").json()["data"]
     assert [r["id"] for r in listed] == [run["id"]]

@@ -73,9 +73,8 @@ function draw(evaluator, schemas) {
         h('label', { class: 'field' }, t('editor.name'), ui.name),
         h('label', { class: 'field' }, t('editor.type'), ui.type), ui.languageField),
       h('label', { class: 'field wide' }, t('editor.description'), ui.description)),
-    h('section', { class: 'card' }, h('h2', {}, t('editor.params')), parameterTable()),
-    ui.configCard,
-    testPanel({ run: (sample) => runTest(sample) }));
+    h('div', { class: 'workbench' }, ui.configCard, testPanel({ run: (sample) => runTest(sample) })),
+    h('section', { class: 'card' }, h('h2', {}, t('editor.params')), parameterTable()));
 
   let current = null; // () => config, for the section on show
   function drawConfig(type, config) {

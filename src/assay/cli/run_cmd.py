@@ -15,6 +15,7 @@ from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.untrusted import cap_text, clean_text
+from assay.runner import figures
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
@@ -33,7 +34,12 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
-            engine: str = "local") -> int:
+            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False) -> int:
+    if explain_dialect:
+        explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
+                               waza_version=waza_version)
+        print("\n".join(explained.explain))
+        return 0
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
@@ -41,7 +47,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
                            dialect=dialect, no_cache=no_cache)
-    suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context())
+    suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
+                       waza_version=waza_version)
     _print_warnings(suite)
     if threshold is not None:
         suite.threshold = threshold
@@ -82,7 +89,7 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
     if junit is not None:
         from assay.runner.report import write_junit
 
-        write_junit(junit, suite.name, verdicts, duration_s, suite.warnings)
+        write_junit(junit, suite.name, verdicts, duration_s, suite.warnings, summary=s)
     if export is not None and export_path is not None:
         _export(export, export_path, suite, s, verdicts)
     if summary_json is not None:
@@ -106,7 +113,9 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
     resumed = f", {resumed_count} resumed from the earlier run" if resumed_count else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
-            f"{resumed}; mean score {mean}; {duration_s:.2f}s")
+            f"{resumed}; mean score {mean}; pass rate {figures.rate(s.pass_rate, s.intervals.pass_rate)} "
+            f"(95% CI{f'; {s.errors + s.pending} errors/pending left out' if s.errors + s.pending else ''}); "
+            f"{duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
     judged = _judge_counts(verdicts) if complete and not quiet else (0, 0)

@@ -60,6 +60,6 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
                        export=export, export_path=export_path, summary_json=summary_json, quiet=quiet,
                        samples=len(verdicts))
     total.add(run.part)
-    return _report(suite, (problems + run.problems)[:MAX_LISTED], total.summary, run.duration_s, len(done),
+    return _report(suite, (problems + run.problems)[:MAX_LISTED], total.take_intervals(), run.duration_s, len(done),
                    junit=None, export=None, export_path=None, summary_json=summary_json, quiet=quiet,
                    samples=total.summary.total, complete=False)

@@ -12,6 +12,7 @@ from assay._lazy import lazy_names
 
 _WHERE = {
     "assay.core.aggregate": ("SampleVerdict", "SuiteSummary", "judge_sample", "summarize", "weighted_score"),
+    "assay.core.summary": ("Outcomes", "RunningSummary"),
     "assay.core.errors": ("AssayError", "SpecError"),
     "assay.core.grader": ("BatchGrader", "Grader", "GraderConfig", "Taxonomy"),
     "assay.core.interfaces": ("CodeCall", "CodeOutcome", "CodeRunner", "Resources"),
@@ -24,9 +25,9 @@ _LAZY = {name: module for module, names in _WHERE.items() for name in names}
 
 __all__ = [
     "AssayError", "BatchGrader", "CodeCall", "CodeOutcome", "CodeRunner", "CompiledSpec", "ErrorCode", "Event",
-    "Grader", "GraderConfig", "GraderPluginWarning", "GraderResult", "GraderSpec", "PluginProblem", "Resources",
-    "Sample", "SampleVerdict", "SpecError", "Status", "SuiteSummary", "Taxonomy", "compile_spec",
-    "judge_sample", "register", "summarize", "weighted_score",
+    "Grader", "GraderConfig", "GraderPluginWarning", "GraderResult", "GraderSpec", "Outcomes", "PluginProblem",
+    "Resources", "RunningSummary", "Sample", "SampleVerdict", "SpecError", "Status", "SuiteSummary", "Taxonomy",
+    "compile_spec", "judge_sample", "register", "summarize", "weighted_score",
 ]
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from assay.core.result import ErrorCode, GraderResult, Status
     from assay.core.sample import Event, Sample
     from assay.core.spec import CompiledSpec, GraderSpec, compile_spec
+    from assay.core.summary import Outcomes, RunningSummary
 
 
 __getattr__, __dir__ = lazy_names(globals(), _LAZY)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Select, case, func, literal, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
-from assay.store import queue
+from assay.store import listing, queue
 from assay.store.clean import storable
 from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
 
@@ -113,28 +113,6 @@ def status_counts(session: Session, run_id: str) -> list[tuple[str, str, str, in
     return [(e, n, s, int(c), None if a is None else float(a)) for e, n, s, c, a in session.execute(query).all()]
 
 
-def sample_verdicts(session: Session, run_id: str,
-                    weights: dict[str, float]) -> dict[str, tuple[int, float, int]]:
-    """Per sample verdict (``failed`` if any evaluator failed, else ``error``, else ``pending``,
-    else ``passed``): ``(samples, sum of their weighted mean scores, samples scored)``, counted
-    by the database without reading a result row into this process."""
-    r = EvaluationResult
-    weight = (case(weights, value=r.evaluator_id, else_=1.0) if weights else literal(1.0))
-    scored = r.status.in_(("passed", "failed")) & r.score.is_not(None)
-    per_sample = (select(func.max(case((r.status == "failed", 1), else_=0)).label("failed"),
-                         func.max(case((r.status == "error", 1), else_=0)).label("error"),
-                         func.max(case((r.status == "pending", 1), else_=0)).label("pending"),
-                         func.sum(case((scored, r.score * weight), else_=0.0)).label("weighted"),
-                         func.sum(case((scored, weight), else_=0.0)).label("weight"))
-                  .where(r.run_id == run_id).group_by(r.sample_id).subquery())
-    verdict = case((per_sample.c.failed == 1, "failed"), (per_sample.c.error == 1, "error"),
-                   (per_sample.c.pending == 1, "pending"), else_="passed").label("verdict")
-    has_score = per_sample.c.weight > 0
-    query = select(verdict, func.count(), func.sum(case((has_score, per_sample.c.weighted / per_sample.c.weight))),
-                   func.count(case((has_score, 1)))).group_by(verdict)
-    return {v: (int(n), float(total or 0.0), int(k)) for v, n, total, k in session.execute(query).all()}
-
-
 def results_query(run_id: str, *, status: str | None = None, evaluator_id: str | None = None,
                   failed_only: bool = False, sample_id: str | None = None) -> Select[tuple[EvaluationResult]]:
     """The results of a run, filtered, in dataset then evaluator order. Filter values are
@@ -176,3 +154,17 @@ def _dialect_insert(session: Session) -> Any:
     else:
         from sqlalchemy.dialects.sqlite import insert
     return insert
+
+
+RUN_SORTABLE = {"createdAt": Run.created_at, "status": Run.status, "finishedAt": Run.finished_at}
+"""The columns a task's run list may be sorted by, by their API names."""
+
+
+def find_runs(session: Session, task_id: str, *, status: str | None = None,
+              window: listing.Window | None = None) -> tuple[list[Run], int]:
+    """A page of a task's runs (of one status when given), sorted by one of ``RUN_SORTABLE``
+    (by default, the oldest first), and how many match."""
+    query = select(Run).where(Run.task_id == task_id).order_by(Run.created_at, Run.id)
+    if status is not None:
+        query = query.where(Run.status == status)
+    return listing.page(session, query, window or listing.Window(), RUN_SORTABLE, Run.id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -59,6 +60,17 @@ def first_admin(session: Session, name: str = "admin") -> NewToken | None:
 
 def get_user(session: Session, name: str) -> User | None:
     return session.scalars(select(User).where(User.name == name)).first()
+
+
+def user_id(session: Session, name: str) -> str | None:
+    """The id of the user called ``name``, or None."""
+    return session.scalar(select(User.id).where(User.name == name))
+
+
+def names(session: Session, user_ids: Iterable[str]) -> dict[str, str]:
+    """User id -> name, for the ids given that are users."""
+    ids = sorted(set(user_ids))
+    return {row.id: row.name for row in session.execute(select(User.id, User.name).where(User.id.in_(ids)))}
 
 
 def create_token(session: Session, user_name: str, label: str = "") -> NewToken:

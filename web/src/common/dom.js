@@ -40,8 +40,22 @@ export const fmtScore = (x) => (x === null || x === undefined ? t('common.none')
 
 export const loading = () => h('p', { class: 'state loading' }, t('common.loading'));
 
-/** An error state, with a retry button when `retry` is given. */
+/** Where "back" leads from the page at `path`: the list its first segment names. */
+export function listOf(path = window.location.pathname) {
+  return path.startsWith('/evaluators') ? '/evaluators' : '/tasks';
+}
+
+/** A friendly "not found" (an unknown or deleted id): what is missing and a way back, no retry. */
+export function notFoundState() {
+  const back = listOf();
+  return h('div', { class: 'state empty not-found', role: 'alert' },
+    h('h1', {}, t('notfound.item')), h('p', {}, t('notfound.itemHint')),
+    h('a', { href: back, class: 'button primary', id: 'back-to-list' }, t(`notfound.back${back.slice(1)}`)));
+}
+
+/** An error state, with a retry button when `retry` is given; a 404 is a not-found state. */
 export function errorState(err, retry) {
+  if (err.status === 404) return notFoundState();
   return h('div', { class: 'state alert error', role: 'alert' },
     h('span', {}, t('common.error', { message: err.message || String(err) })),
     retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, t('common.retry')) : null);

@@ -1,10 +1,16 @@
 // The code editor: CodeMirror 6 with Python and JavaScript modes, line numbers, bracket
-// matching, and a highlighted line for the error a test run or a save reported.
+// matching, and a highlighted line for the error a test run or a save reported. It behaves as
+// an IDE: the language's indentation (4 spaces in Python, as the template), Tab and Shift-Tab
+// indent and dedent (Escape then Tab leaves the editor, CodeMirror's accessible way out), and
+// a closing bracket typed above the one auto-closing put there steps over it (closeBrackets
+// alone only does that on the same line, which left a stray `}` when typing line by line).
 import { basicSetup } from 'codemirror';
+import { indentWithTab } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
 import { python } from '@codemirror/lang-python';
-import { Compartment, EditorState, StateEffect, StateField } from '@codemirror/state';
-import { Decoration, EditorView } from '@codemirror/view';
+import { indentUnit, syntaxTree } from '@codemirror/language';
+import { Compartment, EditorState, Prec, StateEffect, StateField } from '@codemirror/state';
+import { Decoration, EditorView, keymap } from '@codemirror/view';
 
 const setErrorLine = StateEffect.define();
 const errorLineMark = Decoration.line({ class: 'cm-error-line' });
@@ -24,7 +30,41 @@ const errorLineField = StateField.define({
   provide: (field) => EditorView.decorations.from(field),
 });
 
-const modes = { python: () => python(), nodejs: () => javascript() };
+const modes = {
+  python: () => [python(), indentUnit.of('    ')],
+  nodejs: () => [javascript(), indentUnit.of('  ')],
+};
+
+const OPENER = { ')': '(', ']': '[', '}': '{' };
+
+/** True when the document's `open` and `close` brackets (outside strings and comments) pair up. */
+function balanced(state, open, close) {
+  let depth = 0;
+  syntaxTree(state).iterate({
+    enter(node) {
+      if (node.name === open) depth += 1;
+      else if (node.name === close) depth -= 1;
+    },
+  });
+  return depth === 0;
+}
+
+/** Typing a closing bracket on a blank line whose next non-blank line is just that bracket,
+ * in a document whose brackets already pair up, steps over it and drops the blank line. */
+const stepOverClosing = EditorView.inputHandler.of((view, from, to, text) => {
+  if (!(text in OPENER) || from !== to || view.state.selection.ranges.length !== 1) return false;
+  const { doc } = view.state;
+  const line = doc.lineAt(from);
+  if (line.text.trim() !== '' || line.number === doc.lines) return false;
+  let next = doc.line(line.number + 1);
+  while (next.text.trim() === '' && next.number < doc.lines) next = doc.line(next.number + 1);
+  if (next.text.trim() !== text || !balanced(view.state, OPENER[text], text)) return false;
+  const bracket = next.from + next.text.indexOf(text);
+  const removed = next.from - line.from;
+  view.dispatch({ changes: { from: line.from, to: next.from }, selection: { anchor: bracket + 1 - removed },
+    userEvent: 'input.type', scrollIntoView: true });
+  return true;
+});
 
 /** An editor in `parent`; `onChange()` after each edit (the page binds Ctrl/Cmd-S itself). */
 export function createEditor(parent, { doc, language, readOnly = false, onChange }) {
@@ -34,6 +74,8 @@ export function createEditor(parent, { doc, language, readOnly = false, onChange
     state: EditorState.create({
       doc,
       extensions: [
+        Prec.highest(stepOverClosing),
+        keymap.of([indentWithTab]),
         basicSetup,
         mode.of(modes[language] ? modes[language]() : []),
         errorLineField,

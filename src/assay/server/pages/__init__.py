@@ -7,15 +7,14 @@ mounts everything on an app.
 
 from __future__ import annotations
 
-from importlib import resources
-
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
 
 from assay.server.pages import api, views
 from assay.server.pages.session import CookieAuth
-
-STATIC_DIR = resources.files("assay.server").joinpath("static")
+from assay.server.pages.views import STATIC_DIR
 
 
 def install(app: FastAPI, api_prefix: str) -> None:
@@ -24,6 +23,17 @@ def install(app: FastAPI, api_prefix: str) -> None:
     app.include_router(api.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR), check_dir=False), name="static")
     app.add_middleware(CookieAuth, prefixes=(api_prefix + "/", "/pages/api/"))
+    json_error = app.exception_handlers[HTTPException]
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        # A browser that asks for a page that is not there gets the 404 page; the API's
+        # clients keep the JSON error.
+        if isinstance(exc, HTTPException) and exc.status_code == 404 and views.wants_page(request):
+            return await views.not_found_page(request)
+        response: Response = await json_error(request, exc)
+        return response
+
+    app.add_exception_handler(HTTPException, not_found)
 
 
 __all__ = ["install"]

@@ -61,6 +61,7 @@ def render(*, lang: str, title: str, page: str, user: str | None = None, csrf: s
         f'<!doctype html><html lang="{HTML_LANG[lang]}"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)} · {escape(message(lang, 'app.title'))}</title>"
+        f'<link rel="icon" type="image/svg+xml" href="{asset("favicon.svg")}">'
         f'<link rel="stylesheet" href="{asset("assay.css")}"></head>'
         f'<body>{_top_bar(lang, user, csrf, active)}<main id="app" class="page page-{page}">{body}</main>'
         f'<script id="assay-boot" type="application/json">{_boot_json(boot)}</script>'

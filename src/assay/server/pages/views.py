@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from importlib import resources
 from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from assay.server.auth import Principal
@@ -28,6 +29,7 @@ from assay.server.pages.session import (
 from assay.server.service import Service
 
 router = APIRouter(include_in_schema=False)
+STATIC_DIR = resources.files("assay.server").joinpath("static")
 PAGE_HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"}
 
 
@@ -78,6 +80,36 @@ async def page(request: Request, page_name: str, title_key: str, active: str, **
     html = shell.render(lang=who.lang, title=title, page=page_name, user=who.principal.name, csrf=who.csrf,
                         params=params, active=active)
     return HTMLResponse(html, headers=PAGE_HEADERS)
+
+
+NOT_PAGES = ("/api/", "/pages/api/", "/static/", "/health", "/docs", "/openapi.json", "/redoc")
+
+
+def wants_page(request: Request) -> bool:
+    """A browser asking for a page (not the API, not a file): it gets the HTML 404 page."""
+    return (not request.url.path.startswith(NOT_PAGES)
+            and "text/html" in request.headers.get("accept", ""))
+
+
+async def not_found_page(request: Request) -> Response:
+    """The 404 page: what happened and the ways back, in the visitor's language."""
+    who = await visitor(request)
+    t = lambda key: escape(message(who.lang, key))  # noqa: E731
+    body = (f'<section class="state empty not-found" role="alert"><h1>{t("notfound.title")}</h1>'
+            f'<p>{t("notfound.hint")}</p><p class="actions">'
+            f'<a class="button primary" href="/evaluators">{t("notfound.backevaluators")}</a> '
+            f'<a class="button secondary" href="/tasks">{t("notfound.backtasks")}</a></p></section>')
+    user = who.principal.name if who.principal else None
+    html = shell.render(lang=who.lang, title=message(who.lang, "notfound.title"), page="notfound", user=user,
+                        csrf=who.csrf, body=body)
+    return HTMLResponse(html, status_code=404, headers=PAGE_HEADERS)
+
+
+@router.get("/favicon.ico")
+async def favicon() -> Response:
+    """Browsers ask for it before reading the page's ``<link rel=icon>``: the same picture."""
+    return FileResponse(str(STATIC_DIR.joinpath("favicon.svg")), media_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=86400"})
 
 
 @router.get("/")

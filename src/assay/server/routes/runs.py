@@ -19,13 +19,14 @@ from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
 from assay.server.service import Service
 from assay.store import runs as rows
+from assay.store import tasks as task_rows
 from assay.store.models import EvaluationResult, Run
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 
 Status = Literal["passed", "failed", "error", "pending"]
-EXPORT_COLUMNS = ("runId", "sampleId", "evaluatorId", "evaluatorName", "status", "passed", "score", "reason",
-                  "error", "latencyMs", "details", "createdAt")
+EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluatorId", "evaluatorName", "status",
+                  "passed", "score", "reason", "error", "latencyMs", "details", "createdAt")
 
 
 def run_out(run: Run) -> RunOut:
@@ -94,7 +95,7 @@ def export_results(
 ) -> StreamingResponse:
     _found(session, run_id)
     query = rows.results_query(run_id, status=status, evaluator_id=evaluator_id, failed_only=failed_only)
-    lines = _jsonl(service, query) if format == "jsonl" else _csv(service, query)
+    lines = _jsonl(service, query) if format == "jsonl" else _csv(service, query, run_id)
     media = "application/x-ndjson" if format == "jsonl" else "text/csv; charset=utf-8"
     filename = f"run-{run_id}.{format}"
     return StreamingResponse(lines, media_type=media,
@@ -126,19 +127,35 @@ def inert_cell(value: Any) -> Any:
     return value
 
 
-def _csv(service: Service, query: Any) -> Iterator[bytes]:
+def _samples(service: Service, run_id: str) -> dict[str, dict[str, Any]]:
+    """The run's task's dataset rows by sample id (the rows as the task holds them now)."""
+    with service.database.session() as session:
+        run = rows.get_run(session, run_id)
+        task = task_rows.get_task(session, run.task_id) if run is not None else None
+        return {str(row.get("id")): row for row in (task.dataset or [])} if task is not None else {}
+
+
+def _csv(service: Service, query: Any, run_id: str) -> Iterator[bytes]:
+    """The results with each sample's input, output and expected, after a UTF-8 byte order mark
+    (without it Excel reads the file in the machine's code page and garbles Chinese)."""
+    samples = _samples(service, run_id)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
     writer.writeheader()
+    yield "\ufeff".encode() + buffer.getvalue().encode()
+    buffer.seek(0)
+    buffer.truncate()
     for record in _records(service, query):
         record["details"] = orjson.dumps(record["details"]).decode()
         record["passed"] = "true" if record["passed"] else "false"
+        sample = samples.get(record["sampleId"], {})
+        for column in ("input", "output", "expected"):
+            value = sample.get(column)
+            record[column] = value if value is None or isinstance(value, str) else orjson.dumps(value).decode()
         writer.writerow({key: inert_cell(value) for key, value in record.items()})
         yield buffer.getvalue().encode()
         buffer.seek(0)
         buffer.truncate()
-    if buffer.tell():
-        yield buffer.getvalue().encode()
 
 
 def _found(session: Session, run_id: str) -> Run:

@@ -44,7 +44,7 @@ from assay.runner.suites.dialects._vally_runs import SIBLINGS, discover, locate,
 from assay.runner.suites.filemodel import FileModel, Keys, Text, read_model
 from assay.runner.suites.graders import compile_graders
 from assay.runner.suites.runs import Runs, find_results, make_sample, unmatched_warning
-from assay.runner.suites.suite import Suite
+from assay.runner.suites.suite import DialectOptions, Suite
 from assay.runner.yamlsrc import YamlDoc
 
 NAME = "vally"
@@ -121,7 +121,8 @@ class VallyFile(FileModel):
 detect = detect_vally
 
 
-def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
+def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
+         options: DialectOptions | None = None) -> Suite:
     """Load a Vally eval spec. Raises SpecError naming file, line and field for invalid input."""
     warnings: list[str] = []
     spec = read_model(VallyFile, doc.data, doc, warnings=warnings)

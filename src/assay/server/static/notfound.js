@@ -1,0 +1,1 @@
+var e=JSON.parse(document.getElementById("assay-boot").textContent),a=e.lang,s=e.csrf,c=e.params||{};var n="assay_lang",o=365*24*3600,t=document.getElementById("lang-switch");t&&t.addEventListener("change",()=>{document.cookie=`${n}=${t.value}; path=/; max-age=${o}; samesite=lax`,window.location.reload()});
