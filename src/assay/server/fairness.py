@@ -1,9 +1,9 @@
 """Sharing one server's sandbox fairly between users: task runs and ``/test`` requests alike.
 
 Every code evaluation of the process (a sandbox call, or a piece of a batch) passes through
-one ``FairGate`` before it reaches the sandbox. The gate lets ``slots`` of them run at once
-(the sandbox's workers: more would only queue inside it) and, when a slot frees, gives it to
-the next user in turn who has one waiting and fewer than ``per_user`` in flight. So a user
+one ``FairGate`` before it reaches the sandbox. The gate keeps at most ``slots`` sandbox workers
+busy (more would only queue inside the sandbox, behind whoever came first) and, when workers
+free, gives them to the next user in turn who has a call waiting and is under ``per_user``. So a user
 whose large run or slow tests fill the sandbox delays another user's test or one-sample run by
 at most one evaluation: the next free slot is theirs.
 
@@ -49,12 +49,15 @@ def as_user(user: str, function: Callable[..., T], *args: Any) -> T:
 
 @dataclass(slots=True)
 class _Queue:
-    waiting: deque[threading.Event] = field(default_factory=deque)
+    waiting: deque[tuple[threading.Event, int]] = field(default_factory=deque)
     running: int = 0
 
 
 class FairGate:
-    """At most ``slots`` evaluations at once, at most ``per_user`` of one user, users in turn."""
+    """At most ``slots`` sandbox workers busy at once, at most ``per_user`` of them for one
+    user, users in turn. A call weighs the workers it keeps busy (the sandbox spreads a batch
+    over all of its workers): a user whose turn it is waits for room rather than being passed
+    over, so a large batch is never starved by a stream of small ones."""
 
     def __init__(self, slots: int, per_user: int) -> None:
         self.slots = max(1, slots)
@@ -65,44 +68,51 @@ class FairGate:
         self._running = 0
 
     def in_flight(self) -> dict[str, int]:
-        """Evaluations running now, per user (for metrics and tests)."""
+        """Sandbox workers busy now, per user (for metrics and tests)."""
         with self._lock:
             return {user: queue.running for user, queue in self._users.items() if queue.running}
 
     @contextmanager
-    def slot(self, user: str) -> Iterator[None]:
-        """Hold one slot for ``user`` for the block (waits for its turn)."""
+    def slot(self, user: str, weight: int = 1) -> Iterator[None]:
+        """Hold ``weight`` sandbox workers for ``user`` for the block (waits for its turn)."""
+        weight = max(1, min(weight, self.slots))
         ticket = threading.Event()
         with self._lock:
             queue = self._users.get(user)
             if queue is None:  # new in the turn order: nobody has waited on them yet, so first
                 queue = self._users[user] = _Queue()
                 self._users.move_to_end(user, last=False)
-            queue.waiting.append(ticket)
+            queue.waiting.append((ticket, weight))
             self._dispatch()
         ticket.wait()
         try:
             yield
         finally:
             with self._lock:
-                self._running -= 1
-                queue.running -= 1
+                self._running -= weight
+                queue.running -= weight
                 if not queue.running and not queue.waiting:
                     self._users.pop(user, None)
                 self._dispatch()
 
     def _dispatch(self) -> None:
-        """Hand free slots to waiting users in turn (under the lock)."""
-        while self._running < self.slots:
-            chosen = next((user for user, queue in self._users.items()
-                           if queue.waiting and queue.running < self.per_user), None)
-            if chosen is None:
+        """Hand free workers to waiting users in turn (under the lock)."""
+        while True:
+            for user, queue in self._users.items():
+                if not queue.waiting:
+                    continue
+                weight = queue.waiting[0][1]
+                if queue.running and queue.running + weight > self.per_user:
+                    continue  # at their cap: the next user's turn
+                if self._running and self._running + weight > self.slots:
+                    return  # their turn, but no room yet: nobody overtakes them
+                queue.running += weight
+                self._running += weight
+                queue.waiting.popleft()[0].set()
+                self._users.move_to_end(user)  # served: the others come first next time
+                break
+            else:
                 return
-            queue = self._users[chosen]
-            queue.running += 1
-            self._running += 1
-            queue.waiting.popleft().set()
-            self._users.move_to_end(chosen)  # served: the others come first next time
 
 
 class FairCodeRunner:
@@ -118,7 +128,7 @@ class FairCodeRunner:
         self._pieces = ThreadPoolExecutor(max_workers=4 * gate.slots, thread_name_prefix="assay-sandbox-piece")
 
     def call(self, request: CodeCall) -> CodeOutcome:
-        with self.gate.slot(_user.get()):
+        with self.gate.slot(_user.get(), 1):
             return self.inner.call(request)
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
@@ -132,7 +142,7 @@ class FairCodeRunner:
         return outcomes
 
     def _piece(self, user: str, piece: CodeBatch) -> list[CodeOutcome]:
-        with self.gate.slot(user):
+        with self.gate.slot(user, len(piece.args)):  # the sandbox spreads it over that many workers at most
             return call_batch(self.inner, piece)
 
     def check(self, language: Any, source: str, function: str = "evaluate") -> str | None:

@@ -138,8 +138,7 @@ class RunWorker:
             if claim.id in self._lost or claim.run_id in self._cancelled:
                 return True
         with self.database.session() as session:
-            run = run_rows.get_run(session, claim.run_id)
-            return run is None or run.status not in run_rows.ACTIVE
+            return run_rows.status_of(session, claim.run_id) not in run_rows.ACTIVE
 
     def _heartbeat(self) -> None:
         while not self._stopping.wait(self.lease_s / 3):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import Select, func, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from assay.store import listing, queue
@@ -35,6 +35,12 @@ def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any
 def get_run(session: Session, run_id: str) -> Run | None:
     """The run, or None (also for an id that is not a row id at all)."""
     return session.get(Run, run_id) if is_row_id(run_id) else None
+
+
+def status_of(session: Session, run_id: str) -> str | None:
+    """The run's status alone (None when there is no such run): what a grading slot reads
+    between chunks, without the run's evaluator snapshot."""
+    return session.scalar(select(Run.status).where(Run.id == run_id)) if is_row_id(run_id) else None
 
 
 def list_runs(session: Session, task_id: str) -> list[Run]:
@@ -138,14 +144,19 @@ def list_results(session: Session, query: Select[tuple[EvaluationResult]], *, li
 
 def iter_results(session: Session, query: Select[tuple[EvaluationResult]], *,
                  batch: int = 500) -> Iterator[EvaluationResult]:
-    """Every row of ``query``, fetched ``batch`` at a time (an export of a large run streams)."""
-    offset = 0
+    """Every row of ``query`` (a ``results_query``: in sample index then id order), fetched
+    ``batch`` at a time after the last one seen (keyset paging: each batch costs the same at the
+    end of a run of millions as at its start, unlike an offset), so an export or a summary of a
+    large run streams."""
+    r = EvaluationResult
+    after = query
     while True:
-        rows = list(session.scalars(query.limit(batch).offset(offset)))
+        rows = list(session.scalars(after.limit(batch)))
         yield from rows
         if len(rows) < batch:
             return
-        offset += batch
+        last = rows[-1]
+        after = query.where(tuple_(r.sample_index, r.id) > tuple_(last.sample_index, last.id))
 
 
 def _dialect_insert(session: Session) -> Any:
