@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeGuard
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -56,7 +56,7 @@ def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[
                 resources: Resources | None = None) -> list[GraderResult]:
     """Grade many samples under one spec, validated once; vectorised where the grader allows."""
     grader = _grader(spec, resources)
-    if grader.io_bound:
+    if grader.traits.io_bound:
         from concurrent.futures import ThreadPoolExecutor
 
         parsed = _batch(samples)
@@ -70,6 +70,10 @@ def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[
         return grade_many(grader, _batch(samples))
 
 
+def _all_samples(rows: Sequence[Mapping[str, Any] | Sample]) -> TypeGuard[Sequence[Sample]]:
+    return all(isinstance(s, Sample) for s in rows)
+
+
 def _batch(samples: Sequence[Mapping[str, Any] | Sample]) -> list[Sample]:
     """The samples of a batch as Samples; the default id of ``samples[i]`` is ``str(i)``.
 
@@ -77,10 +81,12 @@ def _batch(samples: Sequence[Mapping[str, Any] | Sample]) -> list[Sample]:
     are validated together, and when one of them is refused the whole batch is validated again
     as one list, so that the error names every bad ``samples[i]`` field as before.
     """
-    if all(isinstance(s, Sample) for s in samples):
-        return list(samples)
-    if isinstance(samples, (str, bytes, Mapping)):
+    if isinstance(samples, (str, bytes, Mapping)) or not isinstance(samples, Iterable):
         raise SpecError(f"samples must be a list of mappings, got {type(samples).__name__}")
+    if not isinstance(samples, Sequence):  # a generator, say: read once
+        samples = list(samples)
+    if _all_samples(samples):
+        return list(samples)
     with collector_paused():
         parsed = trusted_samples(samples)
         rest = [i for i, s in enumerate(parsed) if s is None]

@@ -44,7 +44,8 @@ The service (``assay serve``):
 
 The run queue (``assay.server.worker``), shared by every server of one database:
 
-- ``ASSAY_RUN_SLICE_SIZE`` (``run_slice_size``, 256): samples per slice, the unit a server leases;
+- ``ASSAY_RUN_SLICE_SIZE`` (``run_slice_size``, 0): samples per slice, the unit a server leases;
+  0 lets ``runner.sizing`` decide from the run's graders (1000 when all are pure, 32 otherwise);
 - ``ASSAY_RUN_SLOTS`` (``run_slots``, 2): slices one server grades at once;
 - ``ASSAY_RUN_LEASE_S`` (``run_lease_s``, 30): how long a slice stays leased without a heartbeat
   (heartbeats come every third of it): a dead server's slices are taken over after this;
@@ -100,7 +101,7 @@ class Settings:
     api_judge_base_urls: frozenset[str] = frozenset()
     api_judge_key_envs: frozenset[str] = frozenset()
     run_concurrency: int = 8
-    run_slice_size: int = 256
+    run_slice_size: int = 0
     run_slots: int = 2
     run_lease_s: int = 30
     queue_poll_ms: int = 500
@@ -137,7 +138,7 @@ class Settings:
             api_judge_base_urls=frozenset(u.rstrip("/") for u in _list(env, "ASSAY_API_JUDGE_BASE_URLS")),
             api_judge_key_envs=frozenset(_list(env, "ASSAY_API_JUDGE_KEY_ENVS")),
             run_concurrency=_positive_int(env, "ASSAY_RUN_CONCURRENCY", 8, "evaluations"),
-            run_slice_size=_positive_int(env, "ASSAY_RUN_SLICE_SIZE", 256, "samples"),
+            run_slice_size=_positive_int(env, "ASSAY_RUN_SLICE_SIZE", 0, "samples", minimum=0),
             run_slots=_positive_int(env, "ASSAY_RUN_SLOTS", 2, "slices"),
             run_lease_s=_positive_int(env, "ASSAY_RUN_LEASE_S", 30, "seconds", minimum=2),
             queue_poll_ms=_positive_int(env, "ASSAY_QUEUE_POLL_MS", 500),

@@ -17,16 +17,14 @@ from assay.core.result import Status
 from assay.core.untrusted import cap_text, clean_text
 from assay.runner import figures
 from assay.runner.files import check_outputs, json_bytes, write_output
+from assay.runner.repeats import run_attempts, sample_ids
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
-from assay.runner.run import run_suite
+from assay.runner.sizing import batch_sizes
 from assay.runner.suites import Suite, load_suite
 
 PROGRESS_MIN_SAMPLES = 200
-CODE_CHUNK = 512
-"""The largest chunk when code graders are the only ones waiting on I/O: two sandbox chunks of
-256 (one per core on a 2-core machine)."""
 MAX_LISTED = 20
 
 
@@ -34,7 +32,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
-            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False) -> int:
+            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False,
+            repeats: int | None = None, baseline: Path | None = None, fail_on_regression: bool = False,
+            alpha: float = 0.05) -> int:
     if explain_dialect:
         explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
                                waza_version=waza_version)
@@ -43,6 +43,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
+        if waza_version is not None:  # the Ray engine's workers load suites by the newest release
+            raise SpecError("--waza-version is not supported with --engine ray yet; set the suite's "
+                            "waza_version key, or grade with --engine local")
         return execute_ray(suite_path, out=out, junit=junit, results=results, threshold=threshold,
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
@@ -54,16 +57,19 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         suite.threshold = threshold
     if cost_ordered is not None:
         suite.cost_ordered = cost_ordered
+    if repeats is not None:
+        suite.repeats = repeats
     export_path, fingerprint, previous = _outputs(suite, out=out, junit=junit, summary_json=summary_json,
                                                   export=export, export_path=export_path, resume=resume)
     sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
     done = {v.id for v in previous}
+    sizes = batch_sizes(suite.all_graders(), concurrency)
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
-        with _progress(show_progress, len(suite.samples) - len(done)) as advance:
-            result = run_suite(suite, resources=_resources(no_cache), concurrency=concurrency, done_ids=done,
-                               sink=sink, on_progress=advance,
-                               chunk_size=_chunk(suite, concurrency), max_chunk=_max_chunk(suite))
+        with _progress(show_progress, len(suite.samples) * suite.repeats - len(done)) as advance:
+            result = run_attempts(suite, resources=_resources(no_cache), fresh=lambda: _resources(True),
+                                  concurrency=concurrency, done_ids=done, sink=sink, on_progress=advance,
+                                  chunk_size=sizes.first, max_chunk=sizes.largest)
     finally:
         if sink is not None:
             sink.close()
@@ -73,8 +79,13 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     reviews = load_reviews(out) if out is not None else []
     if reviews:
         verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
-    return _report(suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
+    code = _report(suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
                    export=export, export_path=export_path, summary_json=summary_json, quiet=quiet)
+    if baseline is None:
+        return code
+    from assay.cli.compare_cmd import against_baseline
+
+    return against_baseline(baseline, verdicts, code, fail_on_regression=fail_on_regression, alpha=alpha)
 
 
 def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: int, *,
@@ -168,7 +179,7 @@ def _previous(out: Path, suite, fingerprint: str) -> list:
             f"by another suite or grader set (fingerprint {sorted(map(str, others))[0]})"
         raise SpecError(f"{out} was written {written}, not by this suite (fingerprint {fingerprint}); "
                         "write to another --out, or run without --resume to start again")
-    known = {s.id for s in suite.samples}
+    known = sample_ids(suite)
     # A streamed suite (--engine ray) has no samples loaded: its ids are not known up front.
     strangers = [v.id for v in log.verdicts if v.id not in known] if suite.samples else []
     if strangers:
@@ -214,26 +225,6 @@ def _judge_counts(verdicts) -> tuple[int, int]:
                 total += 1
                 cached += bool(r.details.get("cached"))
     return total, cached
-
-
-def _chunk(suite, concurrency: int) -> int:
-    """Samples per chunk: large for pure graders (vectorised batches), small when a sandbox,
-    program or LLM grader is involved, so progress and the results file advance steadily."""
-    if any(cls.io_bound for cls in _grader_classes(suite)):
-        return max(16, concurrency * 4)
-    return 1000
-
-
-def _max_chunk(suite) -> int | None:
-    """How large chunks may grow while they are graded quickly: when code graders are the only
-    ones waiting on I/O, up to ``CODE_CHUNK`` (the sandbox runs a chunk per process: fewer,
-    larger ones cost less)."""
-    waiting = [cls for cls in _grader_classes(suite) if cls.io_bound]
-    return CODE_CHUNK if waiting and all(cls.batches_io for cls in waiting) else None
-
-
-def _grader_classes(suite) -> list:
-    return [spec.grader_cls for spec in suite.all_graders()]
 
 
 def _print_problem(console, v) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
@@ -82,9 +82,9 @@ class ScriptReport(BaseModel):
 class Script(Grader[ScriptConfig]):
     type = "script"
     description = "Run a script (waza): context JSON on stdin, {score, passed, message, details} on stdout."
+    traits = Traits(io_bound=True, runs_programs=True, reads_workspace=True)
     taxonomy = Taxonomy(determinism="static", cost="low", portability="t3a-scenario",
                         reference="reference-free", temporal_scope="trajectory-level")
-    io_bound = True
 
     def script_path(self) -> str:
         cfg = self.config
@@ -137,10 +137,13 @@ class Script(Grader[ScriptConfig]):
             details["stdout"] = preview(stdout, 2000)
             return self.error_result(code, f"script output is invalid ({reason}); print "
                                      "{\"score\", \"passed\", \"message\", \"details\"} as JSON", details)
-        if report.passed is None and report.score is None:
+        if report.passed is not None:
+            passed = report.passed
+        elif report.score is not None:
+            passed = report.score >= cfg.threshold
+        else:
             return self.error_result(ErrorCode.INVALID_OUTPUT, "script output has neither 'passed' nor 'score'",
                                      details)
-        passed = report.passed if report.passed is not None else report.score >= cfg.threshold
         score = report.score if report.score is not None else (1.0 if passed else 0.0)
         if report.details:
             details["script_details"] = report.details

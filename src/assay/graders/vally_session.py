@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -29,7 +29,8 @@ def reported(sample: Sample, keys: tuple[str, ...]) -> int | None:
     """A count the run reports under one of ``keys`` in its ``outcome`` or ``metadata`` (also
     under their ``metrics``), if any."""
     for source in (sample.outcome or {}, sample.metadata):
-        for holder in (source, source.get("metrics") if isinstance(source.get("metrics"), dict) else {}):
+        metrics = source.get("metrics")
+        for holder in (source, metrics if isinstance(metrics, dict) else {}):
             for key in keys:
                 value: Any = holder.get(key)
                 if isinstance(value, int) and not isinstance(value, bool):
@@ -51,6 +52,7 @@ class VallySessionConfig(GraderConfig):
 class VallySession(Grader[VallySessionConfig]):
     type = "vally_session"
     description = "Vally's completed / exit-success: the session ended with output (and, strictly, cleanly)."
+    traits = Traits()
     taxonomy = Taxonomy(determinism="static", cost="free", reference="reference-free",
                         temporal_scope="trajectory-level", portability="t1-universal")
 

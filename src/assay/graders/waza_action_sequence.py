@@ -14,13 +14,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
-from assay.graders._waza import precision_recall_f1, sequence_match, tools_used
+from assay.graders._waza import SequenceMode, precision_recall_f1, sequence_match, tools_used
 
-_MODES = {"exact_match": "exact", "in_order_match": "in_order", "any_order_match": "any_order"}
+_MODES: dict[str, SequenceMode] = {"exact_match": "exact", "in_order_match": "in_order", "any_order_match": "any_order"}
 
 
 class WazaActionSequenceConfig(GraderConfig):
@@ -33,6 +33,7 @@ class WazaActionSequenceConfig(GraderConfig):
 class WazaActionSequence(Grader[WazaActionSequenceConfig]):
     type = "waza_action_sequence"
     description = "waza's action_sequence grader: tool-call order against expected actions; score is F1."
+    traits = Traits()
     taxonomy = Taxonomy(temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary
@@ -12,6 +12,9 @@ from assay.core.result import Status
 from assay.core.untrusted import cap_text, xml_text
 from assay.runner import figures
 from assay.runner.files import write_output
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 
 def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], duration_s: float,
@@ -96,8 +99,9 @@ def summary_table(summary: SuiteSummary, title: str) -> Any:
     show_pending = any(g.pending for g in graders)
     show_skipped = any(g.skipped for g in graders)
     table = Table(title=title, title_justify="left", caption=_caption(summary), caption_justify="left")
-    columns = [("grader", "left"), ("type", "left"), ("weight", "right"), ("pass rate [95% CI]", "right"),
-               ("mean score [95% CI]", "right"), ("passed", "right"), ("failed", "right"), ("errors", "right")]
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("grader", "left"), ("type", "left"), ("weight", "right"), ("pass rate [95% CI]", "right"),
+        ("mean score [95% CI]", "right"), ("passed", "right"), ("failed", "right"), ("errors", "right")]
     columns += [("pending", "right")] if show_pending else []
     columns += [("skipped", "right")] if show_skipped else []
     for col, just in columns:

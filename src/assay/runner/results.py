@@ -164,7 +164,7 @@ def verdict_from_row(row: Any, where: str) -> SampleVerdict:
         raise SpecError(f"sample {row['id']!r}: `results` must be a list of grader results", where=where)
     try:
         results = [GraderResult.model_validate(r) for r in raw_results]
-        status = Status(row.get("status"))
+        status = Status(str(row.get("status")))  # not one of the values: ValueError, below
     except ValidationError as exc:
         raise SpecError.from_validation(exc, path="results", where=where) from None
     except ValueError:

@@ -12,9 +12,10 @@ from typing import Any
 
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
-from assay.core.result import ErrorCode, GraderResult
+from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
+from assay.runner.sizing import BatchSizes, batch_sizes
 from assay.server.fairness import acting_for
 from assay.server.grading import Grading
 from assay.server.run_summary import summarise
@@ -22,11 +23,8 @@ from assay.store import queue
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.db import Database
+from assay.store.models import RunState
 from assay.store.queue import Claim
-
-CHUNK = 32
-"""Samples of an I/O-bound evaluator (sandbox, program, judge) graded and committed together:
-what a stop or a cancel waits for at most."""
 
 Rows = Callable[[Any, str, int, int], list[dict[str, Any]]]
 
@@ -35,9 +33,10 @@ class SliceGrader:
     """Grades slices for one server: results through ``grading``'s resources, I/O fanned out on
     ``pool``. ``rows`` reads a slice's dataset rows (``store.tasks.dataset_rows``)."""
 
-    def __init__(self, database: Database, grading: Grading, pool: ThreadPoolExecutor,
+    def __init__(self, database: Database, grading: Grading, pool: ThreadPoolExecutor, concurrency: int,
                  rows: Rows = task_rows.dataset_rows) -> None:
         self.database = database
+        self.concurrency = concurrency
         self.grading = grading
         self.pool = pool
         self.rows = rows
@@ -66,27 +65,39 @@ class SliceGrader:
             self.finish_run(claim.run_id, specs)
         return True
 
+    def sizes(self, specs: Sequence[dict[str, Any]]) -> BatchSizes:
+        """``runner.sizing``'s sizes for a run's evaluator specs (those that no longer compile
+        count as pure: they are graded as config errors)."""
+        compiled = []
+        for spec in specs:
+            try:
+                compiled.append(self.grading.compile_stored(spec["type"], spec["config"], spec["name"],
+                                                            spec["weight"]))
+            except SpecError:
+                continue
+        return batch_sizes(compiled, self.concurrency)
+
     def finish_run(self, run_id: str, specs: Sequence[dict[str, Any]]) -> None:
         """Every slice is done: the exact count, the summary (counted in SQL), ``completed``
         (unless it was cancelled meanwhile)."""
         with self.database.session() as session:
             weights = {spec["evaluatorId"]: spec["weight"] for spec in specs}
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
-            run_rows.set_status(session, run_id, "completed", summary=summarise(session, run_id, weights),
+            run_rows.set_status(session, run_id, RunState.COMPLETED, summary=summarise(session, run_id, weights),
                                 only_from=run_rows.ACTIVE)
 
     def _grade_evaluator(self, claim: Claim, spec: dict[str, Any], todo: list[tuple[int, Sample]],
                          stopped: Callable[[], bool]) -> bool:
         grader: Grader[Any] | None = None
-        problem = ""
+        problem, step = "", len(todo)
         try:
-            grader = self.grading.compile_stored(spec["type"], spec["config"], spec["name"],
-                                                 spec["weight"]).build(self.grading.resources)
+            compiled = self.grading.compile_stored(spec["type"], spec["config"], spec["name"], spec["weight"])
+            grader = compiled.build(self.grading.resources)
+            # A pure grader takes the slice in one call and one commit; one that waits on I/O goes
+            # in smaller chunks, each committed, so a cancel or a stop waits for one chunk at most.
+            step = batch_sizes([compiled], self.concurrency).first
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
             problem = str(exc)
-        # A pure grader takes the slice in one call (it is quick, and one commit costs less than
-        # many); one that waits on I/O goes by CHUNK, so a cancel or a stop waits for one chunk.
-        step = CHUNK if grader is not None and grader.io_bound else len(todo)
         for first in range(0, len(todo), step):
             if stopped():
                 return False
@@ -105,7 +116,7 @@ class SliceGrader:
 
 
 def config_error(spec: dict[str, Any], problem: str) -> GraderResult:
-    return GraderResult(name=spec["name"], type=spec["type"], status="error", passed=False,
+    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False,
                         reason=f"the evaluator's config is no longer valid: {problem}",
                         error=ErrorCode.INVALID_CONFIG, weight=spec["weight"])
 

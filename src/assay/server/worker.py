@@ -21,6 +21,7 @@ import socket
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 from assay.server.grading import Grading
 from assay.server.slices import SliceGrader
@@ -28,6 +29,7 @@ from assay.settings import Settings
 from assay.store import queue
 from assay.store import runs as run_rows
 from assay.store.db import Database
+from assay.store.models import RunState
 from assay.store.queue import Claim
 
 log = logging.getLogger("assay.server.runs")
@@ -44,7 +46,7 @@ class RunWorker:
         self.lease_s = float(settings.run_lease_s)
         self.poll_s = settings.queue_poll_ms / 1000
         self._pool = ThreadPoolExecutor(max_workers=settings.run_concurrency, thread_name_prefix="assay-grade")
-        self.slices = SliceGrader(database, grading, self._pool)
+        self.slices = SliceGrader(database, grading, self._pool, settings.run_concurrency)
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._lock = threading.Lock()
@@ -59,12 +61,19 @@ class RunWorker:
         with self.database.session() as session:
             for run in queue.unplanned_runs(session):
                 samples = run.total // max(1, len(run.evaluators))
-                queue.plan(session, run.id, run.created_by_id, samples, self.settings.run_slice_size)
+                queue.plan(session, run.id, run.created_by_id, samples, self.slice_size(list(run.evaluators)))
             waiting = run_rows.active_run_ids(session)
         for n in range(self.settings.run_slots):
             self._spawn(self._slot, f"assay-run-slot-{n}")
         self._spawn(self._heartbeat, "assay-run-heartbeat")
         return waiting
+
+    def slice_size(self, specs: list[dict[str, Any]]) -> int:
+        """Samples per slice of a run graded by ``specs`` (a run's snapshot): ``ASSAY_RUN_SLICE_SIZE``
+        when set, else what ``runner.sizing`` decides for these graders."""
+        if self.settings.run_slice_size:
+            return self.settings.run_slice_size
+        return self.slices.sizes(specs).first
 
     def submit(self, run_id: str) -> None:
         """A run was queued here: wake an idle slot rather than wait for its poll."""
@@ -116,7 +125,7 @@ class RunWorker:
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
             log.exception("run %s failed in samples %d-%d", claim.run_id, claim.start, claim.stop)
             with self.database.session() as session:
-                run_rows.set_status(session, claim.run_id, "failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+                run_rows.set_status(session, claim.run_id, RunState.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000],
                                     only_from=run_rows.ACTIVE)
         finally:
             with self._lock:

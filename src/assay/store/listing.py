@@ -34,8 +34,8 @@ def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def search(query: Select[tuple[T]], words: str | None,
-           columns: Sequence[InstrumentedAttribute[Any]]) -> Select[tuple[T]]:
+def search(query: Select[T], words: str | None,
+           columns: Sequence[InstrumentedAttribute[Any]]) -> Select[T]:
     """Rows where every word appears (any case) in one of ``columns``."""
     for word in (words or "").split()[:10]:
         pattern = _like(word.lower())
@@ -43,7 +43,7 @@ def search(query: Select[tuple[T]], words: str | None,
     return query
 
 
-def page(session: Session, query: Select[tuple[T]], window: Window,
+def page(session: Session, query: Select[T], window: Window,
          sortable: Mapping[str, InstrumentedAttribute[Any] | ColumnElement[Any]],
          tie: InstrumentedAttribute[Any]) -> tuple[list[T], int]:
     """The rows of ``window`` and how many there are in all. ``window.sort`` must be a key of

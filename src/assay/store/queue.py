@@ -26,9 +26,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
-from assay.store.models import Run, RunSlice, SliceState, utcnow
+from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceState, utcnow
 
-ACTIVE_RUNS = ("queued", "running")
+ACTIVE_RUNS = ACTIVE_STATES
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +107,8 @@ def claim(session: Session, holder: str, lease_s: float) -> Claim | None:
             .execution_options(synchronize_session=False))
         if taken.rowcount != 1:
             continue
-        session.execute(update(Run).where(Run.id == found.run_id, Run.status == "queued")
-                        .values(status="running", started_at=now))
+        session.execute(update(Run).where(Run.id == found.run_id, Run.status == RunState.QUEUED.value)
+                        .values(status=RunState.RUNNING.value, started_at=now))
         return Claim(found.id, found.run_id, found.user_id, found.start, found.stop)
     return None
 

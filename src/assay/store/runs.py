@@ -8,24 +8,24 @@ never loses what was committed before it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, func, select, tuple_, update
+from sqlalchemy import CursorResult, Select, func, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from assay.store import listing, queue
 from assay.store.clean import storable
-from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
+from assay.store.models import ACTIVE_STATES, FINAL_STATES, EvaluationResult, Run, RunState, is_row_id, utcnow
 
-ACTIVE = ("queued", "running")
+ACTIVE = ACTIVE_STATES
 
 
 def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], samples: int,
                created_by_id: str | None, slice_size: int) -> Run:
     """A queued run grading ``samples`` samples with the snapshotted evaluator specs, cut into
     slices of ``slice_size`` samples in the run queue (``store.queue``), in the same transaction."""
-    run = Run(task_id=task_id, status="queued", evaluators=evaluators, total=samples * len(evaluators), done=0,
-              created_by_id=created_by_id)
+    run = Run(task_id=task_id, status=RunState.QUEUED.value, evaluators=evaluators,
+              total=samples * len(evaluators), done=0, created_by_id=created_by_id)
     session.add(run)
     session.flush()
     queue.plan(session, run.id, created_by_id, samples, slice_size)
@@ -58,10 +58,10 @@ def set_status(session: Session, run_id: str, status: str, *, error: str | None 
     """Set a run's status (and its times, error, summary); with ``only_from``, only if its status
     is one of those, in the same statement, so that a cancel and the grading process cannot
     overwrite each other's word. True when the row was changed."""
-    values: dict[str, Any] = {"status": status}
-    if status == "running":
+    values: dict[str, Any] = {"status": str(status)}  # a plain string for the driver, never an enum
+    if status == RunState.RUNNING:
         values["started_at"] = utcnow()
-    if status in ("completed", "failed", "cancelled"):
+    if status in FINAL_STATES:
         values["finished_at"] = utcnow()
     if error is not None:
         values["error"] = storable(error)
@@ -69,8 +69,9 @@ def set_status(session: Session, run_id: str, status: str, *, error: str | None 
         values["summary"] = summary
     statement = update(Run).where(Run.id == run_id)
     if only_from is not None:
-        statement = statement.where(Run.status.in_(tuple(only_from)))
-    return bool(session.execute(statement.values(**values)).rowcount)
+        statement = statement.where(Run.status.in_([str(s) for s in only_from]))
+    # an UPDATE's result is a CursorResult (Session.execute is typed as returning a plain Result)
+    return bool(cast(CursorResult[Any], session.execute(statement.values(**values))).rowcount)
 
 
 def graded_sample_ids(session: Session, run_id: str, evaluator_id: str) -> set[str]:
@@ -120,12 +121,12 @@ def status_counts(session: Session, run_id: str) -> list[tuple[str, str, str, in
 
 
 def results_query(run_id: str, *, status: str | None = None, evaluator_id: str | None = None,
-                  failed_only: bool = False, sample_id: str | None = None) -> Select[tuple[EvaluationResult]]:
+                  failed_only: bool = False, sample_id: str | None = None) -> Select[EvaluationResult]:
     """The results of a run, filtered, in dataset then evaluator order. Filter values are
     compared as stored (a NUL is stored as U+FFFD)."""
     query = select(EvaluationResult).where(EvaluationResult.run_id == storable(run_id))
     if status is not None:
-        query = query.where(EvaluationResult.status == status)
+        query = query.where(EvaluationResult.status == str(status))
     if failed_only:
         query = query.where(EvaluationResult.passed.is_(False))
     if evaluator_id is not None:
@@ -135,14 +136,14 @@ def results_query(run_id: str, *, status: str | None = None, evaluator_id: str |
     return query.order_by(EvaluationResult.sample_index, EvaluationResult.id)
 
 
-def list_results(session: Session, query: Select[tuple[EvaluationResult]], *, limit: int,
+def list_results(session: Session, query: Select[EvaluationResult], *, limit: int,
                  offset: int) -> tuple[list[EvaluationResult], int]:
     """One page of ``query`` and the number of rows it has in all."""
     total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
     return list(session.scalars(query.limit(limit).offset(offset))), int(total)
 
 
-def iter_results(session: Session, query: Select[tuple[EvaluationResult]], *,
+def iter_results(session: Session, query: Select[EvaluationResult], *,
                  batch: int = 500) -> Iterator[EvaluationResult]:
     """Every row of ``query`` (a ``results_query``: in sample index then id order), fetched
     ``batch`` at a time after the last one seen (keyset paging: each batch costs the same at the
@@ -161,10 +162,12 @@ def iter_results(session: Session, query: Select[tuple[EvaluationResult]], *,
 
 def _dialect_insert(session: Session) -> Any:
     if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert
 
 
 RUN_SORTABLE = {"createdAt": Run.created_at, "status": Run.status, "finishedAt": Run.finished_at}
@@ -177,5 +180,5 @@ def find_runs(session: Session, task_id: str, *, status: str | None = None,
     (by default, the oldest first), and how many match."""
     query = select(Run).where(Run.task_id == task_id).order_by(Run.created_at, Run.id)
     if status is not None:
-        query = query.where(Run.status == status)
+        query = query.where(Run.status == str(status))
     return listing.page(session, query, window or listing.Window(), RUN_SORTABLE, Run.id)

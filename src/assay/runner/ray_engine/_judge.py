@@ -61,14 +61,15 @@ class ActorJudgeClient:
 
 def uses_judges(suite: Suite) -> bool:
     """Whether a grader of ``suite`` may call an LLM judge (a composite counts if a child does)."""
-    return any(spec.grader_cls.kind == "llm" or spec.taxonomy.determinism == "llm" for spec in suite.all_graders())
+    return any(spec.traits.judge for spec in suite.all_graders())
 
 
 def start_judge_actor(settings: Settings, read_cache: bool) -> Any:
     """The run's ``JudgeActor``: no CPU of its own (it waits on the network), many calls at once."""
     import ray
 
-    remote = ray.remote(num_cpus=0, max_concurrency=ACTOR_BATCHES)(JudgeActor)
+    # ray.remote(**options) is typed without max_concurrency; ActorClass.options takes every option
+    remote = ray.remote(JudgeActor).options(num_cpus=0, max_concurrency=ACTOR_BATCHES)
     return remote.remote(settings, read_cache)
 
 

@@ -93,7 +93,7 @@ def open_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     dataset = data.get("dataset") if isinstance(data, dict) else None
     source_path = results or (found.parent / dataset if isinstance(dataset, str) else None)
     kind = STREAMED.get(source_path.suffix.lower()) if source_path is not None else None
-    if kind is None or (isinstance(data, dict) and "samples" in data):
+    if kind is None or source_path is None or (isinstance(data, dict) and "samples" in data):
         suite = load_suite(path, results=results, dialect=dialect, context=context)
         return suite, Source("memory")
     try:

@@ -222,7 +222,7 @@ class _Printed(io.TextIOBase):
         return True
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase's is a read-only property; typeshed: attribute
         return "utf-8"
 
     def write(self, text: str) -> int:

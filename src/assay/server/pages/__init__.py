@@ -7,12 +7,14 @@ mounts everything on an app.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from assay.server.pages import api, views
+from assay.server.pages import api, facts, views
 from assay.server.pages.session import CookieAuth
 from assay.server.pages.views import STATIC_DIR
 
@@ -21,6 +23,7 @@ def install(app: FastAPI, api_prefix: str) -> None:
     """Add the pages, their API, the static files and the cookie sessions to ``app``."""
     app.include_router(views.router)
     app.include_router(api.router)
+    app.include_router(facts.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR), check_dir=False), name="static")
     app.add_middleware(CookieAuth, prefixes=(api_prefix + "/", "/pages/api/"))
     json_error = app.exception_handlers[HTTPException]
@@ -30,8 +33,8 @@ def install(app: FastAPI, api_prefix: str) -> None:
         # clients keep the JSON error.
         if isinstance(exc, HTTPException) and exc.status_code == 404 and views.wants_page(request):
             return await views.not_found_page(request)
-        response: Response = await json_error(request, exc)
-        return response
+        answer = json_error(request, exc)  # FastAPI's is async; a handler may be either
+        return await answer if isinstance(answer, Awaitable) else answer
 
     app.add_exception_handler(HTTPException, not_found)
 

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
+from assay.core.result import Status
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
@@ -20,11 +21,10 @@ from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
 from assay.server.service import Service
 from assay.store import runs as rows
 from assay.store import tasks as task_rows
-from assay.store.models import EvaluationResult, Run
+from assay.store.models import EvaluationResult, Run, RunState
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 
-Status = Literal["passed", "failed", "error", "pending"]
 EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluatorId", "evaluatorName", "status",
                   "passed", "score", "reason", "error", "latencyMs", "details", "createdAt")
 
@@ -55,7 +55,7 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
         raise ApiError(403, f"run {run_id!r} was started by another user; only they or an admin can cancel it")
     # Only from queued or running, in one statement: a run that finished meanwhile stays finished.
     # The row tells the grading process, whichever it is.
-    if not rows.set_status(session, run_id, "cancelled", only_from=rows.ACTIVE):
+    if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=rows.ACTIVE):
         session.refresh(run)
         raise ApiError(409, f"run {run_id!r} is {run.status}; only queued or running runs can be cancelled")
     session.commit()

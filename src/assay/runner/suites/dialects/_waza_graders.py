@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
@@ -187,7 +188,8 @@ class WazaGraders:
 
         waza_kind = entry.get("type", self.default_type) if isinstance(entry, Mapping) else None
         params = WAZA_PARAMS.get(waza_kind) if self.edition == "go" and isinstance(waza_kind, str) else None
-        if params is not None and not (waza_kind == "program" and kind == "program"):  # Vally's shape
+        is_vally_program = waza_kind == "program" and kind == "program"  # Vally's shape
+        if params is not None and isinstance(waza_kind, str) and not is_vally_program:
             config = self._waza_keys(config, params, where, entry, waza_kind)
             return self._prune(grader.Config, config, where, str(kind), checked=True)
         return self._prune(grader.Config, config, where, str(kind))
@@ -261,7 +263,8 @@ def _keyed(annotation: Any) -> bool:
     return any(get_origin(a) is dict for a in (annotation, *get_args(annotation)))
 
 
-def edition_of(kinds: set[str], shapes: set[str], top_keys: set[str], pinned: bool = False) -> Edition:
+def edition_of(kinds: AbstractSet[str], shapes: AbstractSet[str], top_keys: AbstractSet[str],
+               pinned: bool = False) -> Edition:
     """The waza edition a suite is written for: Go when a release is pinned or its results
     file is Go's, Python for Python's results, else from grader kinds or top-level keys only
     one edition has; the Go edition (today's) otherwise. ``kinds`` may hold ``tool_calls:go``

@@ -37,7 +37,7 @@ from pydantic import ConfigDict, Field
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError, format_loc
-from assay.core.spec import Fraction, Weight
+from assay.core.spec import CompiledSpec, Fraction, Weight
 from assay.runner.suites.dialects import _vally_catalogue as catalogue
 from assay.runner.suites.dialects import detect_vally
 from assay.runner.suites.dialects._vally_runs import SIBLINGS, discover, locate, read_runs, with_event_summary
@@ -135,6 +135,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     used_weights: set[str] = set()
     defaults = spec.defaults or VallyDefaults()
     samples, sample_graders, missing, seen = [], {}, [], set()
+    clusters: dict[str, str] = {}
     for i, stim in enumerate(spec.stimuli):
         at = ("stimuli", i)
         if stim.name in seen:
@@ -154,6 +155,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         meta["stimulus"] = stim.name
         for n, (where, run) in enumerate(stim_runs, 1):
             sid = stim.name if len(stim_runs) == 1 else f"{stim.name}#{n}"
+            if len(stim_runs) > 1:
+                clusters[sid] = stim.name
             samples.append(make_sample(sid, run, input=stim.prompt, expected=stim.expected,
                                        metadata=dict(meta), base_dir=base, where=where))
             if specs:
@@ -175,7 +178,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         threshold=scoring.threshold, cost_ordered=spec.cost_ordered, dialect=NAME, source=doc.path,
         definition=spec, inputs=[doc.path, *([results_path] if results_path else []),
                                  *(f for f in run_files if f != results_path)],
-        missing=missing, unmatched_results=unmatched, warnings=warnings)
+        missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings)
 
 
 def _effective(stim: Stimulus, defaults: VallyDefaults, tags: Any) -> dict[str, Any]:
@@ -192,7 +195,8 @@ def _effective(stim: Stimulus, defaults: VallyDefaults, tags: Any) -> dict[str, 
 
 
 def _stimulus_graders(doc: YamlDoc, context: SpecContext, weighing: tuple[dict[str, float], set[str]],
-                      inherited: list[Any], own: list[Any], at: Keys, rubric: Any, warnings: list[str]) -> list[Any]:
+                      inherited: list[Any], own: list[Any], at: Keys, rubric: Any,
+                      warnings: list[str]) -> list[CompiledSpec]:
     """``defaults.graders`` then the stimulus's own, compiled where each is written. Unnamed
     graders take their type as name, numbered ``#2``, ``#3``, ... past names already taken in
     the stimulus; two graders given one name are still an error. ``weighing`` is
@@ -214,7 +218,8 @@ def _stimulus_graders(doc: YamlDoc, context: SpecContext, weighing: tuple[dict[s
         spec = catalogue.entry_spec(doc, entry, where, warnings)
         return catalogue.with_rubric(_named_and_weighted(doc, spec, where, weighing, auto.get(where)), rubric)
 
-    specs, first = [], {}
+    specs: list[CompiledSpec] = []
+    first: dict[str, Keys] = {}  # grader name -> where it is first written
     for where, entries in lists:
         for j, compiled in enumerate(compile_graders(entries, doc, where, context, prepare=prepare)):
             if compiled.name in first:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import glob
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +70,15 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     try:
         release = choose(options.waza_version, None if raw_version is None else str(raw_version))
     except ValueError as exc:
-        where = None if options.waza_version is not None else doc.where("waza_version")
+        where = "" if options.waza_version is not None else doc.where("waza_version")
         raise SpecError(str(exc), where=where) from None
     results_path = find_results(doc, results, _text(doc.data.get("results")), RESULT_FILES)
     runs, shapes, schema = read_waza_runs(results_path) if results_path else ({}, set(), None)
     pinned = options.waza_version is not None or raw_version is not None
     edition = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
     strict = _Strict(release) if edition == "go" and release.has("strict") else None
-    spec = read_model(WazaFile, doc.data, doc, warnings=warnings, unknown=strict and strict.at(doc))
+    spec = read_model(WazaFile, doc.data, doc, warnings=warnings,
+                      unknown=None if strict is None else strict.at(doc))
     base = doc.path.parent.resolve()
     if spec.tasks is None and spec.tasks_from is None:
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
@@ -87,6 +89,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     grade_expected = edition == "go" and release.has("expected")
 
     samples, sample_graders, missing = [], {}, []
+    clusters: dict[str, str] = {}
     for tdoc, task in tasks:
         entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
         task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=WazaGraders(
@@ -102,6 +105,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         expected = tdoc.data.get("expected") if isinstance(tdoc.data, Mapping) else None
         for n, (where, run) in enumerate(task_runs, 1):
             sid = task.id if len(task_runs) == 1 else f"{task.id}#{run.get('trial_id', n)}"
+            if len(task_runs) > 1:
+                clusters[sid] = task.id
             samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=expected, metadata=meta,
                                        base_dir=base, where=where))
             if task_graders:
@@ -119,7 +124,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         threshold=None, cost_ordered=spec.cost_ordered or (spec.config is not None and spec.config.cost_ordered),
         dialect=NAME, source=doc.path, definition=spec,
         inputs=[doc.path, *task_files, *([results_path] if results_path else [])],
-        missing=missing, unmatched_results=unmatched, warnings=warnings,
+        missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings,
         explain=_explain(edition, release, pinned, shapes, schema, results_path))
 
 
@@ -149,8 +154,9 @@ def _kinds(data: Any) -> set[str]:
     out: set[str] = set()
     for g in (data.get("graders") or []) if isinstance(data, Mapping) else []:
         if isinstance(g, Mapping) and isinstance(g.get("type"), str):
-            config = g.get("config") if isinstance(g.get("config"), Mapping) else {}
-            go = g["type"] == "tool_calls" and bool(GO_TOOL_CALLS & {*config, *g})
+            config = g.get("config")
+            keys = {*(config if isinstance(config, Mapping) else {}), *g}
+            go = g["type"] == "tool_calls" and bool(GO_TOOL_CALLS & keys)
             out.add("tool_calls:go" if go else g["type"])
     return out
 
@@ -166,7 +172,7 @@ def _expected_graders(task: WazaTask) -> list[dict[str, Any]]:
                                  ("output_contains_any", exp.output_contains_any)) if values]
 
 
-def _explain(edition: Edition, release: Release, pinned: bool, shapes: set[str], schema: str | None,
+def _explain(edition: Edition, release: Release, pinned: bool, shapes: AbstractSet[str], schema: str | None,
              results: Path | None) -> list[str]:
     lines = []
     why = "a release is pinned" if pinned else "its results file is the Go edition's" if "go" in shapes else \
@@ -215,11 +221,12 @@ def _tasks(doc: YamlDoc, spec: WazaFile, base: Path, warnings: list[str],
         tdoc = YamlDoc(f)
         if not isinstance(tdoc.data, Mapping):
             raise tdoc.error("a task file must be a mapping")
-        task = read_model(WazaTask, tdoc.data, tdoc, warnings=warnings, unknown=strict and strict.at(tdoc))
+        task = read_model(WazaTask, tdoc.data, tdoc, warnings=warnings,
+                          unknown=None if strict is None else strict.at(tdoc))
         for key, model in (("inputs", WazaInputs), ("expected", WazaExpectation)):
             if isinstance(tdoc.data.get(key), Mapping):
                 part = read_model(model, tdoc.data[key], tdoc, key, warnings=warnings,
-                                  unknown=strict and strict.at(tdoc))
+                                  unknown=None if strict is None else strict.at(tdoc))
                 if key == "expected":
                     task.expected = part
         if task.id in seen:
