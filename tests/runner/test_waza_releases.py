@@ -175,3 +175,17 @@ def test_results_of_every_schema_version_load_and_grade(tmp_path, schema):
     got = results(suite)
     assert got["calls"].passed and got["_output_contains"].passed
     assert ("tool_events" in suite.samples[0].metadata) is (schema not in (None, "1.0"))
+
+
+@pytest.mark.parametrize("grader, message", [
+    ("{type: tool_constraint, name: g, config: {allow_only: [{tool: bash}]}}",
+     "waza's tool_constraint option 'allow_only' is not supported by assay yet"),
+    ("{type: json_schema, name: g, config: {schema: {type: object}, extract_json: true}}",
+     "waza's json_schema option 'extract_json' is not supported by assay yet"),
+    ("{ref: github.com/org/graders/lint@v1}", r"remote grader reference \(`ref`"),
+])
+def test_options_waza_defines_but_assay_lacks_are_refused_as_unsupported_not_unknown(tmp_path, grader, message):
+    path = write(tmp_path, {"eval.yaml": EVAL + f"graders:\n  - {grader}\n", "tasks/a.yaml": TASK})
+    with pytest.raises(SpecError, match=message) as exc:
+        load(path)
+    assert "not found in type" not in str(exc.value)

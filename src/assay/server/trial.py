@@ -67,4 +67,4 @@ def answer(result: GraderResult) -> Response:
     return envelope_response(TestResult(passed=result.passed, score=result.score, reason=result.reason,
                                         latency_ms=round(result.latency_ms, 3),
                                         error=None if result.error is None else str(result.error),
-                                        status=str(result.status), details=result.details))
+                                        status=result.status, details=result.details))

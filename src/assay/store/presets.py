@@ -83,11 +83,11 @@ def seed_presets(connection: Connection) -> int:
         if row is None:
             # One microsecond apart, so that listing by creation time keeps the specification's order.
             at = now + timedelta(microseconds=i)
-            result = connection.execute(insert(table).values(
+            result = connection.execute(insert(Evaluator).values(
                 id=preset.id, type="preset", is_preset=True, created_by_id=None, created_at=at, updated_at=at,
                 **values).on_conflict_do_nothing(index_elements=["id"]))
             changed += result.rowcount or 0
         elif (row.name, row.description, row.config) != (preset.name, preset.description, preset.config):
-            connection.execute(update(table).where(table.c.id == preset.id).values(updated_at=now, **values))
+            connection.execute(update(Evaluator).where(Evaluator.id == preset.id).values(updated_at=now, **values))
             changed += 1
     return changed

@@ -31,14 +31,14 @@ EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluator
 
 def run_out(run: Run) -> RunOut:
     progress = run.done / run.total if run.total else 1.0
-    return RunOut(id=run.id, task_id=run.task_id, status=run.status, total=run.total, done=run.done,
+    return RunOut(id=run.id, task_id=run.task_id, status=RunState(run.status), total=run.total, done=run.done,
                   progress=round(min(progress, 1.0), 4), summary=run.summary, error=run.error,
                   created_at=iso(run.created_at), started_at=iso(run.started_at), finished_at=iso(run.finished_at))
 
 
 def result_out(result: EvaluationResult) -> ResultOut:
-    return ResultOut(id=result.id, run_id=result.run_id, sample_id=result.sample_id,
-                     evaluator_id=result.evaluator_id, evaluator_name=result.evaluator_name, status=result.status,
+    return ResultOut(id=result.id, run_id=result.run_id, sample_id=result.sample_id, evaluator_id=result.evaluator_id,
+                     evaluator_name=result.evaluator_name, status=Status(result.status),
                      passed=result.passed, score=result.score, reason=result.reason, details=result.details or {},
                      error=result.error_code, latency_ms=result.latency_ms, created_at=iso(result.created_at))
 
