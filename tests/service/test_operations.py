@@ -18,7 +18,7 @@ def test_health_ready_and_metrics_answer_without_a_token(api):
     assert api.client.get("/health").json()["data"]["status"] == "ok"
     ready = api.client.get("/ready")
     assert ready.status_code == 200
-    assert ready.json()["data"]["schema"] == "0002" and ready.json()["data"]["runs"] == {"queued": 0, "running": 0}
+    assert ready.json()["data"]["schema"] == "0003" and ready.json()["data"]["runs"] == {"queued": 0, "running": 0}
     dataset = new_dataset(api)
     assert upload(api, dataset["id"], "d.jsonl", jsonl([{"id": f"r{i}"} for i in range(7)])).status_code == 200
     text = api.client.get("/metrics").text
@@ -40,14 +40,12 @@ def test_ready_says_what_is_wrong_when_the_database_is_behind(api):
 
 
 def test_a_failed_run_shows_a_reason_and_an_error_id_and_logs_the_sql(api, monkeypatch, caplog):
-    import assay.server.worker as worker
-
     def broken(*_args, **_kwargs):
         raise DataError("SELECT data FROM dataset_rows WHERE secret = %(p)s", {"p": "hunter2"}, Exception("boom"))
 
-    monkeypatch.setattr(worker.dataset_rows, "iter_rows", broken)
+    monkeypatch.setattr(api.client.app.state.service.worker.slices, "rows", broken)
     task = make_task(api, [{"evaluatorId": presets(api)["exact_match"]}])
-    with caplog.at_level(logging.ERROR, logger="assay.server.runs"):
+    with caplog.at_level(logging.ERROR, logger="assay.server"):
         run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
     assert run["status"] == "failed" and run["errorId"] and len(run["errorId"]) == 12
     assert "did not fit the database" in run["error"] and run["errorId"] in run["error"]

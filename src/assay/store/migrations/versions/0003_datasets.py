@@ -5,8 +5,8 @@ The rows a task held inline (``tasks.dataset``, one JSON value) move into a data
 task's name, version 1, one row per sample, and the task's runs are marked as having graded
 that version. Literal data only: nothing here imports assay.
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002q
 Create Date: 2026-11-26
 """
 
@@ -20,8 +20,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002q"
 branch_labels = None
 depends_on = None
 
@@ -130,5 +130,5 @@ def _move_inline_rows() -> None:
 
 
 def downgrade() -> None:
-    raise NotImplementedError("revision 0002 moved every task's rows into dataset tables and cannot be undone "
+    raise NotImplementedError("revision 0003 moved every task's rows into dataset tables and cannot be undone "
                               "in place: restore the backup taken before the upgrade")
