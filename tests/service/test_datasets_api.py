@@ -128,6 +128,9 @@ def test_a_task_grades_the_newest_version_and_its_runs_keep_theirs(api):
     assert api.call("GET", f"/tasks/{task['id']}").json()["data"]["sampleCount"] == 2
     second = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
     assert second["total"] == 2 and second["datasetVersionId"] != first["datasetVersionId"]
+    slices = [line for line in api.client.get("/metrics").text.splitlines()
+              if line.startswith("assay_run_slice_seconds_count")]
+    assert slices and float(slices[0].split()[-1]) >= 2  # each run's slices were timed
 
     used = api.call("DELETE", f"/datasets/{dataset['id']}/versions/1")
     assert used.status_code == 409 and "graded by a run" in used.json()["message"]

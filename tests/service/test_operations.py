@@ -24,6 +24,7 @@ def test_health_ready_and_metrics_answer_without_a_token(api):
     text = api.client.get("/metrics").text
     assert 'assay_runs{state="queued"} 0.0' in text and "assay_dataset_rows_total 7.0" in text
     assert "assay_dataset_upload_rows_per_second" in text and "assay_run_slice_seconds_bucket" in text
+    assert "assay_sandbox_queue_depth 0.0" in text
 
 
 def test_ready_says_what_is_wrong_when_the_database_is_behind(api):

@@ -72,6 +72,11 @@ class FairGate:
         with self._lock:
             return {user: queue.running for user, queue in self._users.items() if queue.running}
 
+    def waiting(self) -> int:
+        """Calls waiting for a sandbox worker, all users together (for metrics)."""
+        with self._lock:
+            return sum(len(queue.waiting) for queue in self._users.values())
+
     @contextmanager
     def slot(self, user: str, weight: int = 1) -> Iterator[None]:
         """Hold ``weight`` sandbox workers for ``user`` for the block (waits for its turn)."""

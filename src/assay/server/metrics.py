@@ -12,8 +12,8 @@ metric                                 type       meaning
 =====================================  =========  ==============================================
 ``assay_runs{state}``                  gauge      runs ``queued`` / ``running`` (database, all servers)
 ``assay_run_slice_seconds``            histogram  time to grade one slice of a run
-``assay_sandbox_queue_depth``          gauge      code evaluations waiting for a sandbox
-``assay_evaluations_in_flight{user}``  gauge      code evaluations running per user
+``assay_sandbox_queue_depth``          gauge      code evaluations waiting at the fair gate
+``assay_evaluations_in_flight{user}``  gauge      sandbox workers busy per user id
 ``assay_dataset_rows_total``           counter    dataset rows ingested (``rate()``: rows/s)
 ``assay_dataset_upload_rows_per_second``  gauge   rows/s of the last finished upload
 ``assay_dataset_upload_seconds``       histogram  time per finished upload
@@ -63,6 +63,13 @@ class Metrics:
         """The runs gauges from the database's counts by state (a missing state counts 0)."""
         for state in RUN_STATES:
             self.runs.labels(state=state).set(counts.get(state, 0))
+
+    def set_sandbox(self, in_flight: Mapping[str, int], waiting: int) -> None:
+        """The sandbox gauges from the fair gate: workers busy per user, calls waiting."""
+        self.evaluations_in_flight.clear()  # a user with nothing in flight leaves the series
+        for user, count in in_flight.items():
+            self.evaluations_in_flight.labels(user=user).set(count)
+        self.sandbox_queue_depth.set(waiting)
 
     def render(self) -> bytes:
         """The text exposition format, for ``GET /metrics``."""

@@ -43,10 +43,11 @@ class Service:
         # Runs and /test share the sandbox through one gate: users take its slots in turn.
         gate = FairGate(os.cpu_count() or 1, settings.user_code_cap)  # the sandbox pools run one per core
         grading = Grading(settings, fair_resources(resources, gate, owned=owns_resources), changes.stamp("evaluators"))
-        worker = RunWorker(database, grading, settings)
+        metrics = Metrics()
+        worker = RunWorker(database, grading, settings, metrics)
         return cls(settings=settings, database=database, grading=grading,
                    tokens=TokenCache(database, stamp=changes.stamp("tokens")), worker=worker, changes=changes,
-                   gate=gate, metrics=Metrics(), owns_resources=owns_resources)
+                   gate=gate, metrics=metrics, owns_resources=owns_resources)
 
     def start(self) -> list[str]:
         """Read the change counters and join the run queue (the schema is up to date); returns

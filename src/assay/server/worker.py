@@ -19,12 +19,14 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.server.failures import public_failure
 from assay.server.grading import Grading
+from assay.server.metrics import Metrics
 from assay.server.slices import SliceGrader
 from assay.settings import Settings
 from assay.store import queue
@@ -39,9 +41,11 @@ log = logging.getLogger("assay.server.runs")
 class RunWorker:
     """This server's share of the run queue."""
 
-    def __init__(self, database: Database, grading: Grading, settings: Settings) -> None:
+    def __init__(self, database: Database, grading: Grading, settings: Settings,
+                 metrics: Metrics | None = None) -> None:
         self.database = database
         self.settings = settings
+        self.metrics = metrics
         self.holder = f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         """This server in the queue's ``holder`` column."""
         self.lease_s = float(settings.run_lease_s)
@@ -121,8 +125,11 @@ class RunWorker:
         with self._lock:
             self._held[claim.id] = claim
         finished = False
+        started = time.perf_counter()
         try:
             finished = self.slices.grade(claim, lambda: self._stopped(claim))
+            if finished and self.metrics is not None:
+                self.metrics.slice_seconds.observe(time.perf_counter() - started)
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
             reason, error_id = public_failure(exc, log, f"run {claim.run_id} in samples {claim.start}-{claim.stop}")
             with self.database.session() as session:

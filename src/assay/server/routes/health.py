@@ -2,7 +2,7 @@
 ``/ready`` (it can serve: the database answers at the schema this code expects and the run
 queue can be read) and ``/metrics`` (Prometheus' text format, ``server.metrics``).
 
-Keep ``/metrics`` on the operators' network: it names no user, but it shows the load."""
+Keep ``/metrics`` on the operators' network: it shows user ids (no names) and the load."""
 
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ async def metrics(service: ServiceDep) -> Response:
         service.metrics.set_runs(counts)
     except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
         log.warning("metrics: run counts not read: %s", exc)
+    service.metrics.set_sandbox(service.gate.in_flight(), service.gate.waiting())
     return Response(service.metrics.render(), media_type=CONTENT_TYPE)
 
 
