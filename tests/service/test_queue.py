@@ -26,8 +26,7 @@ def database(db_url):
 def make_run(database: Database, user: str, samples: int, size: int) -> str:
     with database.session() as session:
         owner = create_user(session, user)
-        task = task_rows.create_task(session, name="t", description=None, dataset_name=None,
-                                     rows=[{"id": f"s{i}"} for i in range(samples)], evaluators=[],
+        task = task_rows.create_task(session, name="t", description=None, dataset_id=None, evaluators=[],
                                      created_by_id=owner.id)
         return run_rows.create_run(session, task_id=task.id, evaluators=[], samples=samples,
                                    created_by_id=owner.id, slice_size=size).id
