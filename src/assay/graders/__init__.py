@@ -5,6 +5,10 @@ grader's module the first time its type is looked up (``core.registry.get``), so
 only for the graders it uses.
 """
 
+from typing import TYPE_CHECKING
+
+from assay.core.lazy import lazy_names
+
 _MODULES = (
     "code", "composite", "contains", "exact_match", "human", "json_schema", "llm", "llm_comparison",
     "pairwise", "panel", "program", "prompt", "regex", "script", "similarity", "tool_calls",
@@ -20,3 +24,15 @@ BUILTIN: dict[str, str] = {
 }
 """Every built-in grader type and the module that registers it. A test checks the table
 against what the modules register."""
+
+# What the waza dialect and exporter (assay.runner) share with the waza graders, as public names
+# of this package; like the graders, they load on first use.
+_LAZY = {"TASK_KEY": "assay.graders._waza_context", "go_transcript": "assay.graders._waza_context",
+         "session_calls": "assay.graders._waza"}
+__all__ = ["BUILTIN", "TASK_KEY", "go_transcript", "session_calls"]
+
+if TYPE_CHECKING:
+    from assay.graders._waza import session_calls
+    from assay.graders._waza_context import TASK_KEY, go_transcript
+
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)

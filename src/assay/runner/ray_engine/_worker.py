@@ -20,9 +20,7 @@ from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
-from assay.runner.dataset import samples_from_rows
-from assay.runner.dataset._csv import _metadata
-from assay.runner.dataset._json import BadJson, parse_json
+from assay.runner.dataset import BadJson, csv_metadata, parse_json, samples_from_rows
 from assay.runner.ray_engine._judge import ActorJudgeClient
 from assay.runner.ray_engine._source import SuiteRef
 from assay.runner.ray_engine._summary import PartialSummary
@@ -117,7 +115,7 @@ class BatchGrader:
             if kind == "csv":
                 for row in rows:
                     if "metadata" in row:
-                        row["metadata"] = _metadata(row["metadata"] or "", _row_where(where, row))
+                        row["metadata"] = csv_metadata(row["metadata"] or "", _row_where(where, row))
         for row in rows:
             if not isinstance(row, dict) or row.get("id") in (None, ""):
                 raise SpecError("every row needs an `id` to be graded with --engine ray (a row without one: "
