@@ -17,10 +17,10 @@ from assay.core.result import Status
 from assay.core.untrusted import cap_text, clean_text
 from assay.runner import figures
 from assay.runner.files import check_outputs, json_bytes, write_output
+from assay.runner.repeats import run_attempts, sample_ids
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
-from assay.runner.run import run_suite
 from assay.runner.suites import Suite, load_suite
 
 PROGRESS_MIN_SAMPLES = 200
@@ -34,7 +34,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
-            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False) -> int:
+            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False,
+            repeats: int | None = None, baseline: Path | None = None, fail_on_regression: bool = False,
+            alpha: float = 0.05) -> int:
     if explain_dialect:
         explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
                                waza_version=waza_version)
@@ -54,16 +56,18 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         suite.threshold = threshold
     if cost_ordered is not None:
         suite.cost_ordered = cost_ordered
+    if repeats is not None:
+        suite.repeats = repeats
     export_path, fingerprint, previous = _outputs(suite, out=out, junit=junit, summary_json=summary_json,
                                                   export=export, export_path=export_path, resume=resume)
     sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
     done = {v.id for v in previous}
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
-        with _progress(show_progress, len(suite.samples) - len(done)) as advance:
-            result = run_suite(suite, resources=_resources(no_cache), concurrency=concurrency, done_ids=done,
-                               sink=sink, on_progress=advance,
-                               chunk_size=_chunk(suite, concurrency), max_chunk=_max_chunk(suite))
+        with _progress(show_progress, len(suite.samples) * suite.repeats - len(done)) as advance:
+            result = run_attempts(suite, resources=_resources(no_cache), fresh=lambda: _resources(True),
+                                  concurrency=concurrency, done_ids=done, sink=sink, on_progress=advance,
+                                  chunk_size=_chunk(suite, concurrency), max_chunk=_max_chunk(suite))
     finally:
         if sink is not None:
             sink.close()
@@ -73,8 +77,13 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     reviews = load_reviews(out) if out is not None else []
     if reviews:
         verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
-    return _report(suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
+    code = _report(suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
                    export=export, export_path=export_path, summary_json=summary_json, quiet=quiet)
+    if baseline is None:
+        return code
+    from assay.cli.compare_cmd import against_baseline
+
+    return against_baseline(baseline, verdicts, code, fail_on_regression=fail_on_regression, alpha=alpha)
 
 
 def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: int, *,
@@ -168,7 +177,7 @@ def _previous(out: Path, suite, fingerprint: str) -> list:
             f"by another suite or grader set (fingerprint {sorted(map(str, others))[0]})"
         raise SpecError(f"{out} was written {written}, not by this suite (fingerprint {fingerprint}); "
                         "write to another --out, or run without --resume to start again")
-    known = {s.id for s in suite.samples}
+    known = sample_ids(suite)
     # A streamed suite (--engine ray) has no samples loaded: its ids are not known up front.
     strangers = [v.id for v in log.verdicts if v.id not in known] if suite.samples else []
     if strangers:
