@@ -39,7 +39,7 @@ from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.graders import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
-from assay.runner.suites.dialects._waza_files import WazaExpectation, WazaEvalFile, WazaInputs, WazaTask
+from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
 from assay.runner.suites.dialects._waza_graders import GO_TOOL_CALLS, Edition, WazaGraders, edition_of
 from assay.runner.suites.dialects._waza_releases import Release, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
