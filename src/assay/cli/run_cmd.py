@@ -21,12 +21,10 @@ from assay.runner.repeats import run_attempts, sample_ids
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
+from assay.runner.sizing import batch_sizes
 from assay.runner.suites import Suite, load_suite
 
 PROGRESS_MIN_SAMPLES = 200
-CODE_CHUNK = 512
-"""The largest chunk when code graders are the only ones waiting on I/O: two sandbox chunks of
-256 (one per core on a 2-core machine)."""
 MAX_LISTED = 20
 
 
@@ -45,6 +43,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
+        if waza_version is not None:  # the Ray engine's workers load suites by the newest release
+            raise SpecError("--waza-version is not supported with --engine ray yet; set the suite's "
+                            "waza_version key, or grade with --engine local")
         return execute_ray(suite_path, out=out, junit=junit, results=results, threshold=threshold,
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
@@ -62,12 +63,13 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                                                   export=export, export_path=export_path, resume=resume)
     sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
     done = {v.id for v in previous}
+    sizes = batch_sizes(suite.all_graders(), concurrency)
     show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
     try:
         with _progress(show_progress, len(suite.samples) * suite.repeats - len(done)) as advance:
             result = run_attempts(suite, resources=_resources(no_cache), fresh=lambda: _resources(True),
                                   concurrency=concurrency, done_ids=done, sink=sink, on_progress=advance,
-                                  chunk_size=_chunk(suite, concurrency), max_chunk=_max_chunk(suite))
+                                  chunk_size=sizes.first, max_chunk=sizes.largest)
     finally:
         if sink is not None:
             sink.close()
@@ -223,26 +225,6 @@ def _judge_counts(verdicts) -> tuple[int, int]:
                 total += 1
                 cached += bool(r.details.get("cached"))
     return total, cached
-
-
-def _chunk(suite, concurrency: int) -> int:
-    """Samples per chunk: large for pure graders (vectorised batches), small when a sandbox,
-    program or LLM grader is involved, so progress and the results file advance steadily."""
-    if any(cls.io_bound for cls in _grader_classes(suite)):
-        return max(16, concurrency * 4)
-    return 1000
-
-
-def _max_chunk(suite) -> int | None:
-    """How large chunks may grow while they are graded quickly: when code graders are the only
-    ones waiting on I/O, up to ``CODE_CHUNK`` (the sandbox runs a chunk per process: fewer,
-    larger ones cost less)."""
-    waiting = [cls for cls in _grader_classes(suite) if cls.io_bound]
-    return CODE_CHUNK if waiting and all(cls.batches_io for cls in waiting) else None
-
-
-def _grader_classes(suite) -> list:
-    return [spec.grader_cls for spec in suite.all_graders()]
 
 
 def _print_problem(console, v) -> None:

@@ -40,7 +40,8 @@ from assay.core.errors import SpecError
 from assay.graders import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
 from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
-from assay.runner.suites.dialects._waza_graders import GO_TOOL_CALLS, Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
 from assay.runner.suites.dialects._waza_releases import Release, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
 from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump
