@@ -1,6 +1,6 @@
 """The Ray worker: grades one block of samples at a time, as the local engine grades a chunk.
 
-One ``BatchGrader`` lives in each worker process (a Ray Data actor) for the whole run: its
+One ``GradingActor`` lives in each worker process (a Ray Data actor) for the whole run: its
 resources (the warm sandbox pool; the run's one judge actor, ``_judge``) are built once, on
 first use, and serve every batch it is given. A batch comes back as one row: its results lines,
 exactly as ``JsonlSink`` writes them, and a partial summary the driver folds into the total.
@@ -33,7 +33,7 @@ PROBLEMS_KEPT = 20
 """Non-passing verdicts a batch sends back whole, for the CLI's list of problems."""
 
 
-class BatchGrader:
+class GradingActor:
     """A Ray Data callable class: ``__call__`` grades a pyarrow batch, returns one row."""
 
     def __init__(self, suite: SuiteRef, settings: Settings, *, fingerprint: str | None,
