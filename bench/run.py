@@ -89,6 +89,10 @@ def main() -> None:
     print()
     service.main([])
     print()
+    import run_queue  # the run queue on PostgreSQL: one and two servers, two users
+
+    run_queue.main(["--quick"] if "--quick" in sys.argv else [])
+    print()
     import ray_engine  # skipped with a message when Ray (assay[ray]) is missing
 
     ray_engine.report(ray_engine.main(["--quick"] if "--quick" in sys.argv else []))

@@ -189,3 +189,20 @@ def test_options_waza_defines_but_assay_lacks_are_refused_as_unsupported_not_unk
     with pytest.raises(SpecError, match=message) as exc:
         load(path)
     assert "not found in type" not in str(exc.value)
+
+
+def test_cli_refuses_an_unknown_key_with_exit_2_and_reads_it_as_0_21_with_a_warning(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": TASK + "colour: blue\n"})
+    run = [sys.executable, "-m", "assay.cli.entry", "run", str(path), "-q"]
+    out = subprocess.run(run, capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and "a.yaml:6: colour: field colour not found in type models.TestCase" in out.stderr
+    out = subprocess.run([*run, "--waza-version", "0.21"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "a.yaml:6: colour: unknown field 'colour' ignored" in out.stderr
+
+
+def test_max_workers_is_unknown_from_0_24_where_it_became_workers(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL + "config:\n  max_workers: 4\n", "tasks/a.yaml": TASK})
+    with pytest.raises(SpecError, match="field max_workers not found in type models.Config"):
+        load(path, "0.24")
+    assert load(path, "0.21").warnings == []

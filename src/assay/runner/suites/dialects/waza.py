@@ -80,6 +80,9 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     strict = _Strict(release) if edition == "go" and release.has("strict") else None
     spec = read_model(WazaEvalFile, doc.data, doc, warnings=warnings,
                       unknown=None if strict is None else strict.at(doc))
+    if strict is not None and spec.config is not None and "max_workers" in spec.config.model_fields_set:
+        # renamed `workers` in 0.24 (a breaking change, CHANGELOG.md): the old key is now unknown
+        strict.at(doc)(("config",), "max_workers", spec.config)
     base = doc.path.parent.resolve()
     if spec.tasks is None and spec.tasks_from is None:
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
