@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint typecheck layers bench node-deps browser postgres wrk web clean peers-refresh
+.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web clean peers-refresh
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -40,6 +40,10 @@ web:
 demo: setup
 	$(BIN)/assay run examples/presets/eval.yaml; status=$$?; [ $$status -le 1 ]
 	$(BIN)/assay run examples/json-schema/eval.yaml; status=$$?; [ $$status -le 1 ]
+
+# The service with a demo workspace: open the address it prints and paste the token.
+serve: setup
+	$(BIN)/assay serve --demo
 
 lint: setup
 	$(BIN)/ruff check src tests bench

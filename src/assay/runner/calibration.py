@@ -20,6 +20,7 @@ from typing import Any, Literal
 import orjson
 
 from assay.core.spec import CompiledSpec
+from assay.core.stats import wilson
 
 DEFAULT_MIN_LABELS = 20
 """Fewest compared labels for a judge to count as calibrated."""
@@ -68,7 +69,14 @@ class LabelComparison:
     """The ROC point of highest agreement (ties: the larger TPR - FPR, then the lower threshold)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields, with the Wilson 95% intervals of agreement, TPR and TNR beside them."""
+        c = self.confusion
+        def ci(hits: int, total: int) -> list[float] | None:
+            found = wilson(hits, total)
+            return list(found) if found else None
+
+        return {**asdict(self), "agreement_ci": ci(c["tp"] + c["tn"], self.n),
+                "tpr_ci": ci(c["tp"], c["tp"] + c["fn"]), "tnr_ci": ci(c["tn"], c["tn"] + c["fp"])}
 
 
 def confusion(pairs: Sequence[Pair]) -> dict[str, int]:
