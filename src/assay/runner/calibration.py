@@ -52,7 +52,7 @@ class RocPoint:
 
 
 @dataclass(slots=True)
-class Comparison:
+class LabelComparison:
     """A judge against human labels. Rates are None where their denominator is 0."""
 
     n: int
@@ -121,19 +121,19 @@ def best_threshold(points: Sequence[RocPoint]) -> RocPoint | None:
     return max(points, key=lambda p: (p.agreement, (p.tpr or 0.0) - (p.fpr or 0.0), -p.threshold))
 
 
-def compare(pairs: Sequence[Pair]) -> Comparison:
+def compare(pairs: Sequence[Pair]) -> LabelComparison:
     """Every statistic of the judge against the labels in ``pairs``."""
     conf = confusion(pairs)
     n = len(pairs)
     diffs = [abs(p.judge_score - p.human_score) for p in pairs
              if p.judge_score is not None and p.human_score is not None]
     roc = roc_points(pairs)
-    return Comparison(n=n, confusion=conf, agreement=(conf["tp"] + conf["tn"]) / n if n else None,
+    return LabelComparison(n=n, confusion=conf, agreement=(conf["tp"] + conf["tn"]) / n if n else None,
                       kappa=cohen_kappa(conf), tpr=_rate(conf["tp"], conf["fn"]), tnr=_rate(conf["tn"], conf["fp"]),
                       mean_abs_diff=sum(diffs) / len(diffs) if diffs else None, roc=roc, best=best_threshold(roc))
 
 
-def calibration_status(comparison: Comparison, *, min_labels: int = DEFAULT_MIN_LABELS,
+def calibration_status(comparison: LabelComparison, *, min_labels: int = DEFAULT_MIN_LABELS,
                        min_kappa: float = DEFAULT_MIN_KAPPA, compared_with: str | None = None,
                        current: str | None = None) -> tuple[Status, str]:
     """The status and why. ``stale`` when the judge's spec fingerprint the labels were
