@@ -10,23 +10,29 @@ from pathlib import Path
 
 import orjson
 
-from assay.core.aggregate import summarize
-from assay.core.errors import SpecError
+from assay.core.errors import AssayError
 from assay.core.interfaces import Resources
 from assay.core.result import Status
+from assay.core.summary import SuiteSummary
 from assay.core.untrusted import cap_text, clean_text
 from assay.runner.files import check_outputs, json_bytes, write_output
+from assay.runner.ids import IdIndex
 from assay.runner.resources import Defaults, build_resources
-from assay.runner.results import JsonlSink, read_results, suite_fingerprint
-from assay.runner.reviews import apply_reviews, load_reviews
+from assay.runner.results import JsonlSink, suite_fingerprint
+from assay.runner.reviews import load_reviews
 from assay.runner.run import run_suite
+from assay.runner.stream import DatasetStream, Previous, read_previous
 from assay.runner.suites import Suite, load_suite
+from assay.runner.suites.streamed import open_streamed
+from assay.runner.tally import RunTally
 
 PROGRESS_MIN_SAMPLES = 200
 CODE_CHUNK = 512
 """The largest chunk when code graders are the only ones waiting on I/O: two sandbox chunks of
 256 (one per core on a 2-core machine)."""
 MAX_LISTED = 20
+STREAMED = frozenset({".jsonl", ".ndjson", ".csv", ".tsv", ".json", ".parquet"})
+"""Dataset formats the local engine reads as it grades (every one it reads)."""
 
 
 def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
@@ -41,50 +47,71 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
                            dialect=dialect, no_cache=no_cache)
-    suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context())
+    suite, dataset = _open(suite_path, results=results, dialect=dialect, whole=export is not None)
     _print_warnings(suite)
     if threshold is not None:
         suite.threshold = threshold
     if cost_ordered is not None:
         suite.cost_ordered = cost_ordered
-    export_path, fingerprint, previous = _outputs(suite, out=out, junit=junit, summary_json=summary_json,
-                                                  export=export, export_path=export_path, resume=resume)
+    export_path, fingerprint = _checked_outputs(suite, out=out, junit=junit, summary_json=summary_json,
+                                                export=export, export_path=export_path)
+    if dataset is not None:
+        dataset.scan()
+    count = dataset.count if dataset is not None else len(suite.samples)
+    # Everything reported covers the whole results file (earlier verdicts of a resumed run
+    # too), with reviews applied, exactly as `assay report` on that file would.
+    tally = RunTally(threshold=suite.threshold, reviews=load_reviews(out) if out is not None else [],
+                     max_problems=MAX_LISTED, junit=junit, suite_name=suite.name, keep=export is not None,
+                     count_judged=not quiet)
+    previous = _resume(out, suite, dataset, fingerprint, tally) if resume and out is not None else None
+    done = previous.ids if previous is not None else IdIndex()
     sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
-    done = {v.id for v in previous}
-    show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
+
+    def graded(verdicts: list) -> None:
+        if sink is not None:
+            sink(verdicts)
+        tally.add(verdicts)
+
+    show_progress = not quiet and sys.stderr.isatty() and count >= PROGRESS_MIN_SAMPLES
     try:
-        with _progress(show_progress, len(suite.samples) - len(done)) as advance:
+        with _progress(show_progress, count - len(done)) as advance:
             result = run_suite(suite, resources=_resources(no_cache), concurrency=concurrency, done_ids=done,
-                               sink=sink, on_progress=advance,
+                               sink=graded, on_progress=advance, samples=dataset, keep_verdicts=False,
                                chunk_size=_chunk(suite, concurrency), max_chunk=_max_chunk(suite))
     finally:
         if sink is not None:
             sink.close()
-    # Everything below covers the whole results file (earlier verdicts of a resumed run
-    # too), with reviews applied, exactly as `assay report` on that file would.
-    verdicts = previous + result.verdicts
-    reviews = load_reviews(out) if out is not None else []
-    if reviews:
-        verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
-    return _report(suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
-                   export=export, export_path=export_path, summary_json=summary_json, quiet=quiet)
+    resumed = previous.count if previous is not None else 0
+    if result.resumed != resumed:
+        raise AssayError(f"{out} holds {resumed} samples but {result.resumed} were skipped as done (two sample ids "
+                         "share a 64-bit hash, a chance of about one in 10^7); run again without --resume")
+    tally.finish(result.duration_s, suite.warnings)
+    if export is not None and export_path is not None:
+        _export(export, export_path, suite, tally.verdicts or [])
+    return _report(suite, tally.running.summary(), tally.problems, result.duration_s, resumed,
+                   judged=(tally.judged, tally.judged_cached), summary_json=summary_json, quiet=quiet, samples=count)
 
 
-def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: int, *,
-            junit: Path | None, export: str | None, export_path: Path | None, summary_json: Path | None,
-            quiet: bool, samples: int | None = None, complete: bool = True) -> int:
-    """Write the reports asked for and print the summary; the exit code. ``verdicts`` are all
-    the run's verdicts, or (``complete`` False: a Ray run without per-sample reports) the first
-    problems it kept; ``samples`` is the dataset's size when the suite holds no samples.
+def _open(path: Path, *, results: Path | None, dialect: str | None, whole: bool) -> tuple[Suite, DatasetStream | None]:
+    """The suite, and the dataset to stream when it has one (``whole``: load every sample, as
+    ``--export`` needs them)."""
+    if whole:
+        return load_suite(path, results=results, dialect=dialect, context=Defaults.context()), None
+    suite, source = open_streamed(path, formats=STREAMED, results=results, dialect=dialect,
+                                  context=Defaults.context())
+    if source is None:
+        return suite, None
+    return suite, DatasetStream(source, getattr(suite.definition, "delimiter", None))
+
+
+def _report(suite: Suite, s: SuiteSummary, problems: list, duration_s: float, resumed_count: int, *,
+            judged: tuple[int, int], summary_json: Path | None, quiet: bool, samples: int) -> int:
+    """Print the summary (and write ``summary_json``); the exit code. ``problems`` are the
+    first verdicts that did not pass; ``samples`` is the dataset's size; ``judged`` the judge
+    results and how many the cache answered.
 
     With ``quiet`` only the closing line is printed, plainly: the console library is not even
     loaded (a sixth of a short preset run's start-up)."""
-    if junit is not None:
-        from assay.runner.report import write_junit
-
-        write_junit(junit, suite.name, verdicts, duration_s, suite.warnings)
-    if export is not None and export_path is not None:
-        _export(export, export_path, suite, s, verdicts)
     if summary_json is not None:
         doc = {"suite": suite.name, **s.to_dict(), "duration_s": duration_s, "resumed": resumed_count,
                "warnings": suite.warnings}
@@ -96,9 +123,7 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
         console = make_console()
         if suite.missing:
             console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
-        count = len(suite.samples) if samples is None else samples
-        console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {count} samples)"))
-        problems = [v for v in verdicts if v.status is not Status.PASSED]
+        console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {samples} samples)"))
         for v in problems[:MAX_LISTED]:
             _print_problem(console, v)
         if s.total - s.passed > MAX_LISTED:
@@ -109,8 +134,7 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
             f"{resumed}; mean score {mean}; {duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
-    judged = _judge_counts(verdicts) if complete and not quiet else (0, 0)
-    if judged[0]:
+    if judged[0] and not quiet:
         console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
     print(line, flush=True)
     return 0 if s.all_passed else 1
@@ -133,40 +157,28 @@ def _print_warnings(suite: Suite) -> None:
         print(f"warning: {cap_text(clean_text(warning), 2000)}", file=sys.stderr)
 
 
-def _outputs(suite, *, out: Path | None, junit: Path | None, summary_json: Path | None, export: str | None,
-             export_path: Path | None, resume: bool) -> tuple[Path | None, str, list]:
+def _checked_outputs(suite: Suite, *, out: Path | None, junit: Path | None, summary_json: Path | None,
+                     export: str | None, export_path: Path | None) -> tuple[Path | None, str]:
     """Before a run (either engine): the export path (``results.<tool>.json`` unless given), once
-    every output is checked not to overwrite an input; the suite's fingerprint; and, with
-    ``resume``, the verdicts already in ``out``."""
+    every output is checked not to overwrite an input; and the suite's fingerprint."""
     if export is not None:
         export_path = export_path or Path(f"results.{export}.json")
     check_outputs({"--out": out, "--junit": junit, "--summary-json": summary_json, "--export-path": export_path},
                   suite.inputs)
-    fingerprint = suite_fingerprint(suite)
-    previous = _previous(out, suite, fingerprint) if resume and out is not None else []
-    return export_path, fingerprint, previous
+    return export_path, suite_fingerprint(suite)
 
 
-def _previous(out: Path, suite, fingerprint: str) -> list:
-    """The verdicts a resumed run keeps: those already in ``out``, which must come from this
-    suite (same fingerprint) and name only its samples. A torn last line is cut off."""
+def _resume(out: Path, suite: Suite, dataset: DatasetStream | None, fingerprint: str,
+            tally: RunTally) -> Previous | None:
+    """The results a resumed run keeps, handed to ``tally``: those already in ``out``, which must
+    come from this suite (same fingerprint) and name only its samples. A torn last line is cut off."""
     if not out.exists():
-        return []
-    log = read_results(out)
-    others = log.fingerprints - {fingerprint}
-    if others:
-        written = "without a fingerprint (an older assay)" if others == {None} else \
-            f"by another suite or grader set (fingerprint {sorted(map(str, others))[0]})"
-        raise SpecError(f"{out} was written {written}, not by this suite (fingerprint {fingerprint}); "
-                        "write to another --out, or run without --resume to start again")
-    known = {s.id for s in suite.samples}
-    # A streamed suite (--engine ray) has no samples loaded: its ids are not known up front.
-    strangers = [v.id for v in log.verdicts if v.id not in known] if suite.samples else []
-    if strangers:
-        raise SpecError(f"{out} holds sample {strangers[0]!r} that this suite's dataset does not have "
-                        f"({len(strangers)} such samples); resume only with the dataset that started the run")
-    log.drop_torn_line()
-    return log.verdicts
+        return None
+    ids = {s.id for s in suite.samples} if dataset is None else set()
+    previous = read_previous(out, fingerprint, tally.add,
+                             known=dataset.ids.contains if dataset is not None else lambda b: [i in ids for i in b])
+    previous.log.drop_torn_line()
+    return previous
 
 
 @contextmanager
@@ -184,7 +196,7 @@ def _progress(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda n: bar.advance(task, n)
 
 
-def _export(tool: str, path: Path, suite, summary, verdicts) -> None:
+def _export(tool: str, path: Path, suite: Suite, verdicts: list) -> None:
     if tool == "waza":
         from assay.runner.export_waza import export_waza
 
@@ -194,17 +206,6 @@ def _export(tool: str, path: Path, suite, summary, verdicts) -> None:
 
         doc = export_vally(suite, verdicts)
     write_output(path, json_bytes(doc))
-
-
-def _judge_counts(verdicts) -> tuple[int, int]:
-    """LLM results in ``verdicts``, and how many of them the judge cache answered."""
-    total = cached = 0
-    for v in verdicts:
-        for r in v.results:
-            if r.kind == "llm":
-                total += 1
-                cached += bool(r.details.get("cached"))
-    return total, cached
 
 
 def _chunk(suite, concurrency: int) -> int:
