@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench node-deps browser postgres wrk web clean
+.PHONY: setup demo test lint bench node-deps browser postgres wrk web clean peers-refresh
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -65,6 +65,11 @@ apt_install = if ! ls $(1) >/dev/null 2>&1; then \
 
 test: setup lint browser postgres
 	$(BIN)/python -m pytest
+
+# Not part of `make test` or CI: how far a newer waza is from what assay knows. WAZA is a git
+# directory the fetch tool mirrored (or a source folder); REV a revision in it (default HEAD).
+peers-refresh: setup
+	$(BIN)/python tests/peers/refresh.py $(WAZA) --rev $(or $(REV),HEAD) $(if $(WRITE),--write)
 
 bench: setup wrk
 	$(BIN)/python bench/run.py

@@ -1,7 +1,9 @@
 """Cost of one sandboxed Python evaluation, next to a fresh ``python3 -c`` per evaluation.
 
 Measures, on this machine, with every confinement layer on:
-- latency: sequential calls of a trivial evaluator through ``PythonPool.call`` (median, p95);
+- latency: sequential calls of a trivial evaluator through ``PythonPool.call`` (median, p95),
+  and one sample at a time through ``assay.grade`` (every layer: spec, sandbox, result; target
+  <= 3 ms median, what an editor's test run or a lone API test pays);
 - throughput: the same evaluator called from several threads at once (evaluations/s);
 - batched: ``PythonPool.call_batch`` over distinct samples (a chunk per child, every zygote at
   once), and the same through ``assay.grade_batch`` with a ``code`` grader (target: 10,000/s);
@@ -78,6 +80,21 @@ def graded(source: str, n: int) -> float:
     return n / elapsed
 
 
+def one_graded(source: str, n: int) -> list[float]:
+    """ms of each of ``n`` sequential ``assay.grade`` calls with a ``code`` grader, one sample each."""
+    import assay
+
+    spec = {"type": "code", "config": {"language": "python", "code": source}}
+    sample = {"id": "1", "input": "q", "output": "answer 3", "expected": "answer 3"}
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        result = assay.grade(spec, sample)
+        times.append((time.perf_counter() - start) * 1000)
+        assert result.passed, result
+    return times
+
+
 def fresh_python(source: str, n: int) -> list[float]:
     script = ("import json, sys\n" + source + "\nprint(json.dumps(evaluate(*json.loads(sys.argv[1]))))")
     import json
@@ -117,6 +134,8 @@ def main(argv: list[str] | None = None) -> None:
         batch = {name: statistics.median(batched(pool, source, opts.batch) for _ in range(opts.rounds))
                  for name, source in (("trivial", TRIVIAL), ("json+re+rapidfuzz", TYPICAL))}
     graded(TRIVIAL, 1000)  # start the library's own pool
+    one_graded(TRIVIAL, 20)  # warm-up
+    one = statistics.median(statistics.median(one_graded(TRIVIAL, opts.calls)) for _ in range(opts.rounds))
     library = statistics.median(graded(TRIVIAL, opts.batch) for _ in range(opts.rounds))
     fresh = statistics.median(statistics.median(fresh_python(TRIVIAL, 30)) for _ in range(opts.rounds))
     print(f"Python evaluators, {pool.size} zygotes on {os.cpu_count()} cores; "
@@ -124,6 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'evaluator':<22}{'pool median ms':>16}{'pool p95 ms':>13}")
     for name, (med, tail) in rows.items():
         print(f"{name:<22}{med:>16.2f}{tail:>13.2f}")
+    print(f"one call through assay.grade, trivial: median {one:.2f} ms (target <= 3 ms)")
     print(f"throughput, {opts.threads} threads, one call each, trivial: {tput:.0f} evaluations/s")
     for name, rate in batch.items():
         target = "  (target >= 10,000/s)" if name == "trivial" else ""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -70,6 +70,10 @@ def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[
         return grade_many(grader, _batch(samples))
 
 
+def _all_samples(rows: Sequence[Mapping[str, Any] | Sample]) -> TypeGuard[Sequence[Sample]]:
+    return all(isinstance(s, Sample) for s in rows)
+
+
 def _batch(samples: Sequence[Mapping[str, Any] | Sample]) -> list[Sample]:
     """The samples of a batch as Samples; the default id of ``samples[i]`` is ``str(i)``.
 
@@ -77,7 +81,7 @@ def _batch(samples: Sequence[Mapping[str, Any] | Sample]) -> list[Sample]:
     are validated together, and when one of them is refused the whole batch is validated again
     as one list, so that the error names every bad ``samples[i]`` field as before.
     """
-    if all(isinstance(s, Sample) for s in samples):
+    if _all_samples(samples):
         return list(samples)
     if isinstance(samples, (str, bytes, Mapping)):
         raise SpecError(f"samples must be a list of mappings, got {type(samples).__name__}")

@@ -58,7 +58,7 @@ def test_the_list_has_its_tabs_in_the_url_and_an_empty_state(page, live, shots):
     page.select_option("#type-filter", "llm")
     page.wait_for_url(re.compile(r"type=llm"))
     page.locator(".state.empty").wait_for()
-    assert page.locator(".state.empty").inner_text().startswith("没有该类型的评估器")
+    assert page.locator(".state.empty").inner_text().startswith("没有符合条件的评估器")
     page.reload()
     assert page.locator(".tab.active").inner_text() == "自定义评估器"
     assert page.locator("#type-filter").input_value() == "llm"
@@ -125,9 +125,9 @@ def test_write_test_break_fix_save_and_delete_a_python_evaluator(page, live, sho
     page.goto(live.url + "/evaluators?tab=custom")
     row = page.locator("table.custom tbody tr", has_text="长度检查")
     row.wait_for()
-    assert row.locator("td").nth(2).inner_text() == "Python"
+    assert row.locator("td").nth(2).inner_text() == "Python" and row.locator("td").nth(3).inner_text() == "alice"
     widths = page.eval_on_selector_all("table.custom col", "cols => cols.map(c => c.style.width)")
-    assert widths == ["200px", "100px", "100px", "180px", "120px"]
+    assert widths == ["200px", "100px", "100px", "120px", "180px", "120px"]
     page.screenshot(path=shots / "evaluators-custom.png", full_page=True)
     row.locator("button:has-text('删除')").click()
     page.locator("dialog.confirm").wait_for()
@@ -136,7 +136,7 @@ def test_write_test_break_fix_save_and_delete_a_python_evaluator(page, live, sho
     assert row.count() == 1
     row.locator("button:has-text('删除')").click()
     page.click("dialog.confirm button[value=ok]")
-    page.locator(".state.empty").wait_for()
+    row.wait_for(state="detached")
     with live.api() as api:
         assert all(e["name"] != "长度检查" for e in api.get("/evaluators").json()["data"])
 

@@ -84,12 +84,12 @@ TASK = "id: t1\ninputs:\n  prompt: hi\n  output: hello\n"
 
 
 @pytest.mark.parametrize("files, message, where", [
-    ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - nothing/*.yaml\n"}, "no task files match", "eval.yaml:4"),
+    ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - nothing/*.yaml\n"}, "no test files matched", "eval.yaml:4"),
     ({"eval.yaml": "name: x\nskill: s\ngraders:\n  - type: regex\n    name: r\n    config:\n      must_match: ['(']\n"
                    "tasks:\n  - tasks/*.yaml\n", "tasks/a.yaml": TASK},
      "invalid regular expression", "eval.yaml:7"),
     ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\n",
-      "tasks/a.yaml": TASK + "graders:\n  - name: g\n    type: tool_cals\n    max_calls: 1\n"},
+      "tasks/a.yaml": TASK + "graders:\n  - name: g\n    type: tool_cals\n    config:\n      max_calls: 1\n"},
      "unknown grader type 'tool_cals'", "a.yaml:7"),
     ({"eval.yaml": "name: x\nskill: s\ntasks:\n  - tasks/*.yaml\n", "tasks/a.yaml": TASK, "tasks/b.yaml": TASK},
      "task id 't1' is also used", "b.yaml:1"),
@@ -201,11 +201,11 @@ def test_vally_trajectories_naming_no_stimulus_are_reported(tmp_path):
 
 
 def test_waza_unknown_config_keys_are_ignored_with_a_warning_naming_the_line(tmp_path):
-    files = {**WAZA, "eval.yaml": WAZA["eval.yaml"].replace("skill: s\n", "skill: s\nconfig:\n  trails_per_task: 3\n"),
+    files = {**WAZA, "eval.yaml": WAZA["eval.yaml"].replace("skill: s\n", "skill: s\nwaza_version: '0.21'\nconfig:\n  trails_per_task: 3\n"),
              "tasks/a.yaml": "id: t1\ninputs: {prompt: hi, output: hello}\n"}
     suite = load(write(tmp_path, files))
     [warning] = suite.warnings
-    assert warning.startswith(f"{tmp_path / 'eval.yaml'}:4: config.trails_per_task: unknown field 'trails_per_task' ignored")
+    assert warning.startswith(f"{tmp_path / 'eval.yaml'}:5: config.trails_per_task: unknown field 'trails_per_task' ignored")
 
 
 @pytest.mark.parametrize("files, message, where", [

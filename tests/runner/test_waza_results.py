@@ -1,6 +1,6 @@
 """waza suites as waza writes them today: results files in every shape waza writes (Go
 ``EvaluationOutcome``, ``--transcript-dir`` files, Python ``EvalResult``), unknown keys
-ignored with warnings, the edition deciding what ``code`` assertions see, ``tasks_from`` CSVs,
+ignored with warnings (as waza 0.21 and older ignore them), the edition deciding what ``code`` assertions see, ``tasks_from`` CSVs,
 ``judge_model``, weights, and ``program`` picked by its config. Expected verdicts are derived
 from waza's source (internal/orchestration/runner.go, internal/models/*.go, internal/graders/)."""
 
@@ -66,8 +66,11 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root / "eval.yaml"
 
 
-def load(path, results=None):
-    return load_suite(path, results=results, context=SpecContext())
+def load(path, results=None, waza_version="0.21"):
+    """Read as waza 0.21 unless told otherwise: the last release before strict decoding, so the
+    unknown keys these suites carry on purpose are warnings (tests/runner/test_waza_releases.py
+    reads them as the newest release)."""
+    return load_suite(path, results=results, context=SpecContext(), waza_version=waza_version)
 
 
 def verdicts(suite):
@@ -98,7 +101,8 @@ def test_unknown_keys_are_warned_about_with_file_and_line_and_ignored(tmp_path):
     assert f"{tmp_path / 'eval.yaml'}:6: config.telemetry: unknown field 'telemetry' ignored" in warnings
     assert "eval.yaml:21: owner: unknown field 'owner' ignored" in warnings
     assert "fix.yaml:6: colour: unknown field 'colour' ignored" in warnings
-    assert "eval.yaml:10: graders[0].config.flavour: unknown waza_behavior option 'flavour' ignored" in warnings
+    assert "eval.yaml:10: graders[0].config.flavour: unknown behavior option 'flavour' ignored, as waza 0.21.0 " \
+           "ignores it" in warnings
     assert "eval.yaml:13: weight 0 counts as 1" in warnings
 
 
@@ -153,7 +157,7 @@ def test_python_edition_results_regex_ignores_case_and_assertions_see_the_conver
     result = {"eval_id": "x", "skill": "demo", "eval_name": "py-eval", "summary": {},
               "tasks": [{"id": "fix", "name": "Fix", "status": "passed", "trials": [trial]}]}
     path = write(tmp_path, {"eval.yaml": PY_EVAL, "tasks/fix.yaml": TASK, "results.json": json.dumps(result)})
-    suite = load(path)
+    suite = load(path, waza_version=None)  # a Python-edition suite pins no Go release
     got = verdicts(suite)["fix"]
     assert [(r.name, r.passed) for r in got.results] == [("says_done", True), ("asserts", False)]
     assert got.results[1].details["assertions"][1] == {"assertion": "len(errors) == 0", "passed": False}

@@ -189,3 +189,24 @@ def test_runner_dispatches_by_language(monkeypatch):
     with open_code_runner(size=1) as runner:
         out = runner.call(CodeCall("nodejs", "module.exports = () => 1", []))
         assert out.error == ErrorCode.UNAVAILABLE and "Node" in out.message
+
+
+def test_answered_children_are_killed_and_reaped_without_waiting_for_their_exit():
+    """A child that answered every sample is killed and left to the zygote to reap (its teardown
+    overlaps the next call): none may pile up, as zombies or alive."""
+    with PythonPool(size=1) as p:
+        for _ in range(15):
+            assert_benign(p)
+        zygote = p._all[0]._proc.pid
+        assert_benign(p)  # its R is read by the zygote before this call's fork is answered
+        kids = [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
+                if _parent(pid) == zygote]
+        assert len(kids) <= 2, kids  # the pre-forked child, and at most the one just answered
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None

@@ -1,22 +1,31 @@
-// /tasks/{id}: the task, its runs (newest first) and the trend of their pass rates.
-import { api, get } from './common/api.js';
+// /tasks/{id}: the task, its runs (newest first, paged on the server: ?page=) and the trend of
+// the pass rates of its last finished runs.
+import { api, get, getPage } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
 import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast } from './common/dom.js';
+import { PAGE_SIZE, pager, readState, writeState } from './common/listing.js';
 
 const root = document.getElementById('app');
 const ACTIVE = ['queued', 'running'];
-const POLL_MS = 1500;
+const POLL_MS = 1000;
+const TREND_RUNS = 50;
+const DEFAULTS = { page: 1 };
+
+const RUN_COLUMNS = ['run', 'status', 'progress', 'passRate', 'meanScore', 'createdAt'];
 
 function runRow(run) {
   const summary = run.summary || {};
+  const cell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`task.col.${key}`) } },
+    ...children);
   return h('tr', { dataset: { id: run.id } },
-    h('td', {}, h('a', { href: `/runs/${run.id}` }, run.id.slice(0, 8))),
-    h('td', {}, h('span', { class: `badge run-${run.status}` }, t(`run.status.${run.status}`))),
-    h('td', {}, h('progress', { max: run.total || 1, value: run.done }), ` ${run.done}/${run.total}`),
-    h('td', { class: 'num' }, fmtPct(summary.passRate)),
-    h('td', { class: 'num' }, fmtScore(summary.meanScore)),
-    h('td', {}, fmtDate(run.createdAt)));
+    cell('run', {}, h('a', { href: `/runs/${run.id}` }, run.id.slice(0, 8))),
+    cell('status', {}, h('span', { class: `badge run-${run.status}` }, t(`run.status.${run.status}`))),
+    cell('progress', {}, h('progress', { max: run.total || 1, value: run.done, 'aria-label': t('task.col.progress') }),
+      ` ${run.done}/${run.total}`),
+    cell('passRate', { class: 'num' }, fmtPct(summary.passRate)),
+    cell('meanScore', { class: 'num' }, fmtScore(summary.meanScore)),
+    cell('createdAt', {}, fmtDate(run.createdAt)));
 }
 
 async function startRun(button) {
@@ -32,10 +41,15 @@ async function startRun(button) {
 
 async function render(first = true) {
   if (first) mount(root, loading());
+  const current = readState(DEFAULTS);
+  const runsPath = `/api/v1/tasks/${params.id}/runs?sort=createdAt&order=desc`;
   let task;
   let runs;
+  let finished;
   try {
-    [task, runs] = await Promise.all([get(`/api/v1/tasks/${params.id}`), get(`/api/v1/tasks/${params.id}/runs`)]);
+    [task, runs, finished] = await Promise.all([get(`/api/v1/tasks/${params.id}`),
+      getPage(`${runsPath}&limit=${PAGE_SIZE}&offset=${(current.page - 1) * PAGE_SIZE}`),
+      get(`${runsPath}&status=completed&limit=${TREND_RUNS}`)]);
   } catch (err) {
     mount(root, errorState(err, () => render()));
     return;
@@ -43,10 +57,8 @@ async function render(first = true) {
   document.title = `${task.name} · ${t('app.title')}`;
   const button = h('button', { type: 'button', class: 'primary', id: 'start-run' }, t('task.startRun'));
   button.addEventListener('click', () => startRun(button));
-  const finished = runs.filter((r) => r.status === 'completed' && r.summary && r.summary.passRate !== null)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  runs.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-  const points = finished.map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate }));
+  const points = finished.filter((r) => r.summary && r.summary.passRate !== null).reverse()
+    .map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate }));
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/tasks', class: 'button secondary' }, `← ${t('editor.back')}`),
       h('h1', {}, task.name), h('div', { class: 'spacer' }), button),
@@ -56,12 +68,13 @@ async function render(first = true) {
     h('section', { class: 'card' }, h('h2', {}, t('task.trend')),
       points.length ? trend(points, t('task.trend')) : h('p', { class: 'state empty' }, t('task.noRuns'))),
     h('section', { class: 'card' }, h('h2', {}, t('task.runs')),
-      runs.length === 0 ? h('p', { class: 'state empty' }, t('task.noRuns'))
-        : h('table', { class: 'table' },
-          h('thead', {}, h('tr', {}, ['run', 'status', 'progress', 'passRate', 'meanScore', 'createdAt']
-            .map((k) => h('th', {}, t(`task.col.${k}`))))),
-          h('tbody', {}, runs.map(runRow)))));
-  if (runs.some((r) => ACTIVE.includes(r.status))) setTimeout(() => render(false), POLL_MS);
+      runs.total === 0 ? h('p', { class: 'state empty' }, t('task.noRuns'))
+        : [h('div', { class: 'table-box' }, h('table', { class: 'table cards' },
+          h('thead', {}, h('tr', {}, RUN_COLUMNS.map((k) => h('th', {}, t(`task.col.${k}`))))),
+          h('tbody', {}, runs.items.map(runRow)))),
+        pager(current, runs.total, (page) => { writeState({ page }, DEFAULTS); render(); })]));
+  if (runs.items.some((r) => ACTIVE.includes(r.status))) setTimeout(() => render(false), POLL_MS);
 }
 
+window.addEventListener('popstate', () => render());
 render();

@@ -1,30 +1,61 @@
-// /tasks: every task, with its dataset size and evaluators.
-import { get } from './common/api.js';
+// /tasks: the tasks, searched, filtered by owner, sorted and paged on the server; the state
+// lives in the URL (?q=&owner=&sort=&order=&page=).
+import { getPage } from './common/api.js';
 import { t } from './common/boot.js';
 import { errorState, fmtDate, h, loading, mount } from './common/dom.js';
+import { apiQuery, pager, readState, searchBox, sortHeader, writeState } from './common/listing.js';
 
 const root = document.getElementById('app');
+const DEFAULTS = { q: '', owner: '', sort: 'updatedAt', order: 'desc', page: 1 };
+const COLUMNS = ['name', 'samples', 'evaluators', 'updatedAt'];
+const SORTABLE = ['name', 'updatedAt'];
+
+function go(next, replace = false) {
+  writeState(next, DEFAULTS, replace);
+  render();
+}
+
+function row(task) {
+  const cell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`tasks.col.${key}`) } },
+    ...children);
+  return h('tr', { dataset: { id: task.id } },
+    cell('name', { class: 'name' }, h('a', { href: `/tasks/${task.id}` }, task.name)),
+    cell('samples', { class: 'num' }, task.sampleCount),
+    cell('evaluators', {}, task.evaluators.map((e) => e.name).join(', ')),
+    cell('updatedAt', {}, fmtDate(task.updatedAt)));
+}
 
 async function render() {
+  const current = readState(DEFAULTS);
+  const focused = document.activeElement?.id === 'search';
   const body = h('section', {}, loading());
-  mount(root, h('div', { class: 'page-head' }, h('h1', {}, t('tasks.title'))), body);
+  const owner = h('select', { id: 'owner-filter', 'aria-label': t('evaluators.filter.owner'),
+    onchange: () => go({ ...current, owner: owner.value, page: 1 }) },
+  h('option', { value: '' }, t('evaluators.filter.everyone')),
+  h('option', { value: 'me', selected: current.owner === 'me' }, t('evaluators.filter.mine')));
+  mount(root,
+    h('div', { class: 'page-head' }, h('h1', {}, t('tasks.title'))),
+    h('div', { class: 'toolbar' }, searchBox(current.q, (q) => go({ ...current, q, page: 1 }, true)),
+      h('label', { class: 'filter' }, t('evaluators.filter.owner'), owner)),
+    body);
+  if (focused) document.getElementById('search').focus();
   try {
-    const tasks = await get('/api/v1/tasks');
-    if (tasks.length === 0) {
-      mount(body, h('div', { class: 'state empty' }, h('p', {}, t('tasks.empty'))));
+    const { items, total } = await getPage(`/api/v1/tasks?${apiQuery(current, ['owner'])}`);
+    if (items.length === 0) {
+      const filtered = current.q || current.owner;
+      mount(body, h('div', { class: 'state empty' }, h('p', {}, t(filtered ? 'tasks.emptyFiltered' : 'tasks.empty'))));
       return;
     }
-    mount(body, h('table', { class: 'table' },
-      h('thead', {}, h('tr', {}, ['name', 'samples', 'evaluators', 'updatedAt'].map((k) => h('th', {},
-        t(`tasks.col.${k}`))))),
-      h('tbody', {}, tasks.map((task) => h('tr', {},
-        h('td', {}, h('a', { href: `/tasks/${task.id}` }, task.name)),
-        h('td', { class: 'num' }, task.sampleCount),
-        h('td', {}, task.evaluators.map((e) => e.name).join(', ')),
-        h('td', {}, fmtDate(task.updatedAt)))))));
+    const onSort = (sort, order) => go({ ...current, sort, order, page: 1 });
+    mount(body, h('div', { class: 'table-box' }, h('table', { class: 'table cards' },
+      h('thead', {}, h('tr', {}, COLUMNS.map((k) => (SORTABLE.includes(k)
+        ? sortHeader(k, t(`tasks.col.${k}`), current, onSort) : h('th', {}, t(`tasks.col.${k}`)))))),
+      h('tbody', {}, items.map(row)))),
+    pager(current, total, (page) => go({ ...current, page })));
   } catch (err) {
     mount(body, errorState(err, render));
   }
 }
 
+window.addEventListener('popstate', render);
 render();

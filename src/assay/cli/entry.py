@@ -23,7 +23,7 @@ def main() -> None:
     _leave(0)
 
 
-def _leave(code: object) -> NoReturn:
+def _leave(code: str | int | None) -> NoReturn:
     """Exit with ``code`` as ``sys.exit`` would, skipping the interpreter's teardown.
 
     The teardown frees every object of every imported module one by one, about a tenth of the

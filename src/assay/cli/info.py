@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
+from typing import Any
 
 import orjson
 from rich.table import Table
@@ -27,7 +28,7 @@ def show_graders(type_: str | None, as_json: bool) -> int:
             _print_problems(problems, to_stderr=True)
             return 2
         graders = {type_: cls}
-    rows = [{"type": key, "kind": cls.kind, "description": cls.description,
+    rows: list[dict[str, Any]] = [{"type": key, "kind": cls.kind, "description": cls.description,
              "taxonomy": cls.taxonomy.model_dump(), "config_schema": cls.Config.model_json_schema(by_alias=True)}
             for key, cls in graders.items()]
     if as_json or type_ is not None:

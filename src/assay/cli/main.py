@@ -84,6 +84,12 @@ def run(
         "--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
     dialect: Annotated[Optional[str], typer.Option(
         "--dialect", help="Read the suite as assay, waza or vally rather than detecting it.")] = None,
+    waza_version: Annotated[Optional[str], typer.Option(
+        "--waza-version", help="Read a waza suite as this waza release (default: its waza_version key, "
+                               "else the newest release assay knows).")] = None,
+    explain_dialect: Annotated[bool, typer.Option(
+        "--explain-dialect", help="Print which dialect, edition and release the suite is read as, and why; "
+                                  "grade nothing.")] = False,
     no_cache: Annotated[bool, typer.Option(
         "--no-cache", help="Ask every LLM judge afresh instead of reusing cached replies "
                            "(fresh replies still refresh the cache).")] = False,
@@ -103,7 +109,28 @@ def run(
     _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
               summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect,
-              no_cache=no_cache, engine=engine)
+              no_cache=no_cache, engine=engine, waza_version=waza_version, explain_dialect=explain_dialect)
+
+
+@app.command("compare")
+def compare_cmd(
+    base: Annotated[str, typer.Argument(help="The baseline: a results JSONL (or a run id with --service).")],
+    new: Annotated[str, typer.Argument(help="The new run: a results JSONL (or a run id with --service).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    fail_on_regression: Annotated[bool, typer.Option(
+        "--fail-on-regression", help="Exit 1 when a pass rate fell with p < --alpha (a CI gate).")] = False,
+    alpha: Annotated[float, typer.Option("--alpha", min=0.0, max=1.0, help="Significance level.")] = 0.05,
+    service: Annotated[Optional[str], typer.Option(
+        "--service", help="An assay service's URL: BASE and NEW are its run ids.")] = None,
+    token: Annotated[Optional[str], typer.Option(
+        "--token", envvar="ASSAY_TOKEN", help="API token for --service (default: ASSAY_TOKEN).")] = None,
+) -> None:
+    """Compare two runs sample by sample: pass rates, paired 95% intervals, exact McNemar p-values,
+    the samples that flipped; exit 1 with --fail-on-regression when a pass rate fell significantly."""
+    from assay.cli.compare_cmd import compare
+
+    _delegate(compare, base, new, service=service, token=token, as_json=as_json,
+              fail_on_regression=fail_on_regression, alpha=alpha)
 
 
 @app.command("review")

@@ -33,7 +33,7 @@ def report(results: Path, *, threshold: float | None, junit: Path | None, as_jso
     calibration = calibration_summary(verdicts)
     judges = judge_calibrations(results, calibration)
     if junit is not None:
-        write_junit(junit, results.stem, verdicts, 0.0)
+        write_junit(junit, results.stem, verdicts, 0.0, summary=summary)
     if as_json:
         doc = {**summary.to_dict(), "calibration": calibration, "judges": judges}
         print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())

@@ -15,6 +15,7 @@ from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.summary import SuiteSummary
 from assay.core.untrusted import cap_text, clean_text
+from assay.runner import figures
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.ids import IdIndex
 from assay.runner.resources import Defaults, build_resources
@@ -39,7 +40,12 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
-            engine: str = "local") -> int:
+            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False) -> int:
+    if explain_dialect:
+        explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
+                               waza_version=waza_version)
+        print("\n".join(explained.explain))
+        return 0
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
@@ -47,7 +53,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
                            dialect=dialect, no_cache=no_cache)
-    suite, dataset = _open(suite_path, results=results, dialect=dialect, whole=export is not None)
+    suite, dataset = _open(suite_path, results=results, dialect=dialect, waza_version=waza_version,
+                           whole=export is not None)
     _print_warnings(suite)
     if threshold is not None:
         suite.threshold = threshold
@@ -92,13 +99,15 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                    judged=(tally.judged, tally.judged_cached), summary_json=summary_json, quiet=quiet, samples=count)
 
 
-def _open(path: Path, *, results: Path | None, dialect: str | None, whole: bool) -> tuple[Suite, DatasetStream | None]:
+def _open(path: Path, *, results: Path | None, dialect: str | None, waza_version: str | None,
+          whole: bool) -> tuple[Suite, DatasetStream | None]:
     """The suite, and the dataset to stream when it has one (``whole``: load every sample, as
     ``--export`` needs them)."""
     if whole:
-        return load_suite(path, results=results, dialect=dialect, context=Defaults.context()), None
+        return load_suite(path, results=results, dialect=dialect, context=Defaults.context(),
+                          waza_version=waza_version), None
     suite, source = open_streamed(path, formats=STREAMED, results=results, dialect=dialect,
-                                  context=Defaults.context())
+                                  context=Defaults.context(), waza_version=waza_version)
     if source is None:
         return suite, None
     return suite, DatasetStream(source, getattr(suite.definition, "delimiter", None))
@@ -131,7 +140,9 @@ def _report(suite: Suite, s: SuiteSummary, problems: list, duration_s: float, re
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
     resumed = f", {resumed_count} resumed from the earlier run" if resumed_count else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
-            f"{resumed}; mean score {mean}; {duration_s:.2f}s")
+            f"{resumed}; mean score {mean}; pass rate {figures.rate(s.pass_rate, s.intervals.pass_rate)} "
+            f"(95% CI{f'; {s.errors + s.pending} errors/pending left out' if s.errors + s.pending else ''}); "
+            f"{duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
     if judged[0] and not quiet:

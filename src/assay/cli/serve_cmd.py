@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import TYPE_CHECKING
 
 import typer
 
 from assay.settings import Settings
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from assay.store import Database
 
 
 def settings_with(database_url: str | None) -> Settings:
@@ -19,7 +25,7 @@ def settings_with(database_url: str | None) -> Settings:
     return settings
 
 
-def _database(database_url: str | None):  # noqa: ANN202  (a Database, imported lazily)
+def _database(database_url: str | None) -> Database:
     from assay.store import Database, upgrade
 
     database = Database(settings_with(database_url).database_url)
@@ -37,17 +43,20 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     typer.echo(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
                f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})", err=True)
     _welcome(database_url, f"http://{host}:{port}")
-    options = {"host": host, "port": port, "log_level": log_level, "access_log": log_level == "debug",
-               "timeout_graceful_shutdown": 10}
+
+    def run(app: FastAPI | str, factory: bool = False, processes: int | None = None) -> None:
+        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
+                    timeout_graceful_shutdown=10, factory=factory, workers=processes)
+
     if workers == 1:
-        uvicorn.run(create_app(settings), **options)
+        run(create_app(settings))
         return 0
     # uvicorn starts each process afresh: they build the app from the environment, so the
     # --database-url given here is passed on there, and the schema is migrated once, first.
     _database(database_url).dispose()
     if database_url:
         os.environ["ASSAY_DATABASE_URL"] = database_url
-    uvicorn.run("assay.server.app:app_from_env", factory=True, workers=workers, **options)
+    run("assay.server.app:app_from_env", factory=True, processes=workers)
     return 0
 
 

@@ -29,6 +29,10 @@ class SampleVerdict:
     results: list[GraderResult]
     skipped: list[str] = field(default_factory=list)
     """Graders not run because a cheaper one had already failed (cost-ordered grading)."""
+    cluster: str | None = None
+    """The task this sample is one attempt of (a repeat, a waza trial, a Vally trajectory),
+    when it has several: attempts of one task are correlated, so intervals cluster by it and
+    comparisons pair by it. None: the sample is its own cluster."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -40,6 +44,8 @@ class SampleVerdict:
         }
         if self.skipped:
             out["skipped"] = self.skipped
+        if self.cluster is not None:
+            out["cluster"] = self.cluster
         return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -35,7 +35,7 @@ class Event(BaseModel):
 _EVENT_KEYS = frozenset(Event.model_fields)
 
 
-_EVENT_TYPES = frozenset(EventType.__args__)
+_EVENT_TYPES = frozenset(get_args(EventType))
 
 
 def _is_native(entry: Any) -> bool:

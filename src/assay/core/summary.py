@@ -18,6 +18,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from assay.core.intervals import Intervals, of_arrays
 from assay.core.result import Status
 
 if TYPE_CHECKING:
@@ -40,6 +43,8 @@ class GraderSummary:
     skipped: int = 0
     score_sum: float = 0.0
     error_codes: dict[str, int] = field(default_factory=dict)
+    intervals: Intervals = field(default_factory=Intervals)
+    """95% intervals of the pass rate and mean score (``core.intervals``)."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -56,7 +61,8 @@ class GraderSummary:
             "name": self.name, "type": self.type, "weight": self.weight, "total": self.total,
             "passed": self.passed, "failed": self.failed, "errors": self.errors,
             "pending": self.pending, "skipped": self.skipped, "pass_rate": self.pass_rate,
-            "mean_score": self.mean_score, "error_codes": self.error_codes,
+            "mean_score": self.mean_score, "error_codes": self.error_codes, **self.intervals.to_dict(),
+            "left_out": self.errors + self.pending,
         }
 
 
@@ -69,15 +75,24 @@ class SuiteSummary:
     pending: int = 0
     mean_score: float | None = None
     graders: list[GraderSummary] = field(default_factory=list)
+    intervals: Intervals = field(default_factory=Intervals)
+    """95% intervals of the samples' pass rate and mean score."""
 
     @property
     def all_passed(self) -> bool:
         return self.passed == self.total
 
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed over passed and failed samples: errors and pending ones are left out."""
+        scored = self.passed + self.failed
+        return self.passed / scored if scored else None
+
     def to_dict(self) -> dict:
         return {
             "total": self.total, "passed": self.passed, "failed": self.failed,
-            "errors": self.errors, "pending": self.pending, "mean_score": self.mean_score,
+            "errors": self.errors, "pending": self.pending, "pass_rate": self.pass_rate,
+            "mean_score": self.mean_score, **self.intervals.to_dict(), "left_out": self.errors + self.pending,
             "graders": [g.to_dict() for g in self.graders],
         }
 
@@ -110,6 +125,17 @@ class Outcomes:
             decided[c] += 1
             passed[c] += p
         return passed, decided
+
+    def intervals(self) -> Intervals:
+        """The 95% intervals of these outcomes' pass rate and mean score (clustered when the
+        outcomes have clusters and some cluster holds several)."""
+        if not len(self.passed):
+            return Intervals()
+        clusters = None
+        if self.clusters is not None:
+            clusters = np.frombuffer(memoryview(self.clusters), dtype=f"u{self.clusters.itemsize}")
+        return of_arrays(np.frombuffer(memoryview(self.passed), dtype=np.uint8),
+                         np.frombuffer(memoryview(self.scores), dtype=np.float64), clusters)
 
     def _add(self, passed: bool, score: float | None, cluster: int | None) -> None:
         self.passed.append(passed)
@@ -192,7 +218,7 @@ class RunningSummary:
 
     def summary(self) -> SuiteSummary:
         """The summary so far (a new object; adding more later does not change it)."""
-        by_name = {name: _copy(g) for name, g in self._graders.items()}
+        by_name = {name: _copy(g, self.graders[name].intervals()) for name, g in self._graders.items()}
         # A grader may be skipped before (or without) ever being graded.
         for name, count in self._skipped.items():
             g = by_name.get(name)
@@ -201,7 +227,8 @@ class RunningSummary:
             g.skipped = count
         s = self._suite
         return SuiteSummary(s.total, s.passed, s.failed, s.errors, s.pending,
-                            self._score_sum / self._scored if self._scored else None, list(by_name.values()))
+                            self._score_sum / self._scored if self._scored else None, list(by_name.values()),
+                            self.verdicts.intervals())
 
     def _outcomes(self) -> Outcomes:
         return Outcomes(clusters=array("I") if self.cluster_of is not None else None)
@@ -216,11 +243,19 @@ class RunningSummary:
         return index
 
 
-def _copy(g: GraderSummary) -> GraderSummary:
+def _copy(g: GraderSummary, intervals: Intervals) -> GraderSummary:
     return GraderSummary(g.name, g.type, g.weight, g.total, g.passed, g.failed, g.errors, g.pending, g.skipped,
-                         g.score_sum, dict(g.error_codes))
+                         g.score_sum, dict(g.error_codes), intervals)
 
 
 def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
-    """Per-suite counts and a per-grader table, in the order graders first appear."""
-    return RunningSummary().add(verdicts).summary()
+    """Per-suite counts and a per-grader table, in the order graders first appear; intervals
+    clustered by the verdicts' ``cluster`` when they have one."""
+    clusters = {v.id: v.cluster for v in verdicts if v.cluster is not None}
+    return RunningSummary(cluster_of=cluster_lookup(clusters)).add(verdicts).summary()
+
+
+def cluster_lookup(clusters: dict[str, str]) -> Callable[[str], str] | None:
+    """A ``cluster_of`` for ``RunningSummary`` from sample id -> cluster for the clustered
+    samples (any other sample is its own cluster); None when there are none."""
+    return (lambda sample_id: clusters.get(sample_id, sample_id)) if clusters else None

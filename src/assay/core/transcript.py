@@ -118,7 +118,9 @@ def parse_event(entry: Mapping[str, Any]) -> Event | None:
     elif etype == "error":
         out["message"] = _text(_first(flat, "message", "error", "content", "errorMessage"))
     else:
-        usage = flat.get("usage") if isinstance(flat.get("usage"), Mapping) else flat
+        usage = flat.get("usage")
+        if not isinstance(usage, Mapping):
+            usage = flat
         out["input_tokens"] = _first(usage, "input_tokens", "inputTokens", "prompt_tokens", "promptTokens")
         out["output_tokens"] = _first(usage, "output_tokens", "outputTokens", "completion_tokens",
                                       "completionTokens")

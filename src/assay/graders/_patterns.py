@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 import regex
@@ -194,7 +195,9 @@ class CompiledPattern:
         head, tail = ("^(?:", ")$") if anchored else ("", "")
         inline = "".join(_INLINE[f] for f in flags if f in _INLINE)
         prefix = (f"(?{inline})" if inline else "") + head
-        self._re2 = self._bt = self._raw = None
+        self._re2: Any = None  # a google-re2 pattern (the module is untyped)
+        self._raw: Any = None  # its C++ object, when this google-re2 exposes it
+        self._bt: regex.Pattern[str] | None = None
         try:
             with _quiet_stderr():
                 self._re2 = re2.compile(prefix + _translate(source, lambda h: "\\x{" + h + "}")[0] + tail)
@@ -263,10 +266,12 @@ class CompiledPattern:
         if self._re2 is not None:  # a google-re2 without the raw interface used above
             m = self._re2.search(_utf8(text).decode())
         else:
+            bt = self._bt
+            assert bt is not None  # __init__ compiles with one engine or raises
             timeout = self.timeout_s if deadline is None else deadline - time.monotonic()
             if timeout <= 0:
                 raise TimeoutError
-            m = self._bt.search(text, timeout=timeout)
+            m = bt.search(text, timeout=timeout)
         if m is None:
             return None
         return Match(m.start(), m.end(), m.group(0))
@@ -275,8 +280,9 @@ class CompiledPattern:
 def _syntax_error(exc: regex.error, source: str, where: Callable[[int], int]) -> PatternError:
     """The backtracking engine's complaint, placed in the pattern the user wrote."""
     message = getattr(exc, "msg", None) or str(exc)
-    if exc.pos is None:
+    pos: int | None = getattr(exc, "pos", None)  # set by regex at run time; its stubs leave it out
+    if pos is None:
         return PatternError(f"invalid regular expression: {message}")
-    at = min(max(where(exc.pos), 0), len(source))
+    at = min(max(where(pos), 0), len(source))
     near = f" (near {source[max(0, at - 15):at + 15]!r})" if len(source) > 30 else ""
     return PatternError(f"invalid regular expression: {message} at position {at}{near}")

@@ -141,7 +141,10 @@ def _missing_counts(expected: Sequence[str], actual: Sequence[str]) -> list[str]
     return [f"{item} (need {n}, got {have[item]})" for item, n in Counter(expected).items() if have[item] < n]
 
 
-def sequence_match(mode: Literal["exact", "in_order", "any_order"], expected: Sequence[str],
+SequenceMode = Literal["exact", "in_order", "any_order"]
+
+
+def sequence_match(mode: SequenceMode, expected: Sequence[str],
                    actual: Sequence[str], *, noun: str, wanted: str) -> tuple[bool, str]:
     """waza's three matching modes shared by ``action_sequence`` and ``skill_invocation``:
     whether ``actual`` matches and, when it does not, waza's failure text (``noun``: "actions"

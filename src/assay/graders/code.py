@@ -200,9 +200,13 @@ class Code(Grader[CodeConfig]):
     def _evaluated(self, outcome: CodeOutcome) -> GraderResult:
         value = outcome.value
         problem = _check_returned(value)
+        details: dict[str, Any] = {}
         if problem is None:
-            details = _writable_details(value.get("details") or {})
-            problem = details if isinstance(details, str) else None
+            written = _writable_details(value.get("details") or {})
+            if isinstance(written, str):
+                problem = written
+            else:
+                details = written
         if problem:
             return self.error_result(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}",
                                      _sandbox_details(outcome))

@@ -89,7 +89,7 @@ class Pairwise(JudgeGrader[PairwiseConfig]):
         details: dict[str, Any] = merged_details(replies)
         if injection:
             details["injection"] = injection
-        orders = []
+        orders: list[dict[str, Any]] = []
         for reply, names in zip(replies, (("output", "baseline"), ("baseline", "output")), strict=True):
             read = _winner(reply)
             if isinstance(read, Problem):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
@@ -140,7 +141,9 @@ class Panel(JudgeGrader[PanelConfig]):
             score = sum(votes) / len(votes)
             passed = score > 0.5
         else:
-            score = {"mean": statistics.fmean, "median": statistics.median, "min": min}[cfg.aggregation](scores)
+            pick: dict[str, Callable[[list[float]], float]] = {"mean": statistics.fmean, "median": statistics.median,
+                                                              "min": min}
+            score = pick[cfg.aggregation](scores)
             passed = score >= cfg.threshold
         agreement = sum(v == passed for v in votes) / len(votes)
         spread = max(scores) - min(scores)

@@ -134,8 +134,9 @@ def _verdicts(obj: dict[str, Any]) -> list[dict[str, str]] | Problem:
     for entry in raw:
         if not isinstance(entry, dict):
             return Problem(ErrorCode.PARSE_FAILURE, "a check in the judge's reply is not an object")
-        args = entry.get("arguments") if isinstance(entry.get("arguments"), dict) else entry
-        verdict = {_PASS: "pass", _FAIL: "fail"}.get(entry.get("name"), entry.get("verdict"))
+        arguments = entry.get("arguments")
+        args = arguments if isinstance(arguments, dict) else entry
+        verdict = {_PASS: "pass", _FAIL: "fail"}.get(str(entry.get("name")), entry.get("verdict"))
         if verdict not in ("pass", "fail"):
             return Problem(ErrorCode.PARSE_FAILURE, f"a check's verdict is {str(verdict)[:40]!r}, not pass or fail")
         out.append({"verdict": verdict, "description": str(args.get("description") or ""),

@@ -137,10 +137,13 @@ class Script(Grader[ScriptConfig]):
             details["stdout"] = preview(stdout, 2000)
             return self.error_result(code, f"script output is invalid ({reason}); print "
                                      "{\"score\", \"passed\", \"message\", \"details\"} as JSON", details)
-        if report.passed is None and report.score is None:
+        if report.passed is not None:
+            passed = report.passed
+        elif report.score is not None:
+            passed = report.score >= cfg.threshold
+        else:
             return self.error_result(ErrorCode.INVALID_OUTPUT, "script output has neither 'passed' nor 'score'",
                                      details)
-        passed = report.passed if report.passed is not None else report.score >= cfg.threshold
         score = report.score if report.score is not None else (1.0 if passed else 0.0)
         if report.details:
             details["script_details"] = report.details

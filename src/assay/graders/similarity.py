@@ -146,23 +146,24 @@ RULES = 2
 """Version of the scoring rules above. ``_tokens.c`` declares the version it implements, and a
 build of an older version (compiled before the rules changed) is not used."""
 
+# Pure Python first; the C extension's functions replace them below when it is usable.
+tokenize: Callable[[str], list[str]] = py_tokenize
+jaccard: Callable[[str, str], float] = py_jaccard
+cosine: Callable[[str, str], float] = py_cosine
+jaccard_many: Callable[[list[str], list[str]], list[float]] = _py_many(py_jaccard)
+cosine_many: Callable[[list[str], list[str]], list[float]] = _py_many(py_cosine)
 try:
     from assay.graders import _tokens
 except ImportError:  # not built (no C compiler at install time): same results, slower
-    _tokens = None  # type: ignore[assignment]
     log.debug("similarity: C extension assay.graders._tokens not available, using pure Python")
 else:
     if getattr(_tokens, "RULES", 1) != RULES:
         log.warning("similarity: assay.graders._tokens was built from older source; using pure Python "
                     "(rebuild it: pip install -e .)")
-        _tokens = None  # type: ignore[assignment]
-if _tokens is None:
-    tokenize, jaccard, cosine = py_tokenize, py_jaccard, py_cosine
-    jaccard_many, cosine_many = _py_many(py_jaccard), _py_many(py_cosine)
-else:
-    log.debug("similarity: using the C extension assay.graders._tokens")
-    tokenize, jaccard, cosine = _tokens.tokenize, _tokens.jaccard, _tokens.cosine
-    jaccard_many, cosine_many = _tokens.jaccard_many, _tokens.cosine_many
+    else:
+        log.debug("similarity: using the C extension assay.graders._tokens")
+        tokenize, jaccard, cosine = _tokens.tokenize, _tokens.jaccard, _tokens.cosine
+        jaccard_many, cosine_many = _tokens.jaccard_many, _tokens.cosine_many
 
 
 def levenshtein(a: str, b: str) -> float:

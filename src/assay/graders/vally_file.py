@@ -125,6 +125,8 @@ class VallyFile(Grader[VallyFileConfig]):
         files = [p for p in paths if os.path.isfile(os.path.join(sample.workspace, p))]
         if not files:
             return self.scored_result(cfg.negate, reason=f"no files matching {cfg.path!r} found")
+        # contains mode has a value and no pattern; matches mode a compiled pattern (_check)
+        needle, compiled = cfg.value or "", cfg.compiled
         hits = []
         for rel in files:
             try:
@@ -132,17 +134,17 @@ class VallyFile(Grader[VallyFileConfig]):
                     text = fh.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
             except OSError as exc:
                 return self.error_result(ErrorCode.UNAVAILABLE, f"cannot read {rel}: {exc.strerror or exc}")
-            if cfg.mode == "contains":
-                hit = cfg.value in text  # type: ignore[operator]
+            if compiled is None:
+                hit = needle in text
             else:
                 try:
-                    hit = cfg.compiled.test(text)  # type: ignore[union-attr]
+                    hit = compiled.test(text)
                 except TimeoutError:
                     return self.error_result(ErrorCode.TIMEOUT,
                                              f"pattern search in {rel} took over {cfg.timeout_ms} ms")
             if hit:
                 hits.append(rel)
-        what = repr(preview(cfg.value, 100)) if cfg.mode == "contains" else f"/{preview(cfg.pattern or '', 100)}/"
+        what = repr(preview(needle, 100)) if cfg.mode == "contains" else f"/{preview(cfg.pattern or '', 100)}/"
         reason = f"{what} found in {', '.join(hits[:10])}" if hits else f"{what} not found in {', '.join(files[:10])}"
         return self.scored_result(bool(hits) != cfg.negate, reason=reason,
                                   details={"files": files[:100], "hits": hits[:100]})

@@ -29,7 +29,8 @@ def reported(sample: Sample, keys: tuple[str, ...]) -> int | None:
     """A count the run reports under one of ``keys`` in its ``outcome`` or ``metadata`` (also
     under their ``metrics``), if any."""
     for source in (sample.outcome or {}, sample.metadata):
-        for holder in (source, source.get("metrics") if isinstance(source.get("metrics"), dict) else {}):
+        metrics = source.get("metrics")
+        for holder in (source, metrics if isinstance(metrics, dict) else {}):
             for key in keys:
                 value: Any = holder.get(key)
                 if isinstance(value, int) and not isinstance(value, bool):

@@ -18,9 +18,9 @@ from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
-from assay.graders._waza import precision_recall_f1, sequence_match, tools_used
+from assay.graders._waza import SequenceMode, precision_recall_f1, sequence_match, tools_used
 
-_MODES = {"exact_match": "exact", "in_order_match": "in_order", "any_order_match": "any_order"}
+_MODES: dict[str, SequenceMode] = {"exact_match": "exact", "in_order_match": "in_order", "any_order_match": "any_order"}
 
 
 class WazaActionSequenceConfig(GraderConfig):

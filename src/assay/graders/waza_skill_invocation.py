@@ -8,13 +8,18 @@ than required skills, the score is cut by up to 60% (F1 × (1 − 0.6 × extra /
 verdict is the mode's match alone. Invocations come from ``metadata.skill_invocations`` (names
 or ``{name}``), else the calls of the ``skill`` tool: waza reads ``skill.invoked`` session
 events, which its saved transcripts do not keep.
+
+``forbidden_skills`` (waza 0.34, ``docs/graders/skill_invocation.md`` at 44a4b08f): none of
+them may be invoked. Alone, the score is 1 when none appears and 0 otherwise (``mode`` not
+needed, other skills allowed); with ``required_skills``, a forbidden skill fails the grader
+with 0, else the required-skill verdict and score stand.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from assay.core.grader import Grader, GraderConfig, Taxonomy
 from assay.core.registry import register
@@ -24,10 +29,19 @@ from assay.graders._waza import precision_recall_f1, sequence_match, skills_invo
 
 
 class WazaSkillInvocationConfig(GraderConfig):
-    required_skills: list[str] = Field(min_length=1, description="Skill names, in the expected order.")
-    mode: Literal["exact_match", "in_order", "any_order"] = Field(
-        description="How the invocations must match the required skills.")
+    required_skills: list[str] = Field(default_factory=list, description="Skill names, in the expected order.")
+    forbidden_skills: list[str] = Field(default_factory=list, description="Skills that must not be invoked.")
+    mode: Literal["exact_match", "in_order", "any_order"] | None = Field(
+        default=None, description="How the invocations must match the required skills (needed with them).")
     allow_extra: bool = Field(default=True, description="false: extra invocations lower the score.")
+
+    @model_validator(mode="after")
+    def _rules(self) -> WazaSkillInvocationConfig:
+        if not self.required_skills and not self.forbidden_skills:
+            raise ValueError("at least one of required_skills or forbidden_skills must be non-empty")
+        if self.required_skills and self.mode is None:
+            raise ValueError("mode: required with required_skills (exact_match, in_order or any_order)")
+        return self
 
 
 @register
@@ -39,6 +53,13 @@ class WazaSkillInvocation(Grader[WazaSkillInvocationConfig]):
     def grade(self, sample: Sample) -> GraderResult:
         required, mode, allow_extra = self.config.required_skills, self.config.mode, self.config.allow_extra
         actual = skills_invoked(sample)
+        invoked = [s for s in self.config.forbidden_skills if s in actual]
+        if invoked:
+            return self.scored_result(False, 0.0, f"Forbidden skills invoked: {invoked}",
+                                      {"forbidden_skills": self.config.forbidden_skills, "actual_skills": actual})
+        if mode is None:
+            return self.scored_result(True, 1.0, "No forbidden skills invoked",
+                                      {"forbidden_skills": self.config.forbidden_skills, "actual_skills": actual})
         precision, recall, f1 = precision_recall_f1(required, actual)
         extra = len(actual) - len(required)
         score = f1 if allow_extra or extra <= 0 else f1 * (1.0 - extra / len(actual) * 0.6)

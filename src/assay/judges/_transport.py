@@ -139,7 +139,7 @@ async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[bytes, by
     """The body bytes, and whether the connection can carry another request after it."""
     fields = {n.lower(): v for n, v in headers}
     if b"chunked" in fields.get(b"transfer-encoding", b"").lower():
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             size = int((await reader.readline()).split(b";")[0].strip(), 16)
             if size == 0:

@@ -48,11 +48,15 @@ def load_prices(path: str | None) -> dict[str, Price]:
 def _price(entry: object) -> Price | None:
     if not isinstance(entry, dict):
         return None
-    values = [entry.get("input"), entry.get("output")]
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
-               for v in values):
+    given, made = _amount(entry.get("input")), _amount(entry.get("output"))
+    return None if given is None or made is None else Price(given, made)
+
+
+def _amount(value: object) -> float | None:
+    """A price as a float: a finite number, at least 0 (a bool is not one); else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
         return None
-    return Price(float(values[0]), float(values[1]))  # type: ignore[arg-type]
+    return float(value)
 
 
 def cost_usd(prices: Mapping[str, Price], models: tuple[str | None, ...], usage: Mapping[str, int]) -> float | None:

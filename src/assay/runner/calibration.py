@@ -97,11 +97,10 @@ def roc_points(pairs: Sequence[Pair]) -> list[RocPoint]:
     """One point per distinct judge score, highest first: the judge's TPR, FPR and agreement
     had it passed exactly the samples scoring at least that much. Pairs without a judge
     score are left out."""
-    scored = [p for p in pairs if p.judge_score is not None]
+    scored = [(p, s) for p in pairs if (s := p.judge_score) is not None]
     out = []
-    for t in sorted({p.judge_score for p in scored}, reverse=True):  # type: ignore[type-var]
-        conf = confusion([Pair(p.sample_id, p.judge_score >= t, p.judge_score, p.human_passed)  # type: ignore[operator]
-                          for p in scored])
+    for t in sorted({s for _, s in scored}, reverse=True):
+        conf = confusion([Pair(p.sample_id, s >= t, s, p.human_passed) for p, s in scored])
         out.append(RocPoint(t, _rate(conf["tp"], conf["fn"]), _rate(conf["fp"], conf["tn"]),
                             (conf["tp"] + conf["tn"]) / len(scored)))
     return out

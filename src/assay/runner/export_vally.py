@@ -83,8 +83,9 @@ def vally_events(events: Sequence[Event], meta: Mapping[str, Any]) -> list[dict[
     had them (``tool_steps``) and its ``skill_activation`` events (``skills``)."""
     nested = "turns" in meta
     out = [_event(e, nested) for e in events]
-    names = meta.get("skills") if isinstance(meta.get("skills"), list) else []
-    skills = [{"type": "skill_activation", **_body({"skillName": s}, nested)} for s in names if isinstance(s, str)]
+    names = meta.get("skills")
+    skills = [{"type": "skill_activation", **_body({"skillName": s}, nested)}
+              for s in (names if isinstance(names, list) else []) if isinstance(s, str)]
     steps = meta.get("tool_steps")
     if nested and isinstance(meta.get("turns"), int) and isinstance(steps, list) \
             and all(isinstance(s, int) and not isinstance(s, bool) for s in steps):
@@ -126,6 +127,7 @@ def _event(e: Event, nested: bool) -> dict[str, Any]:
     """One event with Vally's field names. A tool result's error text goes under ``error``
     when the result says whether it succeeded, else under ``errorMessage`` (``error`` alone
     would read back as a failure)."""
+    data: dict[str, Any]
     if e.type == "tool_call":
         data = {"toolName": e.name, "toolCallId": e.call_id, "arguments": e.arguments, "content": e.content}
     elif e.type == "tool_result":

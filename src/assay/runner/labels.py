@@ -125,13 +125,13 @@ def pair_up(verdicts: Sequence[SampleVerdict], labels: Sequence[Label],
     pairs: list[Pair] = []
     left = {"missing": 0, "unscored": 0}
     for label in labels:
-        r = results.get(label.sample_id)
-        if r is None:
+        found = results.get(label.sample_id)
+        if found is None:
             left["missing"] += 1
-        elif not r.scored:
+        elif not found.scored:
             left["unscored"] += 1
         else:
-            pairs.append(Pair(label.sample_id, r.status is Status.PASSED, r.score, label.passed, label.score))
+            pairs.append(Pair(label.sample_id, found.status is Status.PASSED, found.score, label.passed, label.score))
     return pairs, left
 
 

@@ -5,23 +5,28 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary
 from assay.core.result import Status
 from assay.core.untrusted import cap_text, xml_text
+from assay.runner import figures
 from assay.runner.files import write_output
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 
 def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], duration_s: float,
-                warnings: Sequence[str] = ()) -> None:
+                warnings: Sequence[str] = (), summary: SuiteSummary | None = None) -> None:
     """One testsuite, one testcase per sample; failures, errors and pending (as skipped) apart;
     the loader's warnings (unknown keys a peer format ignores, results matching no task) in the
-    suite's ``system-err``."""
+    suite's ``system-err``; with ``summary``, the pass rates and mean scores with their 95%
+    intervals as the suite's ``properties``."""
     writer = JunitWriter(path, suite_name)
     writer.add(verdicts)
-    writer.finish(duration_s, warnings)
+    writer.finish(duration_s, warnings, summary=summary)
 
 
 class JunitWriter:
@@ -44,13 +49,15 @@ class JunitWriter:
             parts.append(_CASE_SEP + ET.tostring(self._case(v), encoding="utf-8"))
         self._cases.write(b"".join(parts))
 
-    def finish(self, duration_s: float, warnings: Sequence[str] = ()) -> None:
+    def finish(self, duration_s: float, warnings: Sequence[str] = (), summary: SuiteSummary | None = None) -> None:
         """Write the report and let the temporary file go."""
         counts, total = self._counts, sum(self._counts.values())
         attrs = {"tests": str(total), "failures": str(counts[Status.FAILED]), "errors": str(counts[Status.ERROR]),
                  "skipped": str(counts[Status.PENDING]), "time": f"{duration_s:.3f}"}
         root = ET.Element("testsuites", {"name": "assay", **attrs})
         ts = ET.SubElement(root, "testsuite", {"name": _x(self.suite_name), **attrs})
+        if summary is not None:
+            _properties(ET.SubElement(ts, "properties"), summary)
         if total:
             ET.SubElement(ts, _SLOT)  # where the testcases go
         if warnings:
@@ -94,6 +101,24 @@ def _framed(head: bytes, cases: IO[bytes], tail: bytes) -> Iterator[bytes]:
     yield tail
 
 
+def _properties(props: ET.Element, summary: SuiteSummary) -> None:
+    """``pass_rate``, ``pass_rate_ci_low``/``_high``, ``mean_score`` (and its interval) and
+    ``left_out`` for the suite, then the same prefixed ``grader.<name>.`` for each grader."""
+    def add(prefix: str, doc: dict) -> None:
+        for key in ("pass_rate", "mean_score"):
+            if doc.get(key) is not None:
+                ET.SubElement(props, "property", name=_x(prefix + key), value=f"{doc[key]:.6f}")
+            if doc.get(f"{key}_ci"):
+                lo, hi = doc[f"{key}_ci"]
+                ET.SubElement(props, "property", name=_x(f"{prefix}{key}_ci_low"), value=f"{lo:.6f}")
+                ET.SubElement(props, "property", name=_x(f"{prefix}{key}_ci_high"), value=f"{hi:.6f}")
+        ET.SubElement(props, "property", name=_x(prefix + "left_out"), value=str(doc["left_out"]))
+
+    add("", summary.to_dict())
+    for g in summary.graders:
+        add(f"grader.{g.name}.", g.to_dict())
+
+
 def _x(text: str, limit: int = 1024) -> str:
     """Text as XML can hold it: no control characters or lone surrogates, capped."""
     return xml_text(cap_text(text, limit))
@@ -110,22 +135,25 @@ def _case_text(v: SampleVerdict) -> str:
 
 
 def summary_table(summary: SuiteSummary, title: str) -> Any:
-    """A Rich table: per grader, pass rate, mean score, errors."""
+    """A Rich table: per grader, pass rate and mean score with their 95% intervals, errors;
+    with a caption for the samples' pass rate and, when tasks were attempted several times,
+    pass@k, pass^k and self-agreement."""
     from rich.table import Table
 
     graders = summary.graders
     show_pending = any(g.pending for g in graders)
     show_skipped = any(g.skipped for g in graders)
-    table = Table(title=title, title_justify="left")
-    columns = [("grader", "left"), ("type", "left"), ("weight", "right"), ("pass rate", "right"),
-               ("mean score", "right"), ("passed", "right"), ("failed", "right"), ("errors", "right")]
+    table = Table(title=title, title_justify="left", caption=_caption(summary), caption_justify="left")
+    columns: list[tuple[str, JustifyMethod]] = [
+        ("grader", "left"), ("type", "left"), ("weight", "right"), ("pass rate [95% CI]", "right"),
+        ("mean score [95% CI]", "right"), ("passed", "right"), ("failed", "right"), ("errors", "right")]
     columns += [("pending", "right")] if show_pending else []
     columns += [("skipped", "right")] if show_skipped else []
     for col, just in columns:
         table.add_column(col, justify=just)
     for g in graders:
-        rate = "-" if g.pass_rate is None else f"{g.pass_rate:.1%}"
-        mean = "-" if g.mean_score is None else f"{g.mean_score:.3f}"
+        rate = figures.rate(g.pass_rate, g.intervals.pass_rate)
+        mean = figures.mean(g.mean_score, g.intervals.mean_score)
         errors = str(g.errors)
         if g.error_codes:
             errors += " (" + ", ".join(f"{k}: {n}" for k, n in sorted(g.error_codes.items())) + ")"
@@ -135,3 +163,20 @@ def summary_table(summary: SuiteSummary, title: str) -> Any:
         row += [str(g.skipped)] if show_skipped else []
         table.add_row(*row)
     return table
+
+
+def _caption(summary: SuiteSummary) -> str:
+    parts = [f"samples: pass rate {figures.rate(summary.pass_rate, summary.intervals.pass_rate)}"]
+    if summary.errors + summary.pending:
+        parts.append(f"{summary.errors + summary.pending} left out (errors, pending)")
+    if summary.intervals.clusters:
+        parts.append(f"intervals clustered by task ({summary.intervals.clusters} tasks)")
+    again = summary.intervals.repeats
+    if again:
+        parts.append(f"over {again.tasks} tasks with {again.k}+ attempts: pass@{again.k} {again.pass_at_k:.1%}, "
+                     f"pass^{again.k} {again.pass_hat_k:.1%}, self-agreement {again.consistency:.1%}")
+    graders = [(g.name, g.intervals.repeats) for g in summary.graders]
+    agreement = ", ".join(f"{name} {r.consistency:.1%}" for name, r in graders if r is not None)
+    if again and agreement:
+        parts.append(f"grader self-agreement: {agreement}")
+    return "; ".join(parts)

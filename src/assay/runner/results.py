@@ -185,7 +185,7 @@ def verdict_from_row(row: Any, where: str) -> SampleVerdict:
         raise SpecError(f"sample {row['id']!r}: `results` must be a list of grader results", where=where)
     try:
         results = [GraderResult.model_validate(r) for r in raw_results]
-        status = Status(row.get("status"))
+        status = Status(str(row.get("status")))  # not one of the values: ValueError, below
     except ValidationError as exc:
         raise SpecError.from_validation(exc, path="results", where=where) from None
     except ValueError:
@@ -196,4 +196,7 @@ def verdict_from_row(row: Any, where: str) -> SampleVerdict:
     score = row.get("score")
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
         raise SpecError(f"sample {row['id']!r}: `score` must be a number or null", where=where)
-    return SampleVerdict(row["id"], status, status is Status.PASSED, score, results, skipped)
+    cluster = row.get("cluster")
+    if cluster is not None and not isinstance(cluster, str):
+        raise SpecError(f"sample {row['id']!r}: `cluster` must be text (the task id)", where=where)
+    return SampleVerdict(row["id"], status, status is Status.PASSED, score, results, skipped, cluster)

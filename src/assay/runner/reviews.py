@@ -140,8 +140,8 @@ def apply_reviews(verdicts: Sequence[SampleVerdict], reviews: Iterable[Review], 
                   threshold: float | None = None, errors_as_zero: bool = False) -> list[SampleVerdict]:
     """Verdicts with reviews applied; reviewed samples are re-judged under ``threshold``."""
     latest: dict[tuple[str, str], Review] = {}
-    for r in reviews:
-        latest[(r.sample_id, r.grader)] = r
+    for given in reviews:
+        latest[(given.sample_id, given.grader)] = given
     out = []
     for v in verdicts:
         changed = False

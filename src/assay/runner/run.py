@@ -7,7 +7,7 @@ without grading anything twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import islice
@@ -126,10 +126,9 @@ def _grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[Compil
     plans = {s.id: suite.graders_for(s.id) for s in chunk}
     results: dict[str, dict[int, GraderResult]] = {s.id: {} for s in chunk}
     decided: set[str] = set()
+    ranks: Sequence[int | None] = [None]  # None: every grader at once
     if suite.cost_ordered:
         ranks = sorted({_rank(spec) for specs in plans.values() for spec in specs})
-    else:
-        ranks = [None]
     for rank in ranks:
         work: dict[int, tuple[CompiledSpec, list[Sample]]] = {}
         for s in chunk:

@@ -10,7 +10,7 @@ it keep the verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from assay.core.aggregate import SampleVerdict
@@ -22,15 +22,16 @@ from assay.runner.reviews import Review, apply_reviews
 
 class RunTally:
     """See the module's docstring. ``max_problems``: non-passing verdicts kept for the listing;
-    ``junit``: the JUnit report to write (``finish``); ``keep``: keep every verdict."""
+    ``junit``: the JUnit report to write (``finish``); ``keep``: keep every verdict;
+    ``cluster_of``: the summary's (``RunningSummary``), for runs whose samples share tasks."""
 
     def __init__(self, *, threshold: float | None = None, reviews: Sequence[Review] = (), max_problems: int = 20,
                  junit: Path | None = None, suite_name: str = "", keep: bool = False,
-                 count_judged: bool = True) -> None:
+                 count_judged: bool = True, cluster_of: Callable[[str], str] | None = None) -> None:
         self.threshold = threshold
         self.reviews = list(reviews)
         self.max_problems = max_problems
-        self.running = RunningSummary()
+        self.running = RunningSummary(cluster_of=cluster_of)
         self.problems: list[SampleVerdict] = []
         self.judged = self.judged_cached = 0
         """LLM results, and how many of them the judge cache answered."""
@@ -57,6 +58,6 @@ class RunTally:
             self.verdicts.extend(verdicts)
 
     def finish(self, duration_s: float, warnings: Sequence[str] = ()) -> None:
-        """Write the JUnit report, if one was asked for."""
+        """Write the JUnit report, if one was asked for (with the summary's intervals)."""
         if self._junit is not None:
-            self._junit.finish(duration_s, warnings)
+            self._junit.finish(duration_s, warnings, summary=self.running.summary())

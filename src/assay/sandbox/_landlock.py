@@ -98,19 +98,19 @@ def restrict_self(attr: bytes, read_paths: tuple[str, ...] = ()) -> None:
         raise _fail("create_ruleset")
     try:
         for path in read_paths:
-            _allow_read(int(ruleset), path)
+            _allow_read(_NR[1], int(ruleset), path)
         if _syscall(_NR[2], ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
             raise _fail("restrict_self")
     finally:
         os.close(ruleset)
 
 
-def _allow_read(ruleset: int, path: str) -> None:
+def _allow_read(add_rule: int, ruleset: int, path: str) -> None:
     fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     try:
         rights = _DIR_READ if os.path.isdir(path) else _FILE_READ
         rule = struct.pack("=Qi", rights, fd)  # landlock_path_beneath_attr is packed: 12 bytes
-        if _syscall(_NR[1], ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)) != 0:
+        if _syscall(add_rule, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH), rule, ctypes.c_uint32(0)) != 0:
             raise _fail(f"add_rule {path!r}")
     finally:
         os.close(fd)

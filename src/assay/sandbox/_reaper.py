@@ -22,6 +22,7 @@ import ctypes
 import os
 import signal
 import sys
+from collections.abc import Iterable
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -64,7 +65,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _exec(program: list[str], cgroup: str, status_fd: int, mask: set[signal.Signals]) -> None:
+def _exec(program: list[str], cgroup: str, status_fd: int, mask: Iterable[int]) -> None:
     """In the forked child: join the cgroup, restore what Python changed, exec; never returns."""
     try:
         if cgroup != "-":

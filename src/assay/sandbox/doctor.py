@@ -16,6 +16,7 @@ def diagnose(weak: bool = False, node: str | None = None) -> dict[str, Any]:
     ``sandbox_allow_weak`` and ``node_binary``; None looks for ``node`` on ``PATH``)."""
     layers = probe_layers()
     missing = [name for name in REQUIRED_LAYERS if not layers.get(name, {}).get("available")]
+    py: dict[str, Any]
     if not missing:
         py = {"can_run": True, "detail": "every required layer is available; imports allowed: "
               + ", ".join(ALLOWED_MODULES)}

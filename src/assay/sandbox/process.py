@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
-from typing import Literal
+from typing import IO, Literal
 
 from assay.core.interfaces import ProcessCall, ProcessOutcome
 from assay.sandbox._cgroup import find_parent, kill_group, make_group, remove_group
@@ -121,18 +121,21 @@ class LocalProcessRunner:
             if cgroup:
                 remove_group(cgroup)
 
-    def _spawn(self, call: ProcessCall, cgroup: str | None) -> tuple[subprocess.Popen, int | None]:
+    def _spawn(self, call: ProcessCall, cgroup: str | None) -> tuple[subprocess.Popen[bytes], int | None]:
         program = ["/bin/sh", "-c", " ".join(call.argv)] if call.shell else list(call.argv)
-        options = dict(cwd=call.cwd, env=call.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       stdin=subprocess.PIPE if call.stdin is not None else subprocess.DEVNULL,
-                       start_new_session=True, close_fds=True)
+
+        def popen(argv: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
+            return subprocess.Popen(argv, cwd=call.cwd, env=call.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    stdin=subprocess.PIPE if call.stdin is not None else subprocess.DEVNULL,
+                                    start_new_session=True, close_fds=True, pass_fds=pass_fds)
+
         if self.containment == "group":
-            return subprocess.Popen(program, **options), None
+            return popen(program), None
         status_r, status_w = os.pipe()
         try:
             argv = [sys.executable, "-I", "-S", _REAPER, str(status_w), cgroup or "-", str(os.getpid()),
                     "--", *program]
-            return subprocess.Popen(argv, pass_fds=(status_w,), **options), status_r
+            return popen(argv, pass_fds=(status_w,)), status_r
         except BaseException:
             os.close(status_r)
             raise
@@ -140,17 +143,25 @@ class LocalProcessRunner:
             os.close(status_w)
 
 
+def pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """A ``Popen`` stream that was opened with ``PIPE`` (``subprocess`` types every stream as optional)."""
+    if stream is None:
+        raise RuntimeError("the process's stream was not opened as a pipe")
+    return stream
+
+
 class _Run:
     """One started process, watched from the calling thread until it and its pipes are done."""
 
-    def __init__(self, call: ProcessCall, proc: subprocess.Popen, status_fd: int | None,
+    def __init__(self, call: ProcessCall, proc: subprocess.Popen[bytes], status_fd: int | None,
                  cgroup: str | None, start: float) -> None:
         self.call, self.proc, self.cgroup, self.start = call, proc, cgroup, start
         self.launcher = status_fd is not None
         self.head, self.tail, self.status = _Head(call.stdout_limit), _Tail(call.stderr_limit), _Head(4096)
         self.exited = self.timed_out = False
         self.stdin = memoryview(call.stdin or b"")
-        self.status_fd, self.pidfd = status_fd, None
+        self.status_fd = status_fd
+        self.pidfd: int | None = None
         self.sel = selectors.DefaultSelector()
 
     def supervise(self) -> ProcessOutcome:
@@ -163,17 +174,17 @@ class _Run:
 
     def _watch_all(self) -> None:
         proc = self.proc
-        self._watch(proc.stdout.fileno(), selectors.EVENT_READ, lambda fd: self._read(fd, self.head))
-        self._watch(proc.stderr.fileno(), selectors.EVENT_READ, lambda fd: self._read(fd, self.tail))
+        self._watch(pipe(proc.stdout).fileno(), selectors.EVENT_READ, lambda fd: self._read(fd, self.head))
+        self._watch(pipe(proc.stderr).fileno(), selectors.EVENT_READ, lambda fd: self._read(fd, self.tail))
         if self.status_fd is not None:
             self._watch(self.status_fd, selectors.EVENT_READ, lambda fd: self._read(fd, self.status))
         if proc.stdin is not None:
             self._watch(proc.stdin.fileno(), selectors.EVENT_WRITE, self._write)
         try:  # a pidfd wakes the loop the moment the process ends
-            self.pidfd = os.pidfd_open(proc.pid)
+            self.pidfd = pidfd = os.pidfd_open(proc.pid)
         except (AttributeError, OSError):
             return
-        self.sel.register(self.pidfd, selectors.EVENT_READ, lambda fd: self._on_exit())
+        self.sel.register(pidfd, selectors.EVENT_READ, lambda fd: self._on_exit())
 
     def _loop(self) -> None:
         deadline = self.start + self.call.timeout_s
@@ -286,7 +297,7 @@ class _Run:
         if not self.stdin:
             self.sel.unregister(fd)
             try:
-                self.proc.stdin.close()  # EOF for the program
+                pipe(self.proc.stdin).close()  # EOF for the program
             except OSError:
                 pass
 

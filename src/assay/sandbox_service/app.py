@@ -10,13 +10,13 @@ a 200 answer with ``success: false`` and an ``errorCode``, as a grader's error r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -28,12 +28,20 @@ from assay.core.errors import SpecError
 from assay.core.interfaces import CodeCall, CodeRunner
 from assay.core.result import ErrorCode
 from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
-from assay.sandbox.remote.wire import BatchRequest, CallRequest, CheckRequest, ExecuteRequest, extras, failure
+from assay.sandbox.remote.wire import (
+    BatchRequest,
+    CallRequest,
+    CheckRequest,
+    CodeBody,
+    ExecuteRequest,
+    extras,
+    failure,
+)
 from assay.sandbox_service.admission import RETRY_AFTER_S, Admission, QueueFull
 from assay.sandbox_service.evaluate import SpecEvaluator
 from assay.sandbox_service.guard import ASGIApp, Guard
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=CodeBody)
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
@@ -149,7 +157,7 @@ async def _parse(request: Request, model: type[M], options: ServiceOptions) -> M
         raise _Refused(400, f"the body is not JSON: {exc}") from None
     except ValidationError as exc:
         raise _Refused(400, SpecError.from_validation(exc).message) from None
-    code_bytes = len(body.code.encode("utf-8", "surrogatepass"))  # type: ignore[attr-defined]
+    code_bytes = len(body.code.encode("utf-8", "surrogatepass"))
     if code_bytes > options.max_code_bytes:
         raise _Refused(413, f"code is {code_bytes} bytes; this service takes at most {options.max_code_bytes}",
                        "too_large")
@@ -164,5 +172,5 @@ def _health_report(report: dict[str, Any]) -> dict[str, Any]:
     return {"status": status, "layers": layers, **languages, "weakMode": bool(report.get("weak_mode"))}
 
 
-def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+def _json(status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None) -> Response:
     return Response(orjson.dumps(body), status_code=status, media_type="application/json", headers=headers)

@@ -12,7 +12,7 @@ word ``Bearer`` may come in any case, as HTTP allows.
 from __future__ import annotations
 
 import hmac
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 import orjson
@@ -29,7 +29,7 @@ OPEN_PATHS = frozenset({"/health"})
 """Paths anyone may ask (a load balancer's probe): they run nothing."""
 
 
-async def send_json(send: Send, status: int, body: dict[str, Any], headers: list[tuple[bytes, bytes]] = ()) -> None:
+async def send_json(send: Send, status: int, body: dict[str, Any], headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
     """Answer with ``body`` as JSON, from outside any framework."""
     content = orjson.dumps(body)
     await send({"type": "http.response.start", "status": status,

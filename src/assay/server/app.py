@@ -23,7 +23,7 @@ from assay.server import errors
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.pages import install as install_pages
-from assay.server.routes import evaluators, health, runs, tasks
+from assay.server.routes import compare, evaluators, health, runs, tasks
 from assay.server.service import Service
 from assay.settings import Settings
 from assay.store.migrate import upgrade
@@ -56,7 +56,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.state.service = service
     errors.install(app)
     app.include_router(health.router)
-    for module in (evaluators, tasks, runs):
+    for module in (evaluators, tasks, runs, compare):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.core.errors import SpecError
-from assay.core.result import ErrorCode, GraderResult
+from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
 from assay.server.coordination import RunLease
@@ -172,7 +172,7 @@ class RunWorker:
 
 
 def _config_error(spec: dict[str, Any], problem: str) -> GraderResult:
-    return GraderResult(name=spec["name"], type=spec["type"], status="error", passed=False,
+    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False,
                         reason=f"the evaluator's config is no longer valid: {problem}",
                         error=ErrorCode.INVALID_CONFIG, weight=spec["weight"])
 

@@ -8,19 +8,40 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from assay.store import listing
 from assay.store.clean import storable
+from assay.store.listing import Window
 from assay.store.models import Evaluator, Task, TaskEvaluator, is_row_id, utcnow
+
+SORTABLE = {"name": Evaluator.name, "type": Evaluator.type, "createdAt": Evaluator.created_at,
+            "updatedAt": Evaluator.updated_at}
+"""The columns the list may be sorted by, by their API names."""
 
 
 def list_evaluators(session: Session, evaluator_type: str | None = None, *,
                     presets_only: bool = False) -> list[Evaluator]:
     """Evaluators, presets first, then the oldest first; of one type when given."""
+    return find_evaluators(session, evaluator_type, is_preset=True if presets_only else None)[0]
+
+
+def find_evaluators(session: Session, evaluator_type: str | None = None, *, is_preset: bool | None = None,
+                    language: str | None = None, owner_id: str | None = None,
+                    window: Window | None = None) -> tuple[list[Evaluator], int]:
+    """A page of evaluators (of one type, presets or not, code language and creator when given)
+    whose name or description has ``window.q``'s words, sorted by one of ``SORTABLE``; without
+    a sort key, presets first, then the oldest first. Also how many match in all."""
     query = select(Evaluator).order_by(Evaluator.is_preset.desc(), Evaluator.created_at, Evaluator.id)
     if evaluator_type is not None:
         query = query.where(Evaluator.type == evaluator_type)
-    if presets_only:
-        query = query.where(Evaluator.is_preset.is_(True))
-    return list(session.scalars(query))
+    if is_preset is not None:
+        query = query.where(Evaluator.is_preset.is_(is_preset))
+    if language is not None:
+        query = query.where(Evaluator.type == "code", Evaluator.config["language"].as_string() == language)
+    if owner_id is not None:
+        query = query.where(Evaluator.created_by_id == owner_id)
+    window = window or Window()
+    query = listing.search(query, window.q, [Evaluator.name, Evaluator.description])
+    return listing.page(session, query, window, SORTABLE, Evaluator.id)
 
 
 def get_evaluator(session: Session, evaluator_id: str) -> Evaluator | None:

@@ -8,11 +8,12 @@ never loses what was committed before it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import CursorResult, Select, func, select, update
 from sqlalchemy.orm import Session
 
+from assay.store import listing
 from assay.store.clean import storable
 from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
 
@@ -61,7 +62,8 @@ def set_status(session: Session, run_id: str, status: str, *, error: str | None 
     statement = update(Run).where(Run.id == run_id)
     if only_from is not None:
         statement = statement.where(Run.status.in_(tuple(only_from)))
-    return bool(session.execute(statement.values(**values)).rowcount)
+    # an UPDATE's result is a CursorResult (Session.execute is typed as returning a plain Result)
+    return bool(cast(CursorResult[Any], session.execute(statement.values(**values))).rowcount)
 
 
 def graded_sample_ids(session: Session, run_id: str, evaluator_id: str) -> set[str]:
@@ -99,7 +101,7 @@ def status_counts(session: Session, run_id: str) -> list[tuple[str, str, str, in
 
 
 def results_query(run_id: str, *, status: str | None = None, evaluator_id: str | None = None,
-                  failed_only: bool = False, sample_id: str | None = None) -> Select[tuple[EvaluationResult]]:
+                  failed_only: bool = False, sample_id: str | None = None) -> Select[EvaluationResult]:
     """The results of a run, filtered, in dataset then evaluator order. Filter values are
     compared as stored (a NUL is stored as U+FFFD)."""
     query = select(EvaluationResult).where(EvaluationResult.run_id == storable(run_id))
@@ -114,14 +116,14 @@ def results_query(run_id: str, *, status: str | None = None, evaluator_id: str |
     return query.order_by(EvaluationResult.sample_index, EvaluationResult.id)
 
 
-def list_results(session: Session, query: Select[tuple[EvaluationResult]], *, limit: int,
+def list_results(session: Session, query: Select[EvaluationResult], *, limit: int,
                  offset: int) -> tuple[list[EvaluationResult], int]:
     """One page of ``query`` and the number of rows it has in all."""
     total = session.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0
     return list(session.scalars(query.limit(limit).offset(offset))), int(total)
 
 
-def iter_results(session: Session, query: Select[tuple[EvaluationResult]], *,
+def iter_results(session: Session, query: Select[EvaluationResult], *,
                  batch: int = 500) -> Iterator[EvaluationResult]:
     """Every row of ``query``, fetched ``batch`` at a time (an export of a large run streams)."""
     offset = 0
@@ -135,7 +137,23 @@ def iter_results(session: Session, query: Select[tuple[EvaluationResult]], *,
 
 def _dialect_insert(session: Session) -> Any:
     if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert
+
+
+RUN_SORTABLE = {"createdAt": Run.created_at, "status": Run.status, "finishedAt": Run.finished_at}
+"""The columns a task's run list may be sorted by, by their API names."""
+
+
+def find_runs(session: Session, task_id: str, *, status: str | None = None,
+              window: listing.Window | None = None) -> tuple[list[Run], int]:
+    """A page of a task's runs (of one status when given), sorted by one of ``RUN_SORTABLE``
+    (by default, the oldest first), and how many match."""
+    query = select(Run).where(Run.task_id == task_id).order_by(Run.created_at, Run.id)
+    if status is not None:
+        query = query.where(Run.status == status)
+    return listing.page(session, query, window or listing.Window(), RUN_SORTABLE, Run.id)

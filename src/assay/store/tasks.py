@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from assay.store import listing
 from assay.store.clean import storable
 from assay.store.models import Evaluator, Task, TaskEvaluator, is_row_id, utcnow
 
@@ -60,3 +61,19 @@ def delete_task(session: Session, task: Task) -> None:
     """Delete a task with its links, runs and results (the foreign keys cascade)."""
     session.delete(task)
     session.flush()
+
+
+TASK_SORTABLE = {"name": Task.name, "createdAt": Task.created_at, "updatedAt": Task.updated_at}
+"""The columns the task list may be sorted by, by their API names."""
+
+
+def find_tasks(session: Session, *, owner_id: str | None = None,
+               window: listing.Window | None = None) -> tuple[list[Task], int]:
+    """A page of tasks (one user's when given) whose name or description has ``window.q``'s
+    words, sorted by one of ``TASK_SORTABLE`` (by default, the oldest first), and how many match."""
+    query = select(Task).order_by(Task.created_at, Task.id)
+    if owner_id is not None:
+        query = query.where(Task.created_by_id == owner_id)
+    window = window or listing.Window()
+    query = listing.search(query, window.q, [Task.name, Task.description])
+    return listing.page(session, query, window, TASK_SORTABLE, Task.id)

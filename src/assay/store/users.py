@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import event, select
@@ -61,6 +62,17 @@ def get_user(session: Session, name: str) -> User | None:
     return session.scalars(select(User).where(User.name == name)).first()
 
 
+def user_id(session: Session, name: str) -> str | None:
+    """The id of the user called ``name``, or None."""
+    return session.scalar(select(User.id).where(User.name == name))
+
+
+def names(session: Session, user_ids: Iterable[str]) -> dict[str, str]:
+    """User id -> name, for the ids given that are users."""
+    ids = sorted(set(user_ids))
+    return {row.id: row.name for row in session.execute(select(User.id, User.name).where(User.id.in_(ids)))}
+
+
 def create_token(session: Session, user_name: str, label: str = "") -> NewToken:
     """A new token for ``user_name``; AssayError when there is no such user."""
     user = get_user(session, user_name)
@@ -82,7 +94,7 @@ def revoke_token(session: Session, token_or_id: str) -> ApiToken:
         raise AssayError("no such token: give the token's id (as `assay tokens create` printed it) or the token")
     if token.revoked_at is None:
         token.revoked_at = utcnow()
-        url = session.get_bind().url.render_as_string(hide_password=False)
+        url = session.get_bind().engine.url.render_as_string(hide_password=False)
         # Once committed, servers of this database on this machine drop the answers they keep.
         event.listen(session, "after_commit", lambda _session: tokens_stamp(url).bump(), once=True)
     return token

@@ -11,13 +11,23 @@ export class ApiError extends Error {
 }
 
 export async function api(method, path, body) {
+  return (await call(method, path, body)).data;
+}
+
+/** A page of a list: its rows and how many match in all (the X-Total-Count header). */
+export async function getPage(path) {
+  const { data, response } = await call('GET', path);
+  return { items: data, total: Number(response.headers.get('X-Total-Count') ?? data.length) };
+}
+
+async function call(method, path, body) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (method !== 'GET') headers['X-CSRF-Token'] = csrf || '';
   let response;
   try {
     response = await fetch(path, {
-      method, headers, credentials: 'same-origin',
+      method, headers, credentials: 'same-origin', cache: 'no-store', // never a stale list after Back
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -35,7 +45,7 @@ export async function api(method, path, body) {
   if (!response.ok || payload.code !== 200) {
     throw new ApiError(response.status, payload.code, payload.message || response.statusText);
   }
-  return payload.data;
+  return { data: payload.data, response };
 }
 
 export const get = (path) => api('GET', path);

@@ -35,6 +35,12 @@ _WS = re.compile(r"[ \t\r\n]*")
 _TOO_DEEP = "nested too deeply (about 1,000 levels at most)"
 
 
+def _skip_ws(text: str, pos: int) -> int:
+    """The position after the JSON whitespace at ``pos`` (``_WS`` matches the empty string too)."""
+    m = _WS.match(text, pos)
+    return m.end() if m else pos
+
+
 class BadJson(ValueError):
     """Text that is not one JSON value; the message says why (with the column when known)."""
 
@@ -90,27 +96,27 @@ def json_rows(fh: BinaryIO, path: Path) -> Rows:
         start, end = raw.rfind(b"\n", 0, exc.start) + 1, raw.find(b"\n", exc.start)
         utf8(raw[start:end if end >= 0 else len(raw)], f"{path}:{line_of(raw, exc.start)}")
         raise
-    pos = _WS.match(text).end()
+    pos = _skip_ws(text, 0)
     if pos == len(text):
         return
     if text[pos] != "[":
         raise SpecError("a .json dataset must be a list of rows, `[{...}, {...}]`; for one object per line "
                         "name the file .jsonl", where=f"{path}:{line_of(text, pos)}")
-    pos = _WS.match(text, pos + 1).end()
+    pos = _skip_ws(text, pos + 1)
     line, counted = 1, 0
     while not text.startswith("]", pos):
         line += text.count("\n", counted, pos)
         counted = pos
         row, pos = _decode_at(text, pos, path, line)
         yield line, row
-        pos = _WS.match(text, pos).end()
+        pos = _skip_ws(text, pos)
         if text.startswith(",", pos):
-            pos = _WS.match(text, pos + 1).end()
+            pos = _skip_ws(text, pos + 1)
             if text.startswith("]", pos):
                 raise SpecError("a `,` before the closing `]` is not JSON", where=f"{path}:{line_of(text, pos)}")
         elif not text.startswith("]", pos):
             raise SpecError("expected `,` or `]` after a row", where=f"{path}:{line_of(text, pos)}")
-    end = _WS.match(text, pos + 1).end()
+    end = _skip_ws(text, pos + 1)
     if end != len(text):
         raise SpecError("text after the `]` that closes the list of rows", where=f"{path}:{line_of(text, end)}")
 

@@ -96,7 +96,9 @@ def utf8(raw: bytes, where: str) -> str:
 
 def line_of(text: bytes | str, offset: int) -> int:
     """The 1-based line of ``offset`` in ``text``."""
-    return text.count(_NL if isinstance(text, bytes) else "\n", 0, offset) + 1
+    if isinstance(text, bytes):
+        return text.count(_NL, 0, offset) + 1
+    return text.count("\n", 0, offset) + 1
 
 
 def size_text(n: int) -> str:

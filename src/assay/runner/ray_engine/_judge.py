@@ -68,7 +68,8 @@ def start_judge_actor(settings: Settings, read_cache: bool) -> Any:
     """The run's ``JudgeActor``: no CPU of its own (it waits on the network), many calls at once."""
     import ray
 
-    remote = ray.remote(num_cpus=0, max_concurrency=ACTOR_BATCHES)(JudgeActor)
+    # ray.remote(**options) is typed without max_concurrency; ActorClass.options takes every option
+    remote = ray.remote(JudgeActor).options(num_cpus=0, max_concurrency=ACTOR_BATCHES)
     return remote.remote(settings, read_cache)
 
 

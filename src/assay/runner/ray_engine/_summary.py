@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from assay.core.aggregate import GraderSummary, SampleVerdict, SuiteSummary, summarize
+from assay.core.aggregate import GraderSummary, SampleVerdict, SuiteSummary
+from assay.core.summary import Outcomes, RunningSummary
 
 
 @dataclass(slots=True)
@@ -20,12 +21,25 @@ class PartialSummary:
     summary: SuiteSummary = field(default_factory=SuiteSummary)
     score_sum: float = 0.0
     scored: int = 0
+    verdicts: Outcomes = field(default_factory=Outcomes)
+    """The compact outcomes the intervals are taken from (``core.summary.Outcomes``), added up."""
+    graders: dict[str, Outcomes] = field(default_factory=dict)
 
     @classmethod
     def of(cls, verdicts: Sequence[SampleVerdict]) -> PartialSummary:
         """The part ``verdicts`` contribute."""
         scores = [v.score for v in verdicts if v.score is not None]
-        return cls(summarize(verdicts), float(sum(scores)), len(scores))
+        running = RunningSummary().add(verdicts)
+        return cls(running.summary(), float(sum(scores)), len(scores), running.verdicts, running.graders)
+
+    def take_intervals(self) -> SuiteSummary:
+        """The summary with the intervals of everything added (once, at the end: each is a
+        pass over the outcomes)."""
+        self.summary.intervals = self.verdicts.intervals()
+        for g in self.summary.graders:
+            if g.name in self.graders:
+                g.intervals = self.graders[g.name].intervals()
+        return self.summary
 
     def add(self, other: PartialSummary) -> None:
         """Fold ``other`` into this one (graders keep the order they were first seen in)."""
@@ -34,6 +48,9 @@ class PartialSummary:
             setattr(mine, name, getattr(mine, name) + getattr(theirs, name))
         self.score_sum += other.score_sum
         self.scored += other.scored
+        _extend(self.verdicts, other.verdicts)
+        for name, outcomes in other.graders.items():
+            _extend(self.graders.setdefault(name, Outcomes()), outcomes)
         mine.mean_score = self.score_sum / self.scored if self.scored else None
         by_name = {g.name: g for g in mine.graders}
         for g in theirs.graders:
@@ -53,3 +70,8 @@ def _add_grader(have: GraderSummary, g: GraderSummary) -> None:
     have.score_sum += g.score_sum
     for code, n in g.error_codes.items():
         have.error_codes[code] = have.error_codes.get(code, 0) + n
+
+
+def _extend(have: Outcomes, more: Outcomes) -> None:
+    have.passed += more.passed
+    have.scores.extend(more.scores)

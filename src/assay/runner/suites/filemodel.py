@@ -11,7 +11,7 @@ decode strictly do; a model with ``extra="allow"`` ignores them, as a lenient pe
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Annotated, Any, TypeVar, get_args
 
@@ -44,11 +44,18 @@ Text = Annotated[str, BeforeValidator(_scalar_text)]
 """Text written as any YAML scalar (a number or a date reads as its text)."""
 
 
-def read_model(model: type[M], data: Any, doc: YamlDoc, *at: str | int, warnings: list[str]) -> M:
+Unknown = Callable[[Keys, str, BaseModel], None]
+"""Told of a key a lenient model kept (where it sits, the key, the model holding it); a
+dialect whose peer refuses such keys in the release read raises SpecError from it."""
+
+
+def read_model(model: type[M], data: Any, doc: YamlDoc, *at: str | int, warnings: list[str],
+               unknown: Unknown | None = None) -> M:
     """``data`` (the value at ``at`` in ``doc``) validated as ``model``.
 
     Raises SpecError at the line of the first problem, naming every problem with its field
-    path; unknown keys a lenient model ignores are appended to ``warnings``.
+    path; unknown keys a lenient model ignores are appended to ``warnings``, or handed to
+    ``unknown`` when given.
     """
     try:
         value = model.model_validate(data)
@@ -56,6 +63,9 @@ def read_model(model: type[M], data: Any, doc: YamlDoc, *at: str | int, warnings
         raise _located(exc, model, doc, at) from None
     for keys, node in _lenient_models(value, at):
         for key in node.model_extra or {}:
+            if unknown is not None:
+                unknown(keys, key, node)
+                continue
             warnings.append(f"{doc.where(*keys, key)}: {format_loc((*keys, key))}: unknown field {key!r} "
                             f"ignored{_known(type(node))}")
     return value

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.runner.suites.dialects import DETECT, MODULES
-from assay.runner.suites.suite import Suite
+from assay.runner.suites.suite import DialectOptions, Suite
 from assay.runner.yamlsrc import YamlDoc
 
 SUITE_FILES = ("eval.yaml", "eval.yml")
@@ -32,10 +32,11 @@ class Dialect(Protocol):
         """Whether a suite file's top-level mapping is written in this dialect."""
         ...
 
-    def load(self, doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
+    def load(self, doc: YamlDoc, *, results: Path | None, context: SpecContext,
+             options: DialectOptions | None = None) -> Suite:
         """The suite in ``doc``. ``results`` (``--results``) names the outputs to grade;
-        ``context`` has the suite's folder as ``base_dir``. Raises SpecError naming file, line
-        and field path."""
+        ``context`` has the suite's folder as ``base_dir``; ``options`` what the caller asks of
+        the dialect. Raises SpecError naming file, line and field path."""
         ...
 
 
@@ -46,7 +47,7 @@ claims, so it comes last."""
 
 def dialect_module(name: str) -> Dialect:
     """The module that reads dialect ``name`` (imported on first use)."""
-    return importlib.import_module(MODULES[name])  # type: ignore[return-value]
+    return importlib.import_module(MODULES[name])
 
 
 def detect_dialect(data: Mapping[str, Any]) -> str:
@@ -55,12 +56,13 @@ def detect_dialect(data: Mapping[str, Any]) -> str:
 
 
 def load_suite(path: Path, *, results: Path | None = None, dialect: str | None = None,
-               context: SpecContext | None = None) -> Suite:
+               context: SpecContext | None = None, waza_version: str | None = None) -> Suite:
     """Load a suite file (or the ``eval.yaml`` in a directory) in ``dialect``, detected from
     the file when None. Raises SpecError naming file, line and field.
 
     Graders are validated under ``context`` (see core.context) with the suite file's folder
     as ``base_dir``, so relative paths in configs mean the same in every dialect.
+    ``waza_version`` is the waza release a waza suite is read as (see ``dialects/_waza_releases``).
     """
     path = suite_file(Path(path))
     if dialect is not None and dialect not in MODULES:
@@ -68,15 +70,18 @@ def load_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     doc = YamlDoc(path)
     if not isinstance(doc.data, Mapping):
         raise SpecError("a suite file must be a mapping with name, graders and dataset", where=str(path))
-    reader = dialect_module(dialect or detect_dialect(doc.data))
+    name = dialect or detect_dialect(doc.data)
+    reader = dialect_module(name)
     context = (context or SpecContext()).at(doc.path.parent.resolve())
     try:
-        suite = reader.load(doc, results=results, context=context)
+        suite = reader.load(doc, results=results, context=context, options=DialectOptions(waza_version))
     except SpecError as exc:
         if exc.where or not exc.focus:
             raise
         raise doc.locate(exc) from None  # a field of this file, without a place: give it its line
     suite.inputs += [p for p in (path, results) if p is not None and p not in suite.inputs]
+    how = "given with --dialect" if dialect else "detected: " + (DETECT[name].__doc__ or "").replace("``", "`")
+    suite.explain.insert(0, f"dialect: {name} ({' '.join(how.split())})")
     check_runnable(suite)
     return suite
 

@@ -99,7 +99,9 @@ def make_sample(sample_id: str, run: Mapping[str, Any], *, input: Any, expected:
     workspace = _first(run, "workspace", "workDir", "work_dir")
     if workspace is not None:
         workspace = str((base_dir / str(workspace)).resolve())
-    extra = run.get("metadata") if isinstance(run.get("metadata"), Mapping) else {}
+    extra = run.get("metadata")
+    if not isinstance(extra, Mapping):
+        extra = {}
     duration = _first(run, "duration_ms", "durationMs")
     if duration is None and isinstance(run.get("metrics"), Mapping):
         duration = _first(run["metrics"], "duration_ms", "durationMs", "wallTimeMs")
@@ -107,7 +109,7 @@ def make_sample(sample_id: str, run: Mapping[str, Any], *, input: Any, expected:
     try:
         return Sample(id=sample_id, input=input, output=run.get("output"), expected=expected,
                       metadata={**metadata, **extra}, transcript=transcript,
-                      outcome=outcome if isinstance(outcome, Mapping) else None,
+                      outcome=dict(outcome) if isinstance(outcome, Mapping) else None,
                       duration_ms=duration, workspace=workspace)
     except ValueError as exc:
         raise SpecError(f"invalid run record: {exc}", where=where) from None

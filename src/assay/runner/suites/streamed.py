@@ -24,7 +24,8 @@ from assay.runner.yamlsrc import YamlDoc
 
 
 def open_streamed(path: Path, *, formats: Collection[str], results: Path | None = None,
-                  dialect: str | None = None, context: SpecContext | None = None) -> tuple[Suite, Path | None]:
+                  dialect: str | None = None, context: SpecContext | None = None,
+                  waza_version: str | None = None) -> tuple[Suite, Path | None]:
     """The suite at ``path`` and, when its samples are to be streamed, the file they are in
     (its suffix one of ``formats``, such as ``.jsonl``): the suite then has no samples. Else
     the suite as ``load_suite`` gives it, and None."""
@@ -35,7 +36,7 @@ def open_streamed(path: Path, *, formats: Collection[str], results: Path | None 
     dataset = data.get("dataset") if isinstance(data, dict) else None
     source = results or (found.parent / dataset if isinstance(dataset, str) else None)
     if source is None or source.suffix.lower() not in formats or (isinstance(data, dict) and "samples" in data):
-        return load_suite(path, results=results, dialect=dialect, context=context), None
+        return load_suite(path, results=results, dialect=dialect, context=context, waza_version=waza_version), None
     try:
         suite = _header(doc, source, context or SpecContext())
     except SpecError as exc:

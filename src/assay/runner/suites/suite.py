@@ -11,6 +11,14 @@ from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 
 
+@dataclass(frozen=True, slots=True)
+class DialectOptions:
+    """What a caller asks of a dialect beyond the file: ``waza_version`` is the waza release
+    to read a waza suite as (``--waza-version``); other dialects ignore it."""
+
+    waza_version: str | None = None
+
+
 @dataclass(slots=True)
 class Suite:
     """Samples, the graders to apply to them, and what the loader noticed on the way.
@@ -45,6 +53,10 @@ class Suite:
     warnings: list[str] = field(default_factory=list)
     """Problems that did not stop the load, each naming its file (and line): keys a peer
     dialect ignores, results that match nothing. ``assay run`` prints them."""
+
+    explain: list[str] = field(default_factory=list)
+    """How the suite was read and why: dialect, edition, release, results-file schema
+    (``assay run --explain-dialect`` prints it)."""
 
     def all_graders(self) -> list[CompiledSpec]:
         """Every spec of the suite: the suite-wide graders, then each sample's own."""

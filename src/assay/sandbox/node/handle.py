@@ -17,6 +17,7 @@ import time
 
 from assay.sandbox import confine
 from assay.sandbox.node.runtime import NODE_DIR, NODE_MODULES, WORKER_JS, modules_dir, runtime_files
+from assay.sandbox.process import pipe
 
 MAX_RESPONSE_LINE_BYTES = 8 << 20
 """Bytes of one line from a worker before it is declared broken (its results are 1 MiB at most)."""
@@ -80,14 +81,15 @@ class Worker:
     def send(self, line: bytes) -> None:
         """Write one request line (``line`` ends with a newline)."""
         try:
-            self.proc.stdin.write(line)
-            self.proc.stdin.flush()
+            stdin = pipe(self.proc.stdin)
+            stdin.write(line)
+            stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise WorkerGone(f"cannot write to the worker: {exc}") from None
 
     def read_line(self, deadline: float) -> bytes:
         """The next line the worker writes, without its newline; ``TimeoutError`` past ``deadline``."""
-        fd = self.proc.stdout.fileno()
+        fd = pipe(self.proc.stdout).fileno()
         while (nl := self._buf.find(b"\n")) < 0:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -110,7 +112,7 @@ class Worker:
         # writes there only when it dies), so a blocking read could hang.
         if self.proc.poll() is None:
             return "(still running)"
-        return self.proc.stderr.read(_STDERR_TAIL).decode(errors="replace").strip()[-1000:]
+        return pipe(self.proc.stderr).read(_STDERR_TAIL).decode(errors="replace").strip()[-1000:]
 
     def kill(self) -> None:
         """SIGKILL the worker's process group, unless already reaped (its id may then be another's), and wait."""
@@ -121,7 +123,7 @@ class Worker:
                 pass
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
-                stream.close()
+                pipe(stream).close()
             except OSError:
                 pass
         self.proc.wait()

@@ -31,7 +31,7 @@ def classify(response: dict[str, Any], elapsed_ms: float, limits: dict[str, Any]
         except ValueError as exc:
             out.error, out.message = ErrorCode.INVALID_OUTPUT, refusal(exc)
         return out
-    out.error = _STATUS.get(status, ErrorCode.RUNTIME_ERROR)  # type: ignore[arg-type]
+    out.error = _STATUS.get(str(status), ErrorCode.RUNTIME_ERROR)
     message = response.get("message")
     out.message = cap_message(message) if isinstance(message, str) and message else str(status)
     out.traceback = _text(response.get("stack"), HOST_MAX_TRACEBACK_CHARS)

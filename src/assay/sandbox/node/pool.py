@@ -186,12 +186,13 @@ class NodePool:
 
     def _release(self, worker: Worker | None, keep: bool) -> None:
         with self._cond:
-            keep = keep and worker is not None and not self._closed
-            if keep:
-                self._idle.append(worker)  # type: ignore[arg-type]
+            if worker is not None and keep and not self._closed:
+                self._idle.append(worker)
             else:
+                keep = False
                 self._live -= 1
-                self._workers.discard(worker)  # type: ignore[arg-type]
+                if worker is not None:
+                    self._workers.discard(worker)
             self._cond.notify()
         if worker is not None and not keep:
             worker.kill()

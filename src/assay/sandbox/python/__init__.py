@@ -10,7 +10,19 @@ and ``allowlist`` names the modules user code may import. The source check is
 under are :mod:`assay.sandbox.confine`'s.
 """
 
-from assay.sandbox.python.allowlist import ALLOWED_MODULES
-from assay.sandbox.python.pool import PythonPool
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_names
+
+# Lazy, as in ``assay.sandbox``: the zygote imports ``zygote`` and ``child`` without the pool.
+_LAZY = {"ALLOWED_MODULES": "assay.sandbox.python.allowlist", "PythonPool": "assay.sandbox.python.pool"}
 
 __all__ = ["ALLOWED_MODULES", "PythonPool"]
+
+if TYPE_CHECKING:
+    from assay.sandbox.python.allowlist import ALLOWED_MODULES
+    from assay.sandbox.python.pool import PythonPool
+
+__getattr__, __dir__ = lazy_names(globals(), _LAZY)

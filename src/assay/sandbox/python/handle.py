@@ -118,6 +118,12 @@ class Zygote:
                 if got == pid:
                     return status
 
+    def reap_later(self, pid: int) -> None:
+        """Have the zygote reap a killed child without waiting for it: its status message is
+        skipped by whichever later call reads the socket (``take_child`` and ``reap`` keep only
+        what they wait for)."""
+        self._send(b"R" + struct.pack(PID_FMT, pid))
+
     def stop(self, timeout: float = 5.0) -> None:
         """Close the socket (the zygote exits and its children die with it), then make sure."""
         if self._ready is not None:

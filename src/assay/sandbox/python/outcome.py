@@ -29,7 +29,7 @@ def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) 
             return _failed(ex, ErrorCode.INVALID_OUTPUT, parsed)
         if "value" in parsed and len(parsed) == 1:
             return CodeOutcome(value=parsed["value"], duration_ms=ex.elapsed_ms, output=_printed(ex))
-        code = _CODES.get(parsed.get("error"))  # type: ignore[arg-type]
+        code = _CODES.get(str(parsed.get("error")))  # str(): a list or object is no code, not a crash
         message = parsed.get("message")
         if code is None or not isinstance(message, str):
             return _failed(ex, ErrorCode.INVALID_OUTPUT, "the evaluator wrote a malformed result")

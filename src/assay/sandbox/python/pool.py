@@ -112,7 +112,11 @@ class PythonPool:
                 finally:
                     child.close()
                 try:
-                    status = zygote.reap(child.pid) if session.exited else None
+                    status = None
+                    if session.released:
+                        zygote.reap_later(child.pid)  # its teardown overlaps the next evaluation
+                    elif session.exited:
+                        status = zygote.reap(child.pid)
                 except ZygoteGone:
                     if not session.answered or self._closed:
                         raise  # no result: the child died with its zygote, so run it again

@@ -57,6 +57,10 @@ class Session:
     answered: list[Exchange] = field(default_factory=list)
     tail: Exchange | None = None
     exited: bool = False
+    released: bool = False
+    """Every sample was answered: the child, exited or about to, was sent SIGKILL without waiting
+    for its teardown (a few milliseconds of unmapping a forked heap), and no wait status is
+    needed to explain a missing result, so the zygote may reap it later."""
 
 
 def exchange(child: Child, payload: bytes, count: int, timeout_s: float) -> Session:
@@ -88,8 +92,9 @@ class _Reader:
         open_reads = {child.res_r, child.log_r}
         exited = timed_out = False
         paced = False
-        # Done only when the child has exited: a result alone does not prove its threads are gone.
-        while open_reads or not exited:
+        # Done when the child has exited, or has answered every sample and is then killed: a
+        # result alone does not prove its threads are gone, the SIGKILL does.
+        while (open_reads or not exited) and len(self.session.answered) < self.count:
             if paced:
                 time.sleep(PACE_S)
                 paced = False
@@ -126,7 +131,11 @@ class _Reader:
                     open_reads.discard(fd)
                     os.close(fd)
                     child.log_r = -1
-        if not exited:
+        self.session.released = len(self.session.answered) >= self.count
+        if self.session.released:
+            if not exited:
+                _signal(child)
+        elif not exited:
             exited = _kill(child)
         self.session.exited = exited
         if len(self.session.answered) < self.count and not self.stopped:
@@ -185,11 +194,17 @@ class _Reader:
         return (time.monotonic() - self.started) * 1000
 
 
-def _kill(child: Child) -> bool:
-    """SIGKILL the child and wait (bounded) until it has exited; True once it has."""
+def _signal(child: Child) -> None:
+    """SIGKILL the child (nothing when it is already gone): none of its threads runs user code
+    again once the signal is queued."""
     try:
         signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
     except ProcessLookupError:
-        return True
+        pass
+
+
+def _kill(child: Child) -> bool:
+    """SIGKILL the child and wait (bounded) until it has exited; True once it has."""
+    _signal(child)
     ready = select.select([child.pidfd], [], [], _KILL_GRACE_S)[0]
     return bool(ready)

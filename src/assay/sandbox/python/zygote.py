@@ -62,6 +62,7 @@ def main(sock: socket.socket, options: dict) -> None:
     hello["active_layers"] = [name for name in ("netns", "rlimits", "landlock", "uid_drop", "seccomp")
                               if layers[name]["available"] and _SKIPPABLE.get(name) not in skip]
     user_builtins = allowlist.restricted_builtins()
+    child.warm(user_builtins)
     gc.collect()
     gc.freeze()
     sock.send(b"H" + json.dumps(hello).encode())
@@ -73,7 +74,10 @@ def _serve(sock: socket.socket, confinement: Confinement, user_builtins: dict) -
     page = os.sysconf("SC_PAGE_SIZE")
     children: set[int] = set()
     while True:
-        msg = sock.recv(64)
+        try:
+            msg = sock.recv(64)
+        except ConnectionResetError:  # the host closed with our messages unread (a status it skips)
+            msg = b""
         if not msg:
             break
         if msg[:1] == b"F":

@@ -20,6 +20,7 @@ error code), ``durationMs``, ``limits``, ``output`` (what the code printed) and 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -49,32 +50,31 @@ class EvaluatorInput(_Body):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class ExecuteRequest(_Body):
+class CodeBody(_Body):
+    """What every request that runs or checks code carries."""
+
     language: ExecLanguage
     code: str
+
+
+class ExecuteRequest(CodeBody):
     input: EvaluatorInput
     timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, strict=True, description="ms")
 
 
-class BatchRequest(_Body):
-    language: ExecLanguage
-    code: str
+class BatchRequest(CodeBody):
     inputs: list[EvaluatorInput]
     timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, strict=True, description="ms, per input")
 
 
-class CallRequest(_Body):
-    language: ExecLanguage
-    code: str
+class CallRequest(CodeBody):
     function: str = Field(default="evaluate", pattern=r"^[A-Za-z_$][A-Za-z0-9_$]{0,63}$")
     args: list[Any] = Field(default_factory=list)
     timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, strict=True, description="ms")
     memory_mb: int = Field(default=SPEC_MEMORY_MB, ge=16, le=1024, strict=True)
 
 
-class CheckRequest(_Body):
-    language: ExecLanguage
-    code: str
+class CheckRequest(CodeBody):
     function: str = Field(default="evaluate", pattern=r"^[A-Za-z_$][A-Za-z0-9_$]{0,63}$")
 
 
@@ -98,18 +98,20 @@ def failure(outcome: CodeOutcome) -> dict[str, Any]:
 def outcome_from(answer: dict[str, Any], value_key: str) -> CodeOutcome:
     """A ``CodeOutcome`` from one answer of ``/execute`` (``value_key="result"``) or ``/call``
     (``"value"``); a shape that is not an answer becomes ``unavailable``."""
-    limits = answer.get("limits") if isinstance(answer.get("limits"), dict) else {}
+    limits = answer.get("limits")
+    if not isinstance(limits, dict):
+        limits = {}
     output = answer.get("output") if isinstance(answer.get("output"), str) else None
     duration = answer.get("durationMs")
-    common = {"limits": limits, "output": output,
-              "duration_ms": float(duration) if isinstance(duration, (int, float)) else 0.0}
+    common = CodeOutcome(limits=limits, output=output,
+                         duration_ms=float(duration) if isinstance(duration, (int, float)) else 0.0)
     if answer.get("success") is True and value_key in answer:
-        return CodeOutcome(value=answer[value_key], **common)
+        return replace(common, value=answer[value_key])
     if answer.get("success") is False and isinstance(answer.get("error"), str):
         try:
             code = ErrorCode(answer.get("errorCode") or ErrorCode.RUNTIME_ERROR)
         except ValueError:
             code = ErrorCode.RUNTIME_ERROR
         traceback = answer.get("traceback") if isinstance(answer.get("traceback"), str) else None
-        return CodeOutcome(error=code, message=answer["error"], traceback=traceback, **common)
-    return CodeOutcome(error=ErrorCode.UNAVAILABLE, message="the sandbox service answered out of protocol", **common)
+        return replace(common, error=code, message=answer["error"], traceback=traceback)
+    return replace(common, error=ErrorCode.UNAVAILABLE, message="the sandbox service answered out of protocol")

@@ -7,6 +7,8 @@ mounts everything on an app.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
@@ -30,8 +32,8 @@ def install(app: FastAPI, api_prefix: str) -> None:
         # clients keep the JSON error.
         if isinstance(exc, HTTPException) and exc.status_code == 404 and views.wants_page(request):
             return await views.not_found_page(request)
-        response: Response = await json_error(request, exc)
-        return response
+        answer = json_error(request, exc)  # FastAPI's is async; a handler may be either
+        return await answer if isinstance(answer, Awaitable) else answer
 
     app.add_exception_handler(HTTPException, not_found)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -18,6 +18,7 @@ from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, evaluator_not_found
+from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.evaluators import (
     EvaluatorCreate,
@@ -25,22 +26,24 @@ from assay.server.schemas.evaluators import (
     EvaluatorSummary,
     EvaluatorType,
     EvaluatorUpdate,
+    Language,
     PresetOut,
     TestRequest,
     TestResult,
 )
 from assay.server.service import Service
 from assay.store import evaluators as rows
+from assay.store import users
 from assay.store.models import Evaluator
 from assay.store.translate import from_spec, to_spec
 
 router = APIRouter(prefix="/evaluators", tags=["evaluators"], responses=ERROR_RESPONSES)
 
 
-def summary(evaluator: Evaluator) -> EvaluatorSummary:
+def summary(evaluator: Evaluator, owner: str | None = None) -> EvaluatorSummary:
     language = evaluator.config.get("language") if evaluator.type == "code" else None
     return EvaluatorSummary(id=evaluator.id, name=evaluator.name, description=evaluator.description,
-                            type=evaluator.type, is_preset=evaluator.is_preset, language=language,
+                            type=evaluator.type, is_preset=evaluator.is_preset, language=language, owner=owner,
                             created_at=iso(evaluator.created_at), updated_at=iso(evaluator.updated_at))
 
 
@@ -49,10 +52,23 @@ def detail(evaluator: Evaluator) -> EvaluatorDetail:
                            created_by_id=evaluator.created_by_id)
 
 
-@router.get("", response_model=Envelope[list[EvaluatorSummary]], summary="List evaluators")
-def list_evaluators(session: SessionDep, _user: CurrentUser,
-                    type: Annotated[EvaluatorType | None, Query(description="Only this type.")] = None) -> Any:
-    return Envelope(data=[summary(e) for e in rows.list_evaluators(session, type)])
+@router.get("", response_model=Envelope[list[EvaluatorSummary]], summary="List evaluators",
+            description="Filtered, searched, sorted and paged by the query parameters; the number of "
+                        f"matches in all is in the {TOTAL_HEADER} header.")
+def list_evaluators(session: SessionDep, user: CurrentUser, response: Response, window: WindowDep,
+                    type: Annotated[EvaluatorType | None, Query(description="Only this type.")] = None,
+                    language: Annotated[Language | None, Query(description="Only code evaluators in this "
+                                                                           "language.")] = None,
+                    owner: Annotated[str | None, Query(max_length=200, description="Only those this user "
+                                                                                   "created (me: yours).")] = None,
+                    is_preset: Annotated[bool | None, Query(alias="isPreset", description="Only the built-in "
+                                                            "presets (true), or only the others (false).")] = None,
+                    ) -> Any:
+    found, total = rows.find_evaluators(session, type, is_preset=is_preset, language=language,
+                                        owner_id=owner_of(session, user, owner), window=checked(window, rows.SORTABLE))
+    tell_total(response, total)
+    owners = users.names(session, {e.created_by_id for e in found if e.created_by_id})
+    return Envelope(data=[summary(e, owners.get(e.created_by_id or "")) for e in found])
 
 
 @router.get("/presets", response_model=Envelope[list[PresetOut]], summary="List the preset evaluators")

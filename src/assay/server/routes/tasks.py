@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, UploadFile
+from fastapi import APIRouter, File, Query, Response, UploadFile
 from sqlalchemy.orm import Session
 
 from assay.server.auth import Principal
 from assay.server.datasets import rows_from_inline, rows_from_upload, upload_name
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, evaluator_not_found, not_found
+from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
 from assay.server.routes.runs import run_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
-from assay.server.schemas.tasks import RunOut, TaskCreate, TaskEvaluatorOut, TaskOut
+from assay.server.schemas.tasks import RunOut, RunStatus, TaskCreate, TaskEvaluatorOut, TaskOut
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 from assay.store import tasks as rows
@@ -48,9 +49,15 @@ def create_task(body: TaskCreate, session: SessionDep, user: CurrentUser) -> Any
     return Envelope(data=task_out(session, task))
 
 
-@router.get("", response_model=Envelope[list[TaskOut]], summary="List tasks")
-def list_tasks(session: SessionDep, _user: CurrentUser) -> Any:
-    return Envelope(data=[task_out(session, t) for t in rows.list_tasks(session)])
+@router.get("", response_model=Envelope[list[TaskOut]], summary="List tasks",
+            description=f"Searched, sorted and paged by the query parameters; the total is in {TOTAL_HEADER}.")
+def list_tasks(session: SessionDep, user: CurrentUser, response: Response, window: WindowDep,
+               owner: Annotated[str | None, Query(max_length=200, description="Only this user's (me: yours).")]
+               = None) -> Any:
+    found, total = rows.find_tasks(session, owner_id=owner_of(session, user, owner),
+                                   window=checked(window, rows.TASK_SORTABLE))
+    tell_total(response, total)
+    return Envelope(data=[task_out(session, t) for t in found])
 
 
 @router.get("/{task_id}", response_model=Envelope[TaskOut], summary="Get a task")
@@ -93,10 +100,14 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
     return Envelope(data=run_out(run))
 
 
-@router.get("/{task_id}/runs", response_model=Envelope[list[RunOut]], summary="List the task's runs")
-def list_runs(task_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+@router.get("/{task_id}/runs", response_model=Envelope[list[RunOut]], summary="List the task's runs",
+            description=f"Filtered, sorted and paged by the query parameters; the total is in {TOTAL_HEADER}.")
+def list_runs(task_id: str, session: SessionDep, _user: CurrentUser, response: Response, window: WindowDep,
+              status: Annotated[RunStatus | None, Query(description="Only runs in this state.")] = None) -> Any:
     _found(session, task_id)
-    return Envelope(data=[run_out(r) for r in run_rows.list_runs(session, task_id)])
+    found, total = run_rows.find_runs(session, task_id, status=status, window=checked(window, run_rows.RUN_SORTABLE))
+    tell_total(response, total)
+    return Envelope(data=[run_out(r) for r in found])
 
 
 def _found(session: Session, task_id: str) -> Task:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -56,6 +56,14 @@ def envelope_response(data: BaseModel) -> Response:
                     media_type="application/json")
 
 
+@overload
+def iso(value: datetime) -> str: ...
+@overload
+def iso(value: None) -> None: ...
+@overload
+def iso(value: datetime | None) -> str | None: ...
+
+
 def iso(value: datetime | None) -> str | None:
     """A timestamp as ISO 8601 in UTC (SQLite hands back naive datetimes, which are UTC)."""
     if value is None:
@@ -65,7 +73,7 @@ def iso(value: datetime | None) -> str | None:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-ERROR_RESPONSES = {
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "No token, or a token that is unknown or revoked."},
     403: {"model": ErrorBody, "description": "Not allowed: a preset, or another user's row."},
     404: {"model": ErrorBody, "description": "Not found (503001 for an evaluator)."},

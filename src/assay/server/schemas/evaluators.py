@@ -9,6 +9,7 @@ from pydantic import Field
 from assay.server.schemas.common import ApiModel, NoNul
 
 EvaluatorType = Literal["preset", "code", "llm", "composite"]
+Language = Literal["python", "nodejs"]
 Name = Annotated[str, Field(min_length=1, max_length=200), NoNul]
 Description = Annotated[str, Field(max_length=4000), NoNul]
 
@@ -40,7 +41,8 @@ class EvaluatorUpdate(ApiModel):
 
 
 class EvaluatorSummary(ApiModel):
-    """An evaluator in the list (``language`` is the code evaluators' column of the list page)."""
+    """An evaluator in the list (``language`` is the code evaluators' column of the list page;
+    ``owner`` the name of the user who created it, null for presets)."""
 
     id: str
     name: str
@@ -48,6 +50,7 @@ class EvaluatorSummary(ApiModel):
     type: EvaluatorType
     is_preset: bool
     language: str | None = None
+    owner: str | None = None
     created_at: str
     updated_at: str
 

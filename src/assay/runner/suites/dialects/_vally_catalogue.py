@@ -61,7 +61,7 @@ def entry_spec(doc: YamlDoc, entry: Any, at: Keys, warnings: list[str]) -> dict[
 def translate(spec: dict[str, Any], doc: YamlDoc, at: Keys) -> dict[str, Any]:
     """Vally grader types assay spells differently (``CATALOGUE``): the type becomes assay's
     grader and the config gains its ``mode``; a ``*-not-*`` spelling inverts ``negate``."""
-    entry = CATALOGUE.get(spec.get("type"))  # type: ignore[arg-type]
+    entry = CATALOGUE.get(str(spec.get("type")))
     if entry is None:
         return spec
     grader, added = entry

@@ -105,8 +105,8 @@ def read_runs(paths: Iterable[Path]) -> Runs:
             for at, run in _trajectories(where, rec, None):
                 runs.setdefault(_stimulus_name(at, run), []).append((at, with_event_summary(run)))
     for name, found in runs.items():
-        trials = [_trial(run) for _, run in found]
-        if all(t is not None for t in trials):
+        trials = [t for _, run in found if (t := _trial(run)) is not None]
+        if len(trials) == len(found):
             runs[name] = [r for _, r in sorted(zip(trials, found, strict=True), key=lambda pair: pair[0])]
     return runs
 
@@ -184,10 +184,12 @@ def with_event_summary(rec: Mapping[str, Any]) -> dict[str, Any]:
         extra["metrics"] = dict(rec["metrics"])
     if not extra:
         return dict(rec)
-    meta = rec.get("metadata") if isinstance(rec.get("metadata"), Mapping) else {}
-    return {**rec, "metadata": {**extra, **meta}}
+    meta = rec.get("metadata")
+    return {**rec, "metadata": {**extra, **(meta if isinstance(meta, Mapping) else {})}}
 
 
 def _skill_name(event: Mapping[str, Any]) -> str | None:
-    data = event.get("data") if isinstance(event.get("data"), Mapping) else event
+    data = event.get("data")
+    if not isinstance(data, Mapping):
+        data = event
     return next((data[k] for k in ("skillName", "skill", "name") if isinstance(data.get(k), str)), None)

@@ -5,35 +5,80 @@ One function, ``prepare``, turns an entry into ``{type, name, config, weight}``:
 with waza's semantics (``GO_KINDS``; ``program`` is waza's, not Vally's), the edition's rules
 apply (``code`` and ``script`` see that edition's context; the Python edition's ``regex``
 ignores case), ``config.judge_model`` replaces a ``prompt`` grader's model as waza's runner
-does, a weight of zero or less counts as 1 (``GraderConfig.EffectiveWeight``), and config keys
-the grader does not know are dropped with a warning, as waza's decoding (``mapstructure``,
-``yaml.v3``) ignores them.
+does, a weight of zero or less counts as 1 (``GraderConfig.EffectiveWeight``). Keys follow the
+release the suite is read as (``_waza_releases``): from 0.24 waza decodes grader entries and
+configs with known fields only, so a key it does not define is an error in waza's words; before,
+it is dropped with a warning. Grader kinds follow the release too (``regex``/``keyword`` before
+0.21, ``text``/``trigger`` from 0.21, the Go ``tool_calls`` from 0.27).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
 from assay.core import registry
 from assay.core.errors import format_loc
+from assay.runner.suites.dialects._waza_releases import Release
 from assay.runner.suites.filemodel import Keys, model_in
-from assay.runner.suites.graders import fold_grader
+from assay.runner.suites.graders import SPEC_KEYS, fold_grader
 from assay.runner.yamlsrc import YamlDoc
 
 Edition = Literal["python", "go"]
 
 GO_KINDS = {"text": "waza_text", "file": "waza_file", "diff": "waza_diff", "behavior": "waza_behavior",
             "action_sequence": "waza_action_sequence", "skill_invocation": "waza_skill_invocation",
-            "tool_constraint": "waza_tool_constraint", "program": "waza_program"}
+            "tool_constraint": "waza_tool_constraint", "program": "waza_program", "trigger": "waza_trigger"}
 """waza (Go edition) kinds with semantics of their own, and the assay graders for them."""
-GO_ONLY = frozenset({*GO_KINDS, "prompt", "json_schema"})
-PYTHON_ONLY = frozenset({"regex", "tool_calls", "script", "llm", "llm_comparison", "human", "human_calibration"})
+GO_ONLY = frozenset({*GO_KINDS, "prompt", "json_schema", "keyword"})
+PYTHON_ONLY = frozenset({"regex", "script", "llm", "llm_comparison", "human", "human_calibration"})
+GO_TOOL_CALLS = frozenset({"required_tools", "forbidden_tools", "expect"})
+"""Keys only the Go edition's ``tool_calls`` has (the Python one: required, forbidden, sequence)."""
+
+WAZA_PARAMS: dict[str, tuple[str, frozenset[str]]] = {
+    kind: (type_name, frozenset(keys.split())) for kind, type_name, keys in (
+        ("code", "InlineScriptGraderParameters", "assertions language"),
+        ("text", "TextGraderParameters", "contains not_contains contains_cs not_contains_cs regex_match "
+                                         "regex_not_match"),
+        ("file", "FileGraderParameters", "must_exist must_not_exist content_patterns"),
+        ("behavior", "BehaviorGraderParameters", "max_tool_calls max_tokens required_tools forbidden_tools "
+                                                 "max_duration_ms"),
+        ("action_sequence", "ActionSequenceGraderParameters", "matching_mode expected_actions"),
+        ("skill_invocation", "SkillInvocationGraderParameters", "required_skills forbidden_skills mode allow_extra"),
+        ("tool_constraint", "ToolConstraintGraderParameters", "expect_tools reject_tools"),
+        ("tool_calls", "ToolCallsGraderParameters", "required_tools forbidden_tools min_calls max_calls expect"),
+        ("diff", "DiffGraderParameters", "expected_files context_dir update_snapshots"),
+        ("prompt", "PromptGraderParameters", "prompt model continue_session mode reasoning_effort"),
+        ("json_schema", "JSONSchemaGraderParameters", "schema schema_file"),
+        ("program", "ProgramGraderParameters", "command args timeout"),
+        ("trigger", "TriggerHeuristicGraderParameters", "skill_path mode threshold"))}
+"""Each Go kind's parameter type and the config keys it defines (microsoft/waza
+``internal/models/grader_params.go``, f7e6155e; ``expect`` from tool_calls_grader.go, 0f670754;
+``forbidden_skills`` from docs/graders/skill_invocation.md, 44a4b08f)."""
+
+ENTRY_KEYS = {"eval": ("rawGraderConfig", frozenset({*SPEC_KEYS, "script", "rubric", "model"})),
+              "task": ("rawValidatorInline", frozenset({*SPEC_KEYS, "assertions", "rubric"}))}
+"""The keys a grader entry may have beside ``config`` from 0.24 (``internal/models/spec.go``
+``GraderConfig.UnmarshalYAML``; ``testcase.go`` ``ValidatorInline.UnmarshalYAML``)."""
+
+
+def go_kinds(release: Release) -> list[str]:
+    """The grader kinds waza's ``Create`` accepts at ``release``."""
+    kinds = ["code", "prompt", "file", "json_schema", "program", "behavior", "action_sequence",
+             "skill_invocation", "diff", "tool_constraint"]
+    if release.has("go_regex_keyword"):
+        kinds += ["regex", "keyword"]
+    if release.has("text"):
+        kinds += ["text", "trigger"]
+    if release.has("tool_calls"):
+        kinds.append("tool_calls")
+    return kinds
 _LANGUAGES = {"python": "python", "javascript": "nodejs", "js": "nodejs", "nodejs": "nodejs"}
 
 
@@ -44,19 +89,29 @@ class WazaGraders:
 
     doc: YamlDoc
     edition: Edition
+    release: Release
     judge_model: str | None = None
     default_type: str | None = None
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def strict(self) -> bool:
+        """Whether waza refuses unknown keys in the release read (Go edition, 0.24 on)."""
+        return self.edition == "go" and self.release.has("strict")
+
     def prepare(self, entry: Any, keys: Keys) -> dict[str, Any]:
+        self._entry_keys(entry, keys)
         spec = fold_grader(self.doc, entry, keys, default_type=self.default_type)
         kind = spec.get("type")
         config = dict(spec["config"])
+        if self.edition == "go":
+            spec, config = self._go_kind(spec, config, keys)
+            kind = spec.get("type")
         if kind == "prompt":
             spec, config = self._prompt(spec, config)
         elif kind == "program" and "program" in config and "command" not in config:
             pass  # Vally's program config (`program`, `args`, ...) written in a waza suite: assay's program
-        elif kind in GO_KINDS:
+        elif kind in GO_KINDS and self.edition == "go":
             spec = {**spec, "type": GO_KINDS[kind]}
         elif kind == "json_schema" and "schema_file" in config:
             config = _schema_file(self.doc, config, keys)
@@ -72,6 +127,38 @@ class WazaGraders:
             config.setdefault("flags", "i")  # waza's RegexGrader searches with re.IGNORECASE
         spec = {**spec, "config": self._known(spec["type"], config, entry, keys)}
         return self._weight(spec, keys)
+
+    def _entry_keys(self, entry: Any, keys: Keys) -> None:
+        """From 0.24 a grader entry has only waza's keys beside ``config``."""
+        if not self.strict or not isinstance(entry, Mapping):
+            return
+        type_name, known = ENTRY_KEYS["task" if self.default_type else "eval"]
+        for key in entry:
+            if key not in known:
+                raise self.doc.error(f"field {key} not found in type models.{type_name} (waza "
+                                     f"{self.release.since_text('strict')} decodes grader entries with known fields "
+                                     f"only; known: {', '.join(sorted(known))})", *keys, key)
+
+    def _go_kind(self, spec: dict[str, Any], config: dict[str, Any],
+                 keys: Keys) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A Go-edition kind at the release read: refused when that release has no such kind,
+        ``keyword`` as ``waza_text``, the Go ``tool_calls`` as ``waza_tool_calls``."""
+        kind = spec.get("type")
+        kinds = go_kinds(self.release)
+        python_shape = kind == "tool_calls" and not GO_TOOL_CALLS & set(config) and \
+            bool({"required", "forbidden", "sequence"} & set(config))
+        moved = {"regex", "keyword", "text", "trigger", "tool_calls"}
+        if kind in moved and kind not in kinds and not python_shape:
+            raise self.doc.error(f"grader with identifier {spec.get('name')!r} is using an unsupported grader type "
+                                 f"at {self.release.describe()}. Valid grader types: {', '.join(kinds)}",
+                                 *keys, "type")
+        if kind == "keyword":
+            words = [*config.pop("must_contain", []), *config.pop("keywords", [])]
+            config = {"contains": words, "not_contains": config.pop("must_not_contain", []), **config}
+            return {**spec, "type": "waza_text"}, config
+        if kind == "tool_calls" and not python_shape:
+            return {**spec, "type": "waza_tool_calls"}, config
+        return spec, config
 
     def _prompt(self, spec: dict[str, Any], config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """waza's prompt grader (internal/graders/prompt_grader.go) scores pass/fail verdict tools:
@@ -99,20 +186,62 @@ class WazaGraders:
         def where(key: str) -> Keys:
             return (*keys, key) if isinstance(entry, Mapping) and key in entry else (*keys, "config", key)
 
+        waza_kind = entry.get("type", self.default_type) if isinstance(entry, Mapping) else None
+        params = WAZA_PARAMS.get(waza_kind) if self.edition == "go" and isinstance(waza_kind, str) else None
+        is_vally_program = waza_kind == "program" and kind == "program"  # Vally's shape
+        if params is not None and isinstance(waza_kind, str) and not is_vally_program:
+            config = self._waza_keys(config, params, where, entry, waza_kind)
+            return self._prune(grader.Config, config, where, str(kind), checked=True)
         return self._prune(grader.Config, config, where, str(kind))
 
-    def _prune(self, model: type[BaseModel], value: dict[str, Any], where: Any, kind: str) -> dict[str, Any]:
+    def _waza_keys(self, config: dict[str, Any], params: tuple[str, frozenset[str]], where: Any, entry: Any,
+                   kind: str) -> dict[str, Any]:
+        """``config`` without keys waza's parameter type does not define: an error from 0.24,
+        in waza's words, else a warning. Keys waza defines are never called unknown."""
+        type_name, known = params
+        folded = set(entry) - set(SPEC_KEYS) if isinstance(entry, Mapping) else set()
+        kept = {}
+        for key, value in config.items():
+            if key in known or key in folded or key in ("edition", "scoring", "flip_passes", "flags"):
+                kept[key] = value  # waza's, folded from beside `type`, or set by this dialect
+                continue
+            at = where(key)
+            if self.strict:
+                name = entry.get("name") if isinstance(entry, Mapping) else None
+                raise self.doc.error(f"invalid grader config for {json.dumps(name)} (type {json.dumps(kind)}): failed "
+                                     f"to decode grader parameters of type models.{type_name}: field {key} not found "
+                                     f"in type models.{type_name} (waza {self.release.since_text('strict')} decodes "
+                                     f"grader configs with known fields only)", *at)
+            self.warnings.append(f"{self.doc.where(*at)}: {format_loc(at)}: unknown {kind} option {key!r} ignored, "
+                                 f"as waza {self.release.describe().split(',')[0].removeprefix('waza ')} ignores it "
+                                 f"(known: {', '.join(sorted(known))})")
+        return kept
+
+    def _prune(self, model: type[BaseModel], value: dict[str, Any], where: Any, kind: str,
+               checked: bool = False) -> dict[str, Any]:
+        """``value`` without keys ``model`` does not know, at any depth. ``checked``: these
+        keys were checked against waza's own already, so one left is waza's but not assay's."""
         fields = {f.alias or name: f for name, f in model.model_fields.items()}
         kept = {}
         for key, item in value.items():
             at = where(key)
             field = fields.get(key)
+            if field is None and checked:
+                self.warnings.append(f"{self.doc.where(*at)}: {format_loc(at)}: waza's {kind} option {key!r} has no "
+                                     f"effect in assay (known here: {', '.join(sorted(fields))})")
+                continue
+            if field is None and self.strict:
+                raise self.doc.error(f"field {key} not found (waza {self.release.since_text('strict')} decodes grader "
+                                     f"configs with known fields only; known: {', '.join(sorted(fields))})", *at)
             if field is None:
                 self.warnings.append(f"{self.doc.where(*at)}: {format_loc(at)}: unknown {kind} option {key!r} "
                                      f"ignored, as waza ignores it (known: {', '.join(sorted(fields))})")
                 continue
             inner = model_in(field.annotation)
-            if inner is not None and isinstance(item, Mapping):
+            if inner is not None and isinstance(item, Mapping) and _keyed(field.annotation):
+                item = {k: self._prune(inner, dict(v), lambda k2, at=at, k=k: (*at, k, k2), kind)
+                        if isinstance(v, Mapping) else v for k, v in item.items()}
+            elif inner is not None and isinstance(item, Mapping):
                 item = self._prune(inner, dict(item), lambda k, at=at: (*at, k), kind)
             elif inner is not None and isinstance(item, list):
                 item = [self._prune(inner, dict(x), lambda k, at=at, i=i: (*at, i, k), kind)
@@ -129,16 +258,24 @@ class WazaGraders:
         return spec
 
 
-def edition_of(kinds: set[str], shapes: set[str], top_keys: set[str]) -> Edition:
-    """The waza edition a suite is written for: from its results file's shape, else from
-    grader kinds or top-level keys only one edition has; the Go edition (today's) otherwise."""
-    if "go" in shapes:
+def _keyed(annotation: Any) -> bool:
+    """Whether a field's type is a mapping of models (``dict[str, ArgMatcher]``), not a model."""
+    return any(get_origin(a) is dict for a in (annotation, *get_args(annotation)))
+
+
+def edition_of(kinds: AbstractSet[str], shapes: AbstractSet[str], top_keys: AbstractSet[str],
+               pinned: bool = False) -> Edition:
+    """The waza edition a suite is written for: Go when a release is pinned or its results
+    file is Go's, Python for Python's results, else from grader kinds or top-level keys only
+    one edition has; the Go edition (today's) otherwise. ``kinds`` may hold ``tool_calls:go``
+    for a ``tool_calls`` entry with Go-only keys."""
+    if pinned or "go" in shapes:
         return "go"
     if "python" in shapes:
         return "python"
-    if kinds & GO_ONLY or top_keys & {"tasks_from", "hooks", "inputs", "baseline", "range"}:
+    if kinds & {*GO_ONLY, "tool_calls:go"} or top_keys & {"tasks_from", "hooks", "inputs", "baseline", "range"}:
         return "go"
-    if kinds & PYTHON_ONLY:
+    if kinds & {*PYTHON_ONLY, "tool_calls"}:
         return "python"
     return "go"
 

@@ -15,12 +15,15 @@
 A record of none of these shapes is an error naming where it is, never a run with an empty
 output. Each run becomes a record for ``runs.make_sample``: ``output``, ``transcript``,
 ``duration_ms``, ``workspace``, ``outcome`` and ``metadata`` (the run's ``session_digest``,
-which waza's behaviour graders read, and its ``status`` / ``error_msg`` when waza recorded
-them).
+which waza's behaviour graders read, its ``tool_events`` (schemaVersion 1.1 on), which the Go
+``tool_calls`` argument matchers read before the digest, its ``checkpoints``, and its
+``status`` / ``error_msg`` when waza recorded them). A ``schemaVersion`` of another major
+version than 1 is refused, as waza refuses it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -31,20 +34,41 @@ from assay.runner.suites.runs import Runs, read_records
 Shape = Literal["go", "python", "assay"]
 _ID_KEYS = ("task_id", "taskId", "id", "task")
 _RUN_KEYS = ("output", "transcript", "final_output", "events")
+_SCHEMA = re.compile(rb'^\s*\{[^{]*?"schemaVersion"\s*:\s*"([^"]*)"', re.S)
 _KNOWN = ("a waza task outcome {test_id, runs: [...]}, a waza transcript {task_id, final_output, transcript}, "
           "a waza task result {id, trials: [...]} or a run record {task_id, output | transcript}")
 
 
-def read_waza_runs(path: Path) -> tuple[Runs, set[Shape]]:
-    """The runs in a waza results file (or folder of transcript files), by task id, and the
-    shapes found. Raises SpecError naming file and position for a record of no known shape."""
+def read_waza_runs(path: Path) -> tuple[Runs, set[Shape], str | None]:
+    """The runs in a waza results file (or folder of transcript files), by task id, the
+    shapes found and the file's ``schemaVersion`` (None when it has none). Raises SpecError
+    naming file and position for a record of no known shape, or for a schemaVersion of
+    another major version than waza's 1.x (``models.ValidateSchemaVersion``)."""
     runs: Runs = {}
     shapes: set[Shape] = set()
+    schema = _schema_version(path)
     for where, rec in read_records(path):
         shape, task_id, task_runs = _task_runs(where, rec)
         shapes.add(shape)
         runs.setdefault(task_id, []).extend(task_runs)
-    return runs, shapes
+    return runs, shapes, schema
+
+
+def _schema_version(path: Path) -> str | None:
+    """A results.json's top-level ``schemaVersion`` (waza writes it from schema 1.0)."""
+    if path.is_dir() or path.suffix != ".json":
+        return None
+    with path.open("rb") as f:
+        head = f.read(4096)
+    found = _SCHEMA.search(head)
+    if found is None:
+        return None
+    version = found[1].decode()
+    major = version.split(".")[0]
+    if major != "1":
+        raise SpecError(f"results.json {path} uses schemaVersion {version!r}, but waza's results are schemaVersion "
+                        "1.x; run \"waza migrate <file>\" to migrate the artifact file", where=str(path))
+    return version
 
 
 def _task_runs(where: str, rec: Mapping[str, Any]) -> tuple[Shape, str, list[tuple[str, Mapping[str, Any]]]]:
@@ -94,6 +118,9 @@ def _common(rec: Mapping[str, Any], session: Any) -> dict[str, Any]:
     for key in ("status", "error_msg"):
         if rec.get(key):
             metadata[f"waza_{key}"] = rec[key]
+    for key in ("tool_events", "checkpoints"):  # results schemaVersion 1.1 on
+        if isinstance(rec.get(key), list):
+            metadata[key] = rec[key]
     out: dict[str, Any] = {"output": rec.get("final_output") or "", "transcript": rec.get("transcript") or [],
                            "metadata": metadata}
     for key in ("duration_ms", "workspace", "outcome"):

@@ -33,7 +33,7 @@ def csv_tasks(doc: YamlDoc, name: str, rows: list[int] | None, inputs: Mapping[s
               base: Path) -> list[tuple[YamlDoc, Any]]:
     """The tasks of a ``tasks_from`` CSV, each paired with the eval's document (where their
     problems are reported). Raises SpecError naming the field or the CSV row."""
-    from assay.runner.suites.dialects.waza import WazaTask
+    from assay.runner.suites.dialects._waza_files import WazaTask
 
     path = (base / name).resolve()
     if not path.is_relative_to(base):

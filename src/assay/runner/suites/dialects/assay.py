@@ -24,7 +24,7 @@ from assay.runner.dataset import check_outputs, load_dataset, samples_from_rows
 from assay.runner.suites.dialects import detect_assay
 from assay.runner.suites.filemodel import FileModel, read_model
 from assay.runner.suites.graders import compile_graders
-from assay.runner.suites.suite import Suite
+from assay.runner.suites.suite import DialectOptions, Suite
 from assay.runner.yamlsrc import YamlDoc
 
 NAME = "assay"
@@ -47,7 +47,8 @@ class AssayFile(FileModel):
 detect = detect_assay
 
 
-def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
+def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
+         options: DialectOptions | None = None) -> Suite:
     """Load an assay suite file. Raises SpecError naming file, line and field."""
     warnings: list[str] = []
     suite = read_model(AssayFile, doc.data, doc, warnings=warnings)

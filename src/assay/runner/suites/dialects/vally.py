@@ -37,14 +37,14 @@ from pydantic import ConfigDict, Field
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError, format_loc
-from assay.core.spec import Fraction, Weight
+from assay.core.spec import CompiledSpec, Fraction, Weight
 from assay.runner.suites.dialects import _vally_catalogue as catalogue
 from assay.runner.suites.dialects import detect_vally
 from assay.runner.suites.dialects._vally_runs import SIBLINGS, discover, locate, read_runs, with_event_summary
 from assay.runner.suites.filemodel import FileModel, Keys, Text, read_model
 from assay.runner.suites.graders import compile_graders
 from assay.runner.suites.runs import Runs, find_results, make_sample, unmatched_warning
-from assay.runner.suites.suite import Suite
+from assay.runner.suites.suite import DialectOptions, Suite
 from assay.runner.yamlsrc import YamlDoc
 
 NAME = "vally"
@@ -121,7 +121,8 @@ class VallyFile(FileModel):
 detect = detect_vally
 
 
-def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
+def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
+         options: DialectOptions | None = None) -> Suite:
     """Load a Vally eval spec. Raises SpecError naming file, line and field for invalid input."""
     warnings: list[str] = []
     spec = read_model(VallyFile, doc.data, doc, warnings=warnings)
@@ -191,7 +192,8 @@ def _effective(stim: Stimulus, defaults: VallyDefaults, tags: Any) -> dict[str, 
 
 
 def _stimulus_graders(doc: YamlDoc, context: SpecContext, weighing: tuple[dict[str, float], set[str]],
-                      inherited: list[Any], own: list[Any], at: Keys, rubric: Any, warnings: list[str]) -> list[Any]:
+                      inherited: list[Any], own: list[Any], at: Keys, rubric: Any,
+                      warnings: list[str]) -> list[CompiledSpec]:
     """``defaults.graders`` then the stimulus's own, compiled where each is written. Unnamed
     graders take their type as name, numbered ``#2``, ``#3``, ... past names already taken in
     the stimulus; two graders given one name are still an error. ``weighing`` is
@@ -213,7 +215,8 @@ def _stimulus_graders(doc: YamlDoc, context: SpecContext, weighing: tuple[dict[s
         spec = catalogue.entry_spec(doc, entry, where, warnings)
         return catalogue.with_rubric(_named_and_weighted(doc, spec, where, weighing, auto.get(where)), rubric)
 
-    specs, first = [], {}
+    specs: list[CompiledSpec] = []
+    first: dict[str, Keys] = {}  # grader name -> where it is first written
     for where, entries in lists:
         for j, compiled in enumerate(compile_graders(entries, doc, where, context, prepare=prepare)):
             if compiled.name in first:

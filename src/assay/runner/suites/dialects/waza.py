@@ -16,115 +16,43 @@ one) in ``Suite.unmatched_results``, with a warning. Task-level graders (type de
 threshold) and its score is the weighted mean. The edition (``_waza_graders.edition_of``)
 decides what ``code`` and ``script`` graders see.
 
-Unknown keys anywhere in the files are ignored with a warning naming file and line, as both
-waza editions ignore them (Go: ``yaml.v3`` and ``mapstructure`` decode leniently).
+The Go edition is read as one release (``_waza_releases``: ``--waza-version``, else the
+``waza_version`` key, else the newest assay knows). From 0.24 waza decodes every file with known
+fields only, so an unknown key is an error in waza's words (``field x not found in type
+models.TestCase``); for older releases and the Python edition it is a warning naming file and
+line. Fields waza defines in any release are never called unknown. From 0.27 a task's
+``expected.output_contains`` / ``output_not_contains`` / ``output_contains_any`` are graded as
+results of their own (``waza_expected``). Task globs fail only when no pattern matches a file.
 """
 
 from __future__ import annotations
 
 import glob
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.graders._waza_context import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
-from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_files import WazaExpectation, WazaFile, WazaInputs, WazaTask
+from assay.runner.suites.dialects._waza_graders import GO_TOOL_CALLS, Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_releases import Release, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
 from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump
-from assay.runner.suites.filemodel import FileModel, Text, read_model
+from assay.runner.suites.filemodel import Keys, Unknown, read_model
 from assay.runner.suites.graders import compile_graders
 from assay.runner.suites.runs import Runs, find_results, make_sample, unmatched_warning
-from assay.runner.suites.suite import Suite
+from assay.runner.suites.suite import DialectOptions, Suite
 from assay.runner.yamlsrc import YamlDoc
 
 NAME = "waza"
 RESULT_FILES = ("results.jsonl", "results.json")
 _RUN_KEYS = ("output", "transcript")
-
-
-def _task_glob(value: Any) -> Any:
-    pattern = value.get("include") if isinstance(value, Mapping) else value
-    if not isinstance(pattern, str) or not pattern:
-        raise ValueError("a task entry must be a glob string or {include: glob}")
-    return pattern
-
-
-def _task_id(value: Any) -> Any:
-    if value is None or isinstance(value, (Mapping, list, bool)):
-        raise ValueError("a task needs an id (text)")
-    return str(value)
-
-
-class WazaConfig(FileModel):
-    """Run settings (``config:``). assay runs no agent: it reads ``judge_model`` (the model of
-    every ``prompt`` grader, as waza's runner injects it) and ``cost_ordered`` (an assay
-    extension); the rest is kept as written."""
-
-    model_config = ConfigDict(extra="allow")
-
-    cost_ordered: bool = False
-    judge_model: Text | None = None
-    trials_per_task: Any = None
-    timeout_seconds: Any = None
-    parallel: Any = None
-    max_workers: Any = None
-    workers: Any = None
-    fail_fast: Any = None
-    verbose: Any = None
-    executor: Any = None
-    model: Any = None
-    skill_directories: Any = None
-    required_skills: Any = None
-    mcp_servers: Any = None
-    max_attempts: Any = None
-    group_by: Any = None
-
-
-class WazaFile(FileModel):
-    """A waza ``eval.yaml`` (both editions). ``results`` and ``cost_ordered`` are assay extensions."""
-
-    model_config = ConfigDict(extra="allow")
-
-    name: Text | None = Field(default=None, description="Suite name (default: the folder's name).")
-    description: Text | None = None
-    skill: Text | None = None
-    version: Text | None = None
-    schemaVersion: Any = None  # waza's spelling
-    config: WazaConfig | None = None
-    hooks: Any = None
-    inputs: dict[str, Any] | None = Field(default=None, description="Template variables for `tasks_from` prompts.")
-    tasks_from: Text | None = Field(default=None, description="A CSV file whose rows are the tasks (Go edition).")
-    range: list[int] | None = Field(default=None, description="`[first, last]` CSV rows of `tasks_from` (1-based).")
-    baseline: Any = None
-    metrics: Any = Field(default=None, description="Kept as written; assay computes no waza metrics.")
-    graders: list[Any] | None = Field(default=None, description="Graders applied to every task.")
-    tasks: list[Annotated[str, BeforeValidator(_task_glob)]] | None = Field(
-        default=None, description="Globs of task files, relative to eval.yaml (`pattern` or `{include: pattern}`).")
-    results: Text | None = Field(default=None, description="The results file to grade.")
-    cost_ordered: bool = False
-
-
-class WazaTask(FileModel):
-    """A waza task file."""
-
-    model_config = ConfigDict(extra="allow")
-
-    id: Annotated[str, BeforeValidator(_task_id)]
-    name: Text | None = None
-    description: Text | None = None
-    inputs: dict[str, Any] | None = Field(
-        default=None, description="`prompt` is the sample's input; `output`/`transcript` a run (assay extension).")
-    expected: Any = None
-    graders: list[Any] | None = None
-    tags: Any = None
-    enabled: bool | None = Field(default=True, strict=True, description="`false` skips the task.")
-    timeout_seconds: Any = None
-    context_dir: Any = None
 
 
 _Task = tuple[YamlDoc, WazaTask]
@@ -133,27 +61,38 @@ _Task = tuple[YamlDoc, WazaTask]
 detect = detect_waza
 
 
-def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
+def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
+         options: DialectOptions | None = None) -> Suite:
     """Load a waza suite. Raises SpecError naming file, line and field for invalid input."""
+    options = options or DialectOptions()
     warnings: list[str] = []
-    spec = read_model(WazaFile, doc.data, doc, warnings=warnings)
+    raw_version = doc.data.get("waza_version") if isinstance(doc.data, Mapping) else None
+    try:
+        release = choose(options.waza_version, None if raw_version is None else str(raw_version))
+    except ValueError as exc:
+        where = "" if options.waza_version is not None else doc.where("waza_version")
+        raise SpecError(str(exc), where=where) from None
+    results_path = find_results(doc, results, _text(doc.data.get("results")), RESULT_FILES)
+    runs, shapes, schema = read_waza_runs(results_path) if results_path else ({}, set(), None)
+    pinned = options.waza_version is not None or raw_version is not None
+    edition = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
+    strict = _Strict(release) if edition == "go" and release.has("strict") else None
+    spec = read_model(WazaFile, doc.data, doc, warnings=warnings,
+                      unknown=None if strict is None else strict.at(doc))
     base = doc.path.parent.resolve()
     if spec.tasks is None and spec.tasks_from is None:
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
-    tasks, disabled, task_files = _tasks(doc, spec, base, warnings)
-    results_path = find_results(doc, results, spec.results, RESULT_FILES)
-    runs, shapes = read_waza_runs(results_path) if results_path else ({}, set())
-    kinds = {g.get("type", "code") for t in tasks for g in (t[1].graders or []) if isinstance(g, Mapping)}
-    kinds |= {g.get("type") for g in spec.graders or [] if isinstance(g, Mapping)}
-    edition = edition_of({k for k in kinds if isinstance(k, str)}, shapes, set(doc.data))
+    tasks, disabled, task_files = _tasks(doc, spec, base, warnings, strict)
     judge = spec.config.judge_model if spec.config else None
-    suite_graders = WazaGraders(doc, edition, judge, warnings=warnings)
+    suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings)
     graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=suite_graders.prepare)
+    grade_expected = edition == "go" and release.has("expected")
 
     samples, sample_graders, missing = [], {}, []
     for tdoc, task in tasks:
-        task_graders = compile_graders(task.graders or [], tdoc, ("graders",), context, prepare=WazaGraders(
-            tdoc, edition, judge, default_type="code", warnings=warnings).prepare)
+        entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
+        task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=WazaGraders(
+            tdoc, edition, release, judge, default_type="code", warnings=warnings).prepare)
         inputs = task.inputs or {}
         task_runs = runs.pop(task.id, None)
         if task_runs is None and any(k in inputs for k in _RUN_KEYS):
@@ -162,9 +101,10 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
             missing.append(task.id)
             continue
         meta = _task_metadata(tdoc, task, edition)
+        expected = tdoc.data.get("expected") if isinstance(tdoc.data, Mapping) else None
         for n, (where, run) in enumerate(task_runs, 1):
             sid = task.id if len(task_runs) == 1 else f"{task.id}#{run.get('trial_id', n)}"
-            samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=task.expected, metadata=meta,
+            samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=expected, metadata=meta,
                                        base_dir=base, where=where))
             if task_graders:
                 sample_graders[sid] = task_graders
@@ -181,7 +121,67 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext) -> Suite:
         threshold=None, cost_ordered=spec.cost_ordered or (spec.config is not None and spec.config.cost_ordered),
         dialect=NAME, source=doc.path, definition=spec,
         inputs=[doc.path, *task_files, *([results_path] if results_path else [])],
-        missing=missing, unmatched_results=unmatched, warnings=warnings)
+        missing=missing, unmatched_results=unmatched, warnings=warnings,
+        explain=_explain(edition, release, pinned, shapes, schema, results_path))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+class _Strict:
+    """Unknown keys as waza refuses them from 0.24: ``field x not found in type models.T``."""
+
+    def __init__(self, release: Release) -> None:
+        self.release = release
+
+    def at(self, doc: YamlDoc) -> Unknown:
+        def refuse(keys: Keys, key: str, node: BaseModel) -> None:
+            go_type = getattr(type(node), "go_type", type(node).__name__)
+            if go_type == "models.BenchmarkSpec" and self.release.version >= (0, 31, 0):
+                go_type = "models.EvalSpec"  # renamed in 0.31 (CHANGELOG.md, #222)
+            raise doc.error(f"field {key} not found in type {go_type} (waza {self.release.since_text('strict')} "
+                            f"decodes with known fields only; reading as {self.release.describe()})", *keys, key)
+        return refuse
+
+
+def _kinds(data: Any) -> set[str]:
+    """Grader kinds named in the eval file (task files are read later), ``tool_calls:go`` for a
+    Go-shaped ``tool_calls``."""
+    out: set[str] = set()
+    for g in (data.get("graders") or []) if isinstance(data, Mapping) else []:
+        if isinstance(g, Mapping) and isinstance(g.get("type"), str):
+            config = g.get("config")
+            keys = {*(config if isinstance(config, Mapping) else {}), *g}
+            go = g["type"] == "tool_calls" and bool(GO_TOOL_CALLS & keys)
+            out.add("tool_calls:go" if go else g["type"])
+    return out
+
+
+def _expected_graders(task: WazaTask) -> list[dict[str, Any]]:
+    """waza's expectation results (``evaluateExpectations``), one grader per list given."""
+    exp = task.expected
+    if not isinstance(exp, WazaExpectation):
+        return []
+    return [{"type": "waza_expected", "name": f"_{rule}", "config": {"rule": rule, "values": values}}
+            for rule, values in (("output_contains", exp.output_contains),
+                                 ("output_not_contains", exp.output_not_contains),
+                                 ("output_contains_any", exp.output_contains_any)) if values]
+
+
+def _explain(edition: Edition, release: Release, pinned: bool, shapes: AbstractSet[str], schema: str | None,
+             results: Path | None) -> list[str]:
+    lines = []
+    why = "a release is pinned" if pinned else "its results file is the Go edition's" if "go" in shapes else \
+        "its results file is the Python edition's" if "python" in shapes else "from its grader kinds and keys"
+    lines.append(f"edition: {'Go' if edition == 'go' else 'Python'} ({why})")
+    if edition == "go":
+        lines.append(f"release: {release.describe()}")
+        lines += [f"  {b.summary} [{release.since_text(b.key)}; {b.source}]" for b in release.holding()]
+    if results is not None:
+        tells = f"schemaVersion {schema}" if schema else "no schemaVersion"
+        lines.append(f"results: {results} ({', '.join(sorted(shapes)) or 'empty'}; {tells})")
+    return lines
 
 
 def _task_metadata(tdoc: YamlDoc, task: WazaTask, edition: Edition) -> dict[str, Any]:
@@ -194,16 +194,23 @@ def _task_metadata(tdoc: YamlDoc, task: WazaTask, edition: Edition) -> dict[str,
     return {k: v for k, v in meta.items() if v is not None}
 
 
-def _tasks(doc: YamlDoc, spec: WazaFile, base: Path, warnings: list[str]) -> tuple[list[_Task], set[str], list[Path]]:
-    """The enabled tasks, the ids of disabled ones, and the files they were read from."""
+def _tasks(doc: YamlDoc, spec: WazaFile, base: Path, warnings: list[str],
+           strict: _Strict | None) -> tuple[list[_Task], set[str], list[Path]]:
+    """The enabled tasks, the ids of disabled ones, and the files they were read from. As in
+    waza's runner (``loadTestCasesFromFiles``), only globs that together match nothing fail;
+    a pattern matching nothing beside others that match is a warning."""
     if spec.tasks is None:
         return csv_tasks(doc, spec.tasks_from or "", spec.range, spec.inputs or {}, base), set(), []
     files: list[Path] = []
+    empty = []
     for i, pattern in enumerate(spec.tasks):
         found = sorted(Path(p) for p in glob.glob(str(base / pattern), recursive=True))
         if not found:
-            raise doc.error(f"no task files match {pattern!r} (relative to {base})", "tasks", i)
+            empty.append(i)
         files.extend(f for f in found if f not in files)
+    if not files:
+        raise doc.error(f"no test files matched patterns: {spec.tasks} in directory: {base}", "tasks")
+    warnings += [f"{doc.where('tasks', i)}: tasks[{i}]: no task files match {spec.tasks[i]!r}" for i in empty]
     out: list[_Task] = []
     disabled: set[str] = set()
     seen: dict[str, str] = {}
@@ -211,7 +218,14 @@ def _tasks(doc: YamlDoc, spec: WazaFile, base: Path, warnings: list[str]) -> tup
         tdoc = YamlDoc(f)
         if not isinstance(tdoc.data, Mapping):
             raise tdoc.error("a task file must be a mapping")
-        task = read_model(WazaTask, tdoc.data, tdoc, warnings=warnings)
+        task = read_model(WazaTask, tdoc.data, tdoc, warnings=warnings,
+                          unknown=None if strict is None else strict.at(tdoc))
+        for key, model in (("inputs", WazaInputs), ("expected", WazaExpectation)):
+            if isinstance(tdoc.data.get(key), Mapping):
+                part = read_model(model, tdoc.data[key], tdoc, key, warnings=warnings,
+                                  unknown=None if strict is None else strict.at(tdoc))
+                if key == "expected":
+                    task.expected = part
         if task.id in seen:
             raise tdoc.error(f"task id {task.id!r} is also used in {seen[task.id]}", "id")
         seen[task.id] = tdoc.where("id")

@@ -1,0 +1,128 @@
+"""`assay compare BASE NEW`: did the change help, or is it noise? Two results files (or two
+service runs) compared pair by pair (``core.compare``), printed as a table or JSON; with
+``--fail-on-regression``, exit 1 when a pass rate fell significantly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from assay.core.compare import compare_runs
+from assay.core.errors import AssayError
+from assay.runner import figures
+from assay.runner.reviews import apply_reviews, load_reviews, load_verdicts
+
+MAX_LISTED = 20
+SERVICE_TIMEOUT_S = 120.0
+
+
+def comparison_of_files(base: Path, new: Path) -> dict[str, Any]:
+    """The comparison of two results files (human reviews applied, as `assay report` does)."""
+    def verdicts(path: Path) -> list:
+        got = load_verdicts(path)
+        reviews = load_reviews(path)
+        return apply_reviews(got, reviews, threshold=None) if reviews else got
+
+    return compare_runs(verdicts(base), verdicts(new)).to_dict()
+
+
+def comparison_from_service(url: str, base: str, new: str, token: str | None) -> dict[str, Any]:
+    """``GET {url}/api/v1/runs/{base}/compare/{new}``, its camelCase keys turned back to the
+    snake_case of ``assay compare --json``."""
+    import httpx2
+    from pydantic.alias_generators import to_snake
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    endpoint = f"{url.rstrip('/')}/api/v1/runs/{base}/compare/{new}"
+    try:
+        reply = httpx2.get(endpoint, headers=headers, timeout=SERVICE_TIMEOUT_S)
+    except httpx2.HTTPError as exc:
+        raise AssayError(f"--service {url}: cannot reach the service ({exc})") from None
+    try:
+        body = reply.json()
+    except ValueError:
+        raise AssayError(f"{endpoint}: answered {reply.status_code} without JSON") from None
+    if reply.status_code != 200 or not isinstance(body, dict) or "data" not in body:
+        message = body.get("message") if isinstance(body, dict) else None
+        hint = " (set --token or ASSAY_TOKEN)" if reply.status_code == 401 else ""
+        raise AssayError(f"{endpoint}: {reply.status_code} {message or 'unexpected answer'}{hint}")
+
+    def snake(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {to_snake(k): snake(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [snake(v) for v in value]
+        return value
+
+    return snake(body["data"])
+
+
+def regressions(doc: dict[str, Any], alpha: float) -> list[str]:
+    """Graders (and ``overall``) whose pass rate fell with p < ``alpha``."""
+    return [g["grader"] for g in [*doc["graders"], doc["overall"]]
+            if g["delta"] is not None and g["delta"] < 0 and g["p_value"] is not None and g["p_value"] < alpha]
+
+
+def compare(base: str, new: str, *, service: str | None, token: str | None, as_json: bool,
+            fail_on_regression: bool, alpha: float) -> int:
+    if service is not None:
+        doc = comparison_from_service(service, base, new, token)
+    else:
+        doc = comparison_of_files(Path(base), Path(new))
+    show(doc, base, new, as_json=as_json, alpha=alpha)
+    return gate(doc, alpha) if fail_on_regression else 0
+
+
+def gate(doc: dict[str, Any], alpha: float) -> int:
+    """1 when a pass rate fell with p < ``alpha`` (said on stderr), else 0."""
+    import sys
+
+    fell = regressions(doc, alpha)
+    if fell:
+        print(f"regression: pass rate fell with p < {alpha:g} for {', '.join(fell)}", file=sys.stderr)
+    return 1 if fell else 0
+
+
+def show(doc: dict[str, Any], base: str, new: str, *, as_json: bool, alpha: float) -> None:
+    if as_json:
+        print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        return
+    from rich.table import Table
+
+    from assay.cli._console import make_console
+
+    console = make_console()
+    table = Table(title=f"{new} against {base} (paired by sample id)", title_justify="left")
+    for col in ("grader", "pairs", "base", "new", "delta [95% CI]", "p", "to fail", "to pass", "mean score delta"):
+        table.add_column(col, justify="left" if col == "grader" else "right")
+    for g in [*doc["graders"], doc["overall"]]:
+        mark = " *" if g["p_value"] is not None and g["p_value"] < alpha else ""
+        table.add_row(g["grader"] if g["grader"] != "overall" else "[bold]samples[/]", str(g["pairs"]),
+                      figures.rate(g["base_pass_rate"], None), figures.rate(g["new_pass_rate"], None),
+                      figures.delta(g["delta"], g["delta_ci"]), figures.p_value(g["p_value"]) + mark,
+                      str(len(g["to_fail"])), str(len(g["to_pass"])),
+                      figures.delta(g["score_delta"], g["score_delta_ci"], percent=False))
+    console.print(table)
+    console.print(f"* p < {alpha:g}: exact McNemar test on the samples that changed. The interval is where the "
+                  "true difference lies with 95% confidence if these samples are representative; a p-value "
+                  "above alpha means no evidence of a change, not evidence of none.", markup=False)
+    overall = doc["overall"]
+    for way, title in (("to_fail", "passed in base, failed in new"), ("to_pass", "failed in base, passed in new")):
+        flips = [f for f in overall.get("flips", []) if f["direction"] == way]
+        if flips:
+            console.print(f"[bold]{title}[/] ({len(flips)}):")
+        for f in flips[:MAX_LISTED]:
+            console.print(f"  {f['id']}\n    base: {f['base_reason'] or 'passed'}\n"
+                          f"    new:  {f['new_reason'] or 'passed'}", markup=False)
+        if len(flips) > MAX_LISTED:
+            console.print(f"  ... and {len(flips) - MAX_LISTED} more (--json lists every one)")
+    for key, where in (("base_only", base), ("new_only", new)):
+        ids = doc["unpaired"][key]
+        if ids:
+            shown = ", ".join(ids[:MAX_LISTED]) + (" ..." if len(ids) > MAX_LISTED else "")
+            console.print(f"only in {where} ({len(ids)}, not paired): {shown}", markup=False)
+    left = overall.get("left_out") or 0
+    if left:
+        console.print(f"left out: {left} paired samples errored or await review in one run or both", markup=False)

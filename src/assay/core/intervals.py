@@ -1,0 +1,86 @@
+"""A summary's 95% intervals, from the compact outcomes a run keeps (``core.summary.Outcomes``:
+a pass flag and a score per decided result, and each result's cluster when samples are
+clustered): per-cluster tallies are taken with ``numpy.bincount``, never per-sample objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from assay.core import stats
+
+
+@dataclass(frozen=True, slots=True)
+class Repeats:
+    """How results fared across a task's attempts: k (the fewest attempts of a repeated task),
+    the tasks with k attempts or more, their mean pass@k and pass^k (every attempt of k
+    passed), and the mean share of pairs of attempts that agree (a judge's self-agreement)."""
+
+    k: int
+    tasks: int
+    pass_at_k: float
+    pass_hat_k: float
+    consistency: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"k": self.k, "tasks": self.tasks, "pass_at_k": self.pass_at_k, "pass_hat_k": self.pass_hat_k,
+                "consistency": self.consistency}
+
+
+@dataclass(frozen=True, slots=True)
+class Intervals:
+    """95% intervals of a pass rate and a mean score; ``clusters``: how many clusters (tasks)
+    they were clustered by, None when every sample is its own."""
+
+    pass_rate: stats.Interval | None = None
+    mean_score: stats.Interval | None = None
+    clusters: int | None = None
+    repeats: Repeats | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pass_rate_ci": list(self.pass_rate) if self.pass_rate else None,
+                               "mean_score_ci": list(self.mean_score) if self.mean_score else None,
+                               "clusters": self.clusters}
+        if self.repeats is not None:
+            out["repeats"] = self.repeats.to_dict()
+        return out
+
+
+def of_arrays(passed: np.ndarray, scores: np.ndarray, clusters: np.ndarray | None = None) -> Intervals:
+    """Intervals of decided results: ``passed`` 1/0, ``scores`` (NaN, a result without a
+    score, counts as 0, as in the mean score), ``clusters`` each result's cluster index."""
+    n = len(passed)
+    if n == 0:
+        return Intervals()
+    x = passed.astype(np.float64)
+    s = np.nan_to_num(scores.astype(np.float64), nan=0.0)
+    rate_c = score_c = None
+    again = None
+    g = None
+    if clusters is not None:
+        idx = clusters.astype(np.intp)
+        sizes = np.bincount(idx)
+        keep = sizes > 0
+        sizes = sizes[keep].astype(np.float64)
+        if sizes.max() > 1:
+            g = len(sizes)
+            passes = np.bincount(idx, weights=x)[keep]
+            rate_c = (g, stats.cluster_se(sizes, passes) if g > 1 else 0.0)
+            score_c = (g, stats.cluster_se(sizes, np.bincount(idx, weights=s)[keep]) if g > 1 else 0.0)
+            again = _repeats(sizes, passes)
+    return Intervals(stats.rate_interval(float(x.sum()), n, rate_c),
+                     stats.mean_interval(n, float(s.sum()), float(s @ s), score_c), g, again)
+
+
+def _repeats(sizes: np.ndarray, passes: np.ndarray) -> Repeats | None:
+    many = sizes >= 2
+    if not many.any():
+        return None
+    tallies = [(int(n), int(round(c))) for n, c in zip(sizes[many], passes[many])]
+    k = min(n for n, _ in tallies)
+    agree = [stats.self_agreement(n, c) or 0.0 for n, c in tallies]
+    count = len(tallies)
+    return Repeats(k, count, sum(stats.pass_at_k(n, c, k) for n, c in tallies) / count,
+                   sum(stats.pass_hat_k(n, c, k) for n, c in tallies) / count, sum(agree) / count)

@@ -1,0 +1,28 @@
+"""``GET /api/v1/runs/{a}/compare/{b}``: did run b do better than run a, or is it noise?"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from assay.server.deps import CurrentUser, SessionDep
+from assay.server.errors import not_found
+from assay.server.run_summary import compare
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope
+from assay.server.schemas.compare import ComparisonOut
+from assay.store import runs as rows
+
+router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
+
+
+@router.get("/{base_id}/compare/{new_id}", response_model=Envelope[ComparisonOut],
+            summary="Compare two runs sample by sample (paired intervals, exact McNemar p-values)")
+def compare_runs(base_id: str, new_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+    weights = []
+    for run_id in (base_id, new_id):
+        run = rows.get_run(session, run_id)
+        if run is None:
+            raise not_found("run", run_id)
+        weights.append((run_id, {spec["evaluatorId"]: spec["weight"] for spec in run.evaluators}))
+    return Envelope(data=ComparisonOut.model_validate(compare(session, weights[0], weights[1])))

@@ -1,0 +1,66 @@
+"""Summaries carry 95% intervals: clustered by the verdicts' ``cluster`` (repeats, trials),
+with pass@k, pass^k and self-agreement; the same numbers when added up batch by batch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assay.core import stats
+from assay.core.aggregate import judge_sample, summarize
+from assay.core.result import GraderResult
+from assay.runner.ray_engine._summary import PartialSummary
+
+
+def _verdicts(tasks: int, repeats: int, seed: int = 3) -> list:
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in range(tasks):
+        p = rng.random()
+        for r in range(repeats):
+            status = "passed" if rng.random() < p else "failed"
+            results = [GraderResult(name="judge", type="prompt", status=status, passed=status == "passed",
+                                    score=float(status == "passed")),
+                       GraderResult(name="flaky", type="t", status=rng.choice(["passed", "error"]), passed=False,
+                                    score=None)]
+            v = judge_sample(f"t{t}#r{r + 1}", results)
+            v.cluster = f"t{t}" if repeats > 1 else None
+            out.append(v)
+    return out
+
+
+def test_repeated_tasks_get_clustered_intervals_and_repeat_figures() -> None:
+    verdicts = _verdicts(30, 4)
+    s = summarize(verdicts)
+    judge = s.graders[0]
+    assert judge.intervals.clusters == 30
+    passes = np.array([[v.results[0].status == "passed" for v in verdicts[t * 4:(t + 1) * 4]] for t in range(30)])
+    se = stats.cluster_se(np.full(30, 4.0), passes.sum(axis=1).astype(float))
+    assert judge.intervals.pass_rate == stats.rate_interval(float(passes.sum()), 120, (30, se))
+    # Clustered is wider than treating the 120 attempts as independent.
+    lo, hi = judge.intervals.pass_rate
+    plain_lo, plain_hi = stats.wilson(passes.sum(), 120)
+    assert hi - lo > plain_hi - plain_lo
+    again = judge.intervals.repeats
+    assert (again.k, again.tasks) == (4, 30)
+    assert again.pass_at_k == pytest.approx(passes.any(axis=1).mean())
+    assert again.pass_hat_k == pytest.approx(passes.all(axis=1).mean())
+    doc = s.to_dict()
+    assert doc["graders"][0]["repeats"]["pass_hat_k"] == again.pass_hat_k
+    assert doc["graders"][1]["left_out"] == s.graders[1].errors > 0
+
+
+def test_unclustered_summary_is_wilson_and_reports_what_was_left_out() -> None:
+    verdicts = _verdicts(50, 1)
+    s = summarize(verdicts)
+    assert s.intervals.clusters is None and s.intervals.repeats is None
+    assert s.intervals.pass_rate == stats.wilson(s.passed, s.passed + s.failed)
+    assert s.to_dict()["left_out"] == s.errors + s.pending
+
+
+def test_batch_by_batch_gives_the_same_intervals() -> None:
+    verdicts = _verdicts(200, 1, seed=5)
+    total = PartialSummary.of([])
+    for i in range(0, len(verdicts), 33):
+        total.add(PartialSummary.of(verdicts[i:i + 33]))
+    assert total.take_intervals().to_dict() == summarize(verdicts).to_dict()

@@ -1,0 +1,160 @@
+"""A waza suite read as the release it targets (runner/suites/dialects/_waza_releases.py): strict
+decoding from 0.24 in waza's words, warnings before; kinds by release (regex/keyword before 0.21,
+the Go tool_calls from 0.27); task `expected` checks from 0.27; globs failing only when none
+matches; results-file schemaVersion; and --explain-dialect / --waza-version on the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay.core.context import SpecContext
+from assay.core.errors import SpecError
+from assay.runner.execute import grade_one
+from assay.runner.resources import default_resources
+from assay.runner.suites import load_suite
+
+EVAL = "name: e\nskill: s\ntasks:\n  - tasks/*.yaml\n"
+TASK = "id: t1\nname: T\ninputs:\n  prompt: deploy it\n  output: Deployed to Azure.\n"
+
+
+def write(tmp: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / name).write_text(text)
+    return tmp / "eval.yaml"
+
+
+def load(path: Path, version: str | None = None):
+    return load_suite(path, context=SpecContext(), waza_version=version)
+
+
+def results(suite, sample_id="t1"):
+    sample = next(s for s in suite.samples if s.id == sample_id)
+    return {spec.name: grade_one(spec.build(default_resources()), sample) for spec in suite.graders_for(sample_id)}
+
+
+def test_unknown_task_key_is_an_error_in_wazas_words_from_0_24_and_a_warning_before(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": TASK + "colour: blue\n"})
+    with pytest.raises(SpecError, match="field colour not found in type models.TestCase") as exc:
+        load(path)
+    assert exc.value.where.endswith("a.yaml:6")
+    with pytest.raises(SpecError, match="field colour not found"):
+        load(path, "0.24")
+    assert any("a.yaml:6: colour: unknown field 'colour' ignored" in w for w in load(path, "0.21").warnings)
+
+
+def test_eval_type_is_named_as_the_release_names_it(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL + "owner: x\n", "tasks/a.yaml": TASK})
+    with pytest.raises(SpecError, match="type models.BenchmarkSpec"):
+        load(path, "0.27")
+    with pytest.raises(SpecError, match="type models.EvalSpec"):
+        load(path, "0.31")
+
+
+def test_unknown_grader_config_key_uses_wazas_decode_error(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL + "graders:\n  - type: text\n    name: g\n    config:\n"
+                                                 "      contains: [azure]\n      colour: red\n", "tasks/a.yaml": TASK})
+    with pytest.raises(SpecError, match=r'invalid grader config for "g" \(type "text"\): failed to decode grader '
+                                        r"parameters of type models.TextGraderParameters: field colour not found"):
+        load(path)
+    assert any("unknown text option 'colour' ignored" in w for w in load(path, "0.21").warnings)
+
+
+def test_fields_waza_defines_are_never_unknown(tmp_path):
+    task = TASK + ("golden: true\nfirst_event_timeout_seconds: 5\nskill_directories: [skills]\n"
+                   "instruction_files: [AGENTS.md]\nexpected:\n  should_trigger: true\n  behavior: {max_tool_calls: 3}\n")
+    evalf = EVAL + "schemaVersion: '1.5'\nconfig:\n  workers: 2\n  inject_skill_body: false\n  disabled_skills: [x]\n"
+    suite = load(write(tmp_path, {"eval.yaml": evalf, "tasks/a.yaml": task}))
+    assert suite.warnings == []
+
+
+def test_expected_checks_are_results_of_their_own_from_0_27_ignoring_case(tmp_path):
+    task = TASK + "expected:\n  output_contains: [AZURE, deployed]\n  output_not_contains: [error]\n" \
+                  "  output_contains_any: [gcp, azure]\n"
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": task})
+    got = results(load(path))
+    assert {n: (r.passed, r.score) for n, r in got.items()} == {
+        "_output_contains": (True, 1.0), "_output_not_contains": (True, 1.0), "_output_contains_any": (True, 1.0)}
+    assert load(path, "0.26").sample_graders == {}
+
+
+def test_globs_fail_only_when_no_pattern_matches(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL + "  - more/*.yaml\n", "tasks/a.yaml": TASK})
+    suite = load(path)
+    assert [s.id for s in suite.samples] == ["t1"]
+    assert any("tasks[1]: no task files match 'more/*.yaml'" in w for w in suite.warnings)
+
+
+def test_kinds_follow_the_release(tmp_path):
+    grader = "graders:\n  - type: {kind}\n    name: g\n    config: {config}\n"
+    files = {"tasks/a.yaml": TASK}
+    regex = EVAL + grader.format(kind="regex", config="{must_match: ['Deployed to (?i)azure']}")
+    assert results(load(write(tmp_path, {**files, "eval.yaml": regex}), "0.12"))["g"].passed
+    keyword = EVAL + grader.format(kind="keyword", config="{must_contain: [AZURE], must_not_contain: [fail]}")
+    suite = load(write(tmp_path, {**files, "eval.yaml": keyword}), "0.12")
+    assert suite.graders[0].type == "waza_text" and results(suite)["g"].passed
+    with pytest.raises(SpecError, match="unsupported grader type at waza 0.35.0"):
+        load(write(tmp_path, {**files, "eval.yaml": keyword}))
+    text = EVAL + grader.format(kind="text", config="{contains: [azure]}")
+    with pytest.raises(SpecError, match=r"unsupported grader type at waza 0.12.0.*Valid grader types: .*keyword"):
+        load(write(tmp_path, {**files, "eval.yaml": text}), "0.12")
+    calls = EVAL + grader.format(kind="tool_calls", config="{required_tools: [bash]}")
+    with pytest.raises(SpecError, match="unsupported grader type at waza 0.26.0"):
+        load(write(tmp_path, {**files, "eval.yaml": calls}), "0.26")
+    assert load(write(tmp_path, {**files, "eval.yaml": calls})).graders[0].type == "waza_tool_calls"
+
+
+def test_go_tool_calls_read_tool_events_before_the_digest(tmp_path):
+    evalf = EVAL + ("graders:\n  - type: tool_calls\n    name: calls\n    config:\n      required_tools: [bash]\n"
+                    "      expect:\n        - tool: '^search$'\n          args: {query: {regex: '^auth'}, limit: "
+                    "{range: {gte: 1, lte: 5}}}\n")
+    run = {"run_number": 1, "status": "passed", "final_output": "ok", "transcript": [],
+           "session_digest": {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}},
+                                             {"name": "search", "arguments": {}}]},
+           "tool_events": [{"sequence": 2, "tool_call_id": "c2", "tool_name": "search",
+                            "args": {"query": "auth flow", "limit": 3}}]}
+    outcome = {"schemaVersion": "1.5", "tasks": [{"test_id": "t1", "runs": [run]}]}
+    path = write(tmp_path, {"eval.yaml": evalf, "tasks/a.yaml": TASK.replace("  output: Deployed to Azure.\n", ""),
+                            "results.json": json.dumps(outcome)})
+    suite = load(path)
+    got = results(suite)["calls"]
+    assert got.passed and got.score == 1.0 and got.details["expect"][0]["matched_call_id"] == "c2"
+    assert any("schemaVersion 1.5" in line for line in suite.explain)
+    run.pop("tool_events")  # the digest keeps no search arguments: the expectation fails
+    (tmp_path / "results.json").write_text(json.dumps(outcome))
+    got = results(load(path))["calls"]
+    assert not got.passed and got.score == 0.5 and 'argument "limit": not present on tool call' in got.reason
+
+
+def test_results_of_another_major_schema_are_refused(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": TASK,
+                            "results.json": json.dumps({"schemaVersion": "2.0", "tasks": []})})
+    with pytest.raises(SpecError, match='uses schemaVersion .2.0., but waza.s results are schemaVersion 1.x; run "waza'):
+        load(path)
+
+
+def test_release_comes_from_the_option_then_the_key_then_the_newest(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL + "waza_version: '0.27'\n", "tasks/a.yaml": TASK})
+    assert "release: waza 0.27.0, from the suite's `waza_version` key" in load(path).explain
+    assert "release: waza 0.21.0, from --waza-version" in load(path, "0.21").explain
+    with pytest.raises(SpecError, match="newer than the newest release assay knows"):
+        load(path, "9.0")
+    with pytest.raises(SpecError, match="not a waza release"):
+        load(path, "latest")
+
+
+def test_cli_explains_the_dialect_without_grading(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": TASK})
+    out = subprocess.run([sys.executable, "-m", "assay.cli.entry", "run", str(path), "--explain-dialect",
+                          "--waza-version", "0.23"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("dialect: waza (detected: A waza suite")
+    assert lines[1] == "edition: Go (a release is pinned)"
+    assert lines[2].startswith("release: waza 0.23.0 (not a release assay lists; read by the rules that hold at it)")
+    assert any("grader kind `trigger`" in line for line in lines) and not any("known fields only" in x for x in lines)
