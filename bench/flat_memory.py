@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -54,12 +55,12 @@ def run_once(work: Path, suite: str, rows: int) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str]) -> list[tuple[str, int, int, float, float]]:
-    """``(suite, samples, runs, median seconds, median peak RSS in MB)`` for each measurement."""
+def main(argv: list[str]) -> Iterator[tuple[str, int, int, float, float]]:
+    """``(suite, samples, runs, median seconds, median peak RSS in MB)`` for each measurement,
+    as each is taken."""
     sizes = (10_000, 100_000) if "--quick" in argv else (100_000, 1_000_000)
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
     runs_large = int(argv[argv.index("--runs-large") + 1]) if "--runs-large" in argv else runs
-    rows_out = []
     with tempfile.TemporaryDirectory(prefix="assay-flat-bench-") as tmp:
         work = Path(tmp)
         for name, graders in SUITES.items():
@@ -70,15 +71,14 @@ def main(argv: list[str]) -> list[tuple[str, int, int, float, float]]:
             n = runs_large if rows == sizes[-1] else runs
             for name in SUITES:
                 got = [run_once(work, f"{name}.yaml", rows) for _ in range(n)]
-                rows_out.append((name, rows, n, statistics.median(g["seconds"] for g in got),
-                                 statistics.median(g["peak_rss_mb"] for g in got)))
-    return rows_out
+                yield (name, rows, n, statistics.median(g["seconds"] for g in got),
+                       statistics.median(g["peak_rss_mb"] for g in got))
 
 
-def report(rows: list[tuple[str, int, int, float, float]]) -> None:
-    print(f"{'suite':10} {'samples':>10} {'runs':>5} {'seconds':>8} {'samples/s':>10} {'peak RSS':>10}")
+def report(rows: Iterable[tuple[str, int, int, float, float]]) -> None:
+    print(f"{'suite':10} {'samples':>10} {'runs':>5} {'seconds':>8} {'samples/s':>10} {'peak RSS':>10}", flush=True)
     for name, n, runs, seconds, rss in rows:
-        print(f"{name:10} {n:>10,} {runs:>5} {seconds:>8.1f} {n / seconds:>10,.0f} {rss:>7,.0f} MB")
+        print(f"{name:10} {n:>10,} {runs:>5} {seconds:>8.1f} {n / seconds:>10,.0f} {rss:>7,.0f} MB", flush=True)
 
 
 if __name__ == "__main__":
