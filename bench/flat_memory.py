@@ -8,9 +8,10 @@ Two suites over the same generated JSONL (bench/ray_engine.py's rows, ~530 bytes
   object path (a Sample and a GraderResult per row).
 Each run writes ``--out`` (JSONL), ``--junit`` and ``--summary-json``, as a CI run would.
 
-    python bench/flat_memory.py [--quick] [--runs N] [--runs-large N]
+    python bench/flat_memory.py [--quick | --sizes 100000,1000000] [--runs N] [--runs-large N]
 
-``--quick`` measures 10,000 and 100,000 samples instead.
+``--quick`` measures 10,000 and 100,000 samples instead; ``--runs-large`` is the number of runs
+at the largest size (default: ``--runs``, 3).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def main(argv: list[str]) -> Iterator[tuple[str, int, int, float, float]]:
     """``(suite, samples, runs, median seconds, median peak RSS in MB)`` for each measurement,
     as each is taken."""
     sizes = (10_000, 100_000) if "--quick" in argv else (100_000, 1_000_000)
+    if "--sizes" in argv:
+        sizes = tuple(int(n) for n in argv[argv.index("--sizes") + 1].split(","))
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
     runs_large = int(argv[argv.index("--runs-large") + 1]) if "--runs-large" in argv else runs
     with tempfile.TemporaryDirectory(prefix="assay-flat-bench-") as tmp:
