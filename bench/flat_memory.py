@@ -8,7 +8,8 @@ Two suites over the same generated JSONL (bench/ray_engine.py's rows, ~530 bytes
   object path (a Sample and a GraderResult per row).
 Each run writes ``--out`` (JSONL), ``--junit`` and ``--summary-json``, as a CI run would.
 
-    python bench/flat_memory.py [--quick | --sizes 100000,1000000] [--runs N] [--runs-large N]
+    python bench/flat_memory.py [--quick | --sizes 100000,1000000] [--suites columnar,object] [--runs N]
+                                [--runs-large N]
 
 ``--quick`` measures 10,000 and 100,000 samples instead; ``--runs-large`` is the number of runs
 at the largest size (default: ``--runs``, 3).
@@ -48,7 +49,7 @@ def run_once(work: Path, suite: str, rows: int) -> dict:
     """One `assay run` in a fresh process: its seconds and peak RSS."""
     done = subprocess.run([sys.executable, "-c", MEASURE, str(work), suite], capture_output=True, text=True,
                           timeout=7200)
-    if done.returncode not in (0, 1):
+    if done.returncode not in (0, 1) or not done.stdout.strip():
         raise RuntimeError(f"{suite} over {rows} samples failed: {done.stderr[-2000:]}")
     total = json.loads((work / "summary.json").read_text())["total"]
     if total != rows:
@@ -62,6 +63,7 @@ def main(argv: list[str]) -> Iterator[tuple[str, int, int, float, float]]:
     sizes = (10_000, 100_000) if "--quick" in argv else (100_000, 1_000_000)
     if "--sizes" in argv:
         sizes = tuple(int(n) for n in argv[argv.index("--sizes") + 1].split(","))
+    suites = argv[argv.index("--suites") + 1].split(",") if "--suites" in argv else list(SUITES)
     runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
     runs_large = int(argv[argv.index("--runs-large") + 1]) if "--runs-large" in argv else runs
     with tempfile.TemporaryDirectory(prefix="assay-flat-bench-") as tmp:
@@ -72,7 +74,7 @@ def main(argv: list[str]) -> Iterator[tuple[str, int, int, float, float]]:
         for rows in sizes:
             ray_engine.write_dataset(work / "data.jsonl", rows)
             n = runs_large if rows == sizes[-1] else runs
-            for name in SUITES:
+            for name in suites:
                 got = [run_once(work, f"{name}.yaml", rows) for _ in range(n)]
                 yield (name, rows, n, statistics.median(g["seconds"] for g in got),
                        statistics.median(g["peak_rss_mb"] for g in got))

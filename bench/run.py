@@ -79,6 +79,10 @@ def main() -> None:
     print()
     sandbox_node.main([])
     print()
+    import sandbox_speed  # both languages' one-call and batched figures in one table (README)
+
+    sandbox_speed.main([])
+    print()
     sandbox_remote.main([])
     print()
     judges.main([])

@@ -41,3 +41,21 @@ def test_a_huge_reason_is_capped_with_its_length():
                                                 "'reason': 'r' * 50000}"}}, {"output": "x"})
     assert r.status.value == "failed", r.reason
     assert r.reason.endswith("[50000 characters in all]") and r.details["reason_length"] == 50000
+
+
+@pytest.mark.parametrize("samples", [42, None, 3.5, {"output": "a"}, "ab", b"ab"])
+def test_grade_batch_refuses_what_is_not_a_list_of_samples(samples):
+    with pytest.raises(assay.SpecError, match="samples must be a list of mappings"):
+        assay.grade_batch({"type": "exact_match"}, samples)
+
+
+def test_grade_batch_reads_any_iterable_of_samples_once():
+    rows = ({"output": o, "expected": "a"} for o in ("a", "b"))
+    assert [r.passed for r in assay.grade_batch({"type": "exact_match"}, rows)] == [True, False]
+
+
+@pytest.mark.parametrize("output, where", [(float("nan"), "$"), ({"a": [1, float("-inf")]}, "$/a/1")])
+def test_json_schema_names_a_nan_output_instead_of_calling_it_null(output, where):
+    r = assay.grade({"type": "json_schema", "config": {"schema": {"type": "number"}}}, {"output": output})
+    assert r.status == "failed" and "null" not in r.reason
+    assert r.reason == f"output is not valid JSON: {where} holds a number JSON cannot hold (NaN or an infinity)"

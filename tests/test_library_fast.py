@@ -13,7 +13,7 @@ import assay
 from assay import SpecError
 from assay.core.result import copier
 from assay.core.sample import Sample, trusted_samples
-from assay.graders.exact_match import _differ
+from assay.graders.exact_match import difference_reason
 from assay.library import _batch, _validated
 
 
@@ -140,7 +140,7 @@ def test_a_copied_result_equals_its_template_and_owns_its_details():
 @pytest.mark.parametrize("a, b", [("abc", "abd"), ("", "x"), ("北京是中国的首都", "北京是日本的首都"),
                                   ("x" * 500 + "y", "x" * 500 + "z"), ("same prefix", "same")])
 def test_the_text_shortcut_of_a_failure_reason_says_what_the_general_path_says(a, b):
-    assert _differ(a, b) == _differ(Text(a), Text(b))  # a str subclass takes the general path
+    assert difference_reason(a, b) == difference_reason(Text(a), Text(b))  # a str subclass takes the general path
 
 
 BAD = [

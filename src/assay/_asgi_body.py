@@ -4,6 +4,7 @@ services (``server/limits.py``, ``sandbox_service/guard.py``): a guard reads the
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -13,31 +14,34 @@ Receive = Callable[[], Awaitable[Message]]
 
 async def read_body(receive: Receive, limit: int) -> bytes | int | None:
     """The whole body; its size so far (an int) once it passes ``limit``; None on a disconnect."""
-    chunks: list[bytes] = []
+    _, body = await read_messages(receive, limit)
+    return body
+
+
+async def read_messages(receive: Receive, limit: int) -> tuple[list[Message], bytes | int | None]:
+    """The messages read, as they came (to hand on with ``replay``), and what ``read_body``
+    answers: the whole body, its size so far once it passes ``limit``, or None on a disconnect."""
+    messages: list[Message] = []
     size = 0
     while True:
         message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, None
+        size += len(message.get("body", b""))
         if size > limit:
-            return size
-        chunks.append(chunk)
+            return messages, size
         if not message.get("more_body", False):
-            return b"".join(chunks)
+            return messages, b"".join(m.get("body", b"") for m in messages)
 
 
-def replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that hands the app ``body`` once, then listens to the connection again (so
-    the app still hears a disconnect)."""
-    replayed = False
+def replay(read: bytes | list[Message], receive: Receive) -> Receive:
+    """A ``receive`` that hands the app what was read first (a whole body, or the messages as
+    they came), then listens to the connection again (so the app still hears a disconnect)."""
+    pending = deque([{"type": "http.request", "body": read, "more_body": False}] if isinstance(read, bytes)
+                    else read)
 
     async def again() -> Message:
-        nonlocal replayed
-        if not replayed:
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
+        return pending.popleft() if pending else await receive()
 
     return again

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeGuard
 
 from pydantic import TypeAdapter, ValidationError
@@ -56,7 +56,7 @@ def grade_batch(spec: Mapping[str, Any] | GraderSpec, samples: Sequence[Mapping[
                 resources: Resources | None = None) -> list[GraderResult]:
     """Grade many samples under one spec, validated once; vectorised where the grader allows."""
     grader = _grader(spec, resources)
-    if grader.io_bound:
+    if grader.traits.io_bound:
         from concurrent.futures import ThreadPoolExecutor
 
         parsed = _batch(samples)
@@ -81,10 +81,12 @@ def _batch(samples: Sequence[Mapping[str, Any] | Sample]) -> list[Sample]:
     are validated together, and when one of them is refused the whole batch is validated again
     as one list, so that the error names every bad ``samples[i]`` field as before.
     """
+    if isinstance(samples, (str, bytes, Mapping)) or not isinstance(samples, Iterable):
+        raise SpecError(f"samples must be a list of mappings, got {type(samples).__name__}")
+    if not isinstance(samples, Sequence):  # a generator, say: read once
+        samples = list(samples)
     if _all_samples(samples):
         return list(samples)
-    if isinstance(samples, (str, bytes, Mapping)):
-        raise SpecError(f"samples must be a list of mappings, got {type(samples).__name__}")
     with collector_paused():
         parsed = trusted_samples(samples)
         rest = [i for i, s in enumerate(parsed) if s is None]

@@ -87,3 +87,16 @@ def test_run_reports_carry_intervals(two_runs: Path) -> None:
     props = {p.get("name"): p.get("value") for p in ET.parse(out.with_suffix(".xml")).iter("property")}
     assert float(props["pass_rate_ci_low"]) == pytest.approx(lo, abs=1e-6)
     assert float(props["grader.has.pass_rate_ci_high"]) == pytest.approx(hi, abs=1e-6)
+
+
+def test_run_with_a_baseline_compares_after_the_run(two_runs: Path) -> None:
+    args = ["run", str(two_runs / "eval.yaml"), "-q", "--results", str(two_runs / "new.jsonl"),
+            "--baseline", str(two_runs / "base.results.jsonl")]
+    plain = assay(*args)
+    assert plain.returncode == 1 and "this run against" in plain.stdout  # the run's own code: samples failed
+    gated = assay(*args, "--fail-on-regression")
+    assert gated.returncode == 1 and "regression: pass rate fell" in gated.stderr
+    improved = assay("run", str(two_runs / "eval.yaml"), "-q", "--results", str(two_runs / "base.jsonl"),
+                     "--baseline", str(two_runs / "new.results.jsonl"), "--fail-on-regression")
+    assert improved.returncode == 0, improved.stderr  # samples fail, but nothing got significantly worse
+    assert assay("run", str(two_runs / "eval.yaml"), "--fail-on-regression").returncode == 2

@@ -73,9 +73,33 @@ def test_the_columnar_run_writes_the_object_runs_lines(tmp_path, monkeypatch, th
     assert any(r.status.value == "error" for v in plain.verdicts for r in v.results)
 
 
-def test_graders_without_a_kernel_keep_the_object_path(tmp_path):
-    path = write_suite(tmp_path, text_rows(20))
-    path.write_text(path.read_text() + "  - {type: regex, name: bt, config: {pattern: '(a)\\1'}}\n")
+def test_a_grader_without_a_kernel_takes_the_object_path_beside_the_kernels(tmp_path, monkeypatch):
+    """One kernel-less grader (a regex needing backtracking) no longer takes the whole suite off
+    the columnar path: the others run as kernels, it runs through grade_batch, and the lines
+    are the object path's."""
+    path = write_suite(tmp_path, text_rows(300))
+    path.write_text(path.read_text() + "  - {type: regex, name: bt, config: {pattern: '(x)\\1'}}\n")
+    suite = load_suite(path)
+    assert takes(suite)
+    from assay.runner.columnar import _dispatch
+
+    kernels, objects = [], []
+    real_load, real_many = _dispatch.load_kernel, _dispatch.grade_many
+    monkeypatch.setattr(_dispatch, "load_kernel", lambda p: kernels.append(p) or real_load(p))
+    monkeypatch.setattr(_dispatch, "grade_many", lambda g, rows, **k: objects.append(g.name) or real_many(g, rows, **k))
+    monkeypatch.setattr(run_module, "COLUMNAR_MIN_ROWS", 0)
+    columnar = run_module.run_suite(suite, chunk_size=100)
+    assert any(p.endswith("exact_match:grade") for p in kernels)
+    assert "bt" in objects and "exact" not in objects
+    plain = run_module.run_suite(suite, chunk_size=100, columnar=False)
+    assert lines(columnar.verdicts) == lines(plain.verdicts)
+    assert sum(r.name == "bt" for v in columnar.verdicts for r in v.results) == 300
+
+
+def test_no_kernel_at_all_keeps_the_object_path(tmp_path):
+    path = tmp_path / "eval.yaml"
+    (tmp_path / "data.jsonl").write_text('{"output": "a"}\n')
+    path.write_text("name: bt\ndataset: data.jsonl\ngraders:\n  - {type: regex, config: {pattern: '(a)\\1'}}\n")
     assert not takes(load_suite(path))
 
 

@@ -227,7 +227,7 @@ def test_built_in_types_load_lazily_and_the_table_matches_the_modules():
     import subprocess
     import sys
 
-    from assay.graders import BUILTIN
+    from assay.core.builtins import BUILTIN
 
     for type_, module in BUILTIN.items():
         assert importlib.import_module(module) and registry.get(type_).type == type_

@@ -215,7 +215,7 @@ def test_relative_script_found_in_base_dir(tmp_path):
 
 def test_taxonomy_and_io_bound():
     cls = compile_spec({"type": "program", "config": {"program": "true"}}).grader_cls
-    assert cls.io_bound and cls.taxonomy.temporal_scope == "trajectory-level"
+    assert cls.traits.io_bound and cls.taxonomy.temporal_scope == "trajectory-level"
     assert cls.taxonomy.determinism == "static" and cls.taxonomy.reference == "reference-free"
 
 

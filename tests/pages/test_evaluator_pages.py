@@ -57,11 +57,14 @@ def test_the_list_has_its_tabs_in_the_url_and_an_empty_state(page, live, shots):
     page.wait_for_url(re.compile(r"tab=custom"))
     page.select_option("#type-filter", "llm")
     page.wait_for_url(re.compile(r"type=llm"))
+    page.fill("#search", "没有这个名字")
+    page.wait_for_url(re.compile(r"q=%"))
     page.locator(".state.empty").wait_for()
     assert page.locator(".state.empty").inner_text().startswith("没有符合条件的评估器")
     page.reload()
     assert page.locator(".tab.active").inner_text() == "自定义评估器"
     assert page.locator("#type-filter").input_value() == "llm"
+    assert page.locator("#search").input_value() == "没有这个名字"
     page.go_back()
     page.wait_for_url(re.compile(r"tab=custom$"))
     page.go_back()

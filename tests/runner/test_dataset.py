@@ -123,6 +123,9 @@ ERRORS = [
     ("d.csv", "id,output\n1,a\n".encode("utf-16-le"), r"F:1: .*UTF-16.*save it as UTF-8"),
     ("d.csv", "id\n1\n".encode("utf-32"), r"F:1: the file is UTF-32 text"),
     ("d.json", '[{"id": 1}]'.encode("utf-16"), r"F:1: the file is UTF-16 text"),
+    ("d.jsonl", b'{"id": 1}\n{"id": 2}\n{"id": 3, "output": "a\x00b"}\n',
+     r"F:3: a NUL byte \(0x00\) at column 23: text holds none"),
+    ("d.csv", b"id,output\n1,a\x00\n", r"F:2: a NUL byte \(0x00\) at column 4"),
     # CSV shape
     ("d.csv", "id,output\n1,a,extra\n", r"F:2: row has 3 cells but the header has 2; quote cells that contain `,`"),
     ("d.csv", "id,output,expected\n1,a,b\n2,a\n", r"F:3: row has 2 cells but the header has 3; give every column a cell"),

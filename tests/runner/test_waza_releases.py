@@ -158,3 +158,20 @@ def test_cli_explains_the_dialect_without_grading(tmp_path):
     assert lines[1] == "edition: Go (a release is pinned)"
     assert lines[2].startswith("release: waza 0.23.0 (not a release assay lists; read by the rules that hold at it)")
     assert any("grader kind `trigger`" in line for line in lines) and not any("known fields only" in x for x in lines)
+
+
+@pytest.mark.parametrize("schema", [None, "1.0", "1.1", "1.2", "1.3", "1.4", "1.5"])
+def test_results_of_every_schema_version_load_and_grade(tmp_path, schema):
+    run = {"run_number": 1, "status": "passed", "final_output": "Deployed to Azure", "transcript": [],
+           "session_digest": {"tool_calls": [{"name": "bash", "arguments": {"command": "azd up"}}]}}
+    if schema not in (None, "1.0"):
+        run["tool_events"] = [{"sequence": 1, "tool_call_id": "c1", "tool_name": "bash", "args": {"command": "azd up"}}]
+        run["checkpoints"] = []
+    outcome = {**({"schemaVersion": schema} if schema else {}), "tasks": [{"test_id": "t1", "runs": [run]}]}
+    evalf = EVAL + ("graders:\n  - type: tool_calls\n    name: calls\n    config:\n      expect:\n"
+                    "        - {tool: bash, args: {command: {contains: azd}}}\n")
+    task = TASK.replace("  output: Deployed to Azure.\n", "") + "expected:\n  output_contains: [azure]\n"
+    suite = load(write(tmp_path, {"eval.yaml": evalf, "tasks/a.yaml": task, "results.json": json.dumps(outcome)}))
+    got = results(suite)
+    assert got["calls"].passed and got["_output_contains"].passed
+    assert ("tool_events" in suite.samples[0].metadata) is (schema not in (None, "1.0"))

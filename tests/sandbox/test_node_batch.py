@@ -42,12 +42,12 @@ const _ = require('lodash');
 module.exports = (i) => {
   const seen = [typeof _.zz, typeof _.difference([1], []).map, ({}).x, typeof globalThis.leak,
                 typeof Array.prototype.pwned, JSON.stringify([1]), _.difference([1, 2], [1]).length, ({}).late];
-  _.mixin({ zz: () => 'zz' });
-  _.difference = () => 'mutated';
-  Object.prototype.x = 1;
-  globalThis.leak = i;
-  Array.prototype.pwned = true;
-  JSON.stringify = () => 'pwned';
+  // Each write either throws here (frozen: the code is strict) or stays in this sample.
+  for (const attempt of [() => _.mixin({ zz: () => 'zz' }), () => { _.difference = () => 'mutated'; },
+                         () => { Object.prototype.x = 1; }, () => { globalThis.leak = i; },
+                         () => { Array.prototype.pwned = true; }, () => { JSON.stringify = () => 'pwned'; }]) {
+    try { attempt(); } catch (_) { /* refused */ }
+  }
   setTimeout(() => { Object.prototype.late = true; }, 0);
   return { passed: true, seen };
 };

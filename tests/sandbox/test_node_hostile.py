@@ -149,15 +149,17 @@ def test_process_env_and_globals(host):
 
 
 def test_prototype_pollution_does_not_reach_later_evaluations(host):
-    attack(host, """
+    out = attack(host, """
       const _ = require('lodash');
-      _.difference = () => [];
-      Object.prototype.polluted = true;
-      String.prototype.includes = () => false;
-      Array.prototype.map = () => ['pwned'];
-      JSON.stringify = () => '"pwned"';
-      Object.defineProperty(Object.prototype, 'passed', { get() { return true; } });
-      module.exports = () => ({ passed: true });""", {None})
+      const refused = [];
+      for (const write of [() => { _.difference = () => []; }, () => { Object.prototype.polluted = true; },
+                           () => { String.prototype.includes = () => false; }, () => { Array.prototype.map = () => ['pwned']; },
+                           () => { JSON.stringify = () => '"pwned"'; },
+                           () => Object.defineProperty(Object.prototype, 'passed', { get() { return true; } })]) {
+        try { write(); } catch (e) { refused.push(e instanceof TypeError); }
+      }
+      module.exports = () => ({ passed: true, refused });""", {None})
+    assert out.value["refused"] == [True] * 6  # every write to what is shared throws in its sample
     keywords = "const _ = require('lodash'); module.exports = () => ({ passed: true, d: _.difference([1, 2], [1]) })"
     out = host[0].call(CodeCall("nodejs", keywords, []))
     assert out.value == {"passed": True, "d": [2]}

@@ -6,7 +6,7 @@ import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from assay.core.grader import Grader, GraderConfig
+from assay.core.grader import Grader, GraderConfig, Traits
 from assay.core.sample import Sample
 from assay.server.coalesce import MAX_BATCH, Coalescer
 
@@ -27,8 +27,7 @@ class _Recorder(Grader[GraderConfig]):
 
     type = "recorder"
     description = "test double"
-    batches_io = True
-    io_bound = True
+    traits = Traits(io_bound=True, batches_io=True)
 
     def __init__(self) -> None:
         super().__init__(GraderConfig())

@@ -14,7 +14,7 @@ from assay.core.errors import AssayError, SpecError
 from assay.store import Database, current_revision, head_revision, normalise_url, upgrade
 from assay.store.models import Base
 from assay.store.presets import PRESETS
-from assay.store.translate import API_TYPES, compile_row, from_spec, to_spec
+from assay.store.translate import api_types, compile_row, from_spec, to_spec
 
 
 @pytest.fixture
@@ -105,10 +105,10 @@ def test_translation_fills_the_code_default_and_names_fields():
     assert to_spec("code", {"language": "python", "code": "x"}, "n")["config"]["timeout"] == 5000
     context = SpecContext(untrusted=True)
     compiled = compile_row("preset", {"presetType": "similarity", "params": {"threshold": 0.5}}, "sim",
-                           context=context, allowed=API_TYPES)
+                           context=context, allowed=api_types())
     assert compiled.type == "similarity" and compiled.config.threshold == 0.5
     with pytest.raises(SpecError, match=r"config\.params\.threshold"):
         compile_row("preset", {"presetType": "similarity", "params": {"threshold": 3}}, "s", context=context)
     with pytest.raises(SpecError, match=r"config\.graders\[0\]\.config\.graders\[0\]\.type"):
         compile_row("composite", {"graders": [{"type": "composite", "config": {"graders": [{"type": "script"}]}}]},
-                    "c", context=context, allowed=API_TYPES)
+                    "c", context=context, allowed=api_types())

@@ -4,12 +4,16 @@ import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { errorState, h, loading, mount, toast } from './common/dom.js';
 import { createEditor, errorLine } from './editor/codemirror.js';
-import { schemaForm } from './editor/schema-form.js';
+import { compositeForm } from './editor/composite-form.js';
+import { labelled, problemText } from './editor/fields.js';
+import { llmForm } from './editor/llm-form.js';
+import { presetForm } from './editor/preset-form.js';
 import { testPanel } from './editor/test-panel.js';
 
 const root = document.getElementById('app');
 const PARAMETERS = [['input', 'string'], ['output', 'string'], ['expected', 'string | null'], ['metadata', 'object']];
-const NEW_TYPES = ['code', 'llm', 'composite'];
+const NEW_TYPES = ['code', 'preset', 'llm', 'composite'];
+const FROM_PRESET = new URLSearchParams(window.location.search).get('preset');
 const LANGUAGES = ['python', 'nodejs'];
 const template = (language) => t(`editor.template.${language}`);
 
@@ -18,6 +22,15 @@ const page = { id: params.id || null, saved: '', saving: false, leaving: false }
 function blank() {
   return { name: '', description: '', type: 'code', isPreset: false,
     config: { language: 'python', code: template('python'), timeout: 5000 } };
+}
+
+const presetLabel = (config) => t(`preset.${config.presetType}.name`);
+
+/** A new evaluator made from a built-in preset: its rule and parameters, to change and save. */
+async function fromPreset(id) {
+  const preset = await get(`/api/v1/evaluators/${id}`);
+  return { name: t('editor.presetCopyName', { name: presetLabel(preset.config) }), description: '', type: 'preset',
+    isPreset: false, config: structuredClone(preset.config) };
 }
 
 function parameterTable() {
@@ -35,25 +48,30 @@ function select(id, options, current, disabled) {
 async function start() {
   mount(root, loading());
   try {
-    const [evaluator, schemas] = await Promise.all([page.id ? get(`/api/v1/evaluators/${page.id}`) : blank(),
-      get('/pages/api/schemas')]);
-    draw(evaluator, schemas);
+    const [evaluator, schemas, facts] = await Promise.all([page.id ? get(`/api/v1/evaluators/${page.id}`)
+      : FROM_PRESET ? fromPreset(FROM_PRESET) : blank(), get('/pages/api/schemas'), get('/pages/api/form-facts')]);
+    draw(evaluator, schemas, facts);
   } catch (err) {
     mount(root, errorState(err, start));
   }
 }
 
-function draw(evaluator, schemas) {
+function draw(evaluator, schemas, facts) {
   const readOnly = evaluator.isPreset;
   const ui = {};
   const changed = () => markDirty();
-  ui.title = h('h1', { id: 'title' }, evaluator.name || t('editor.newTitle'));
+  ui.title = h('h1', { id: 'title' }, (evaluator.isPreset ? presetLabel(evaluator.config) : evaluator.name)
+    || t('editor.newTitle'));
   ui.dirty = h('span', { class: 'badge warn', hidden: true, id: 'dirty' }, t('editor.unsaved'));
   ui.alert = h('div', { class: 'save-alert' });
-  ui.save = readOnly ? h('span', { class: 'badge' }, t('editor.readonly'))
+  ui.save = readOnly ? [h('span', { class: 'badge' }, t('editor.readonly')),
+    h('a', { class: 'button primary', id: 'use-preset', href: `/evaluators/new?preset=${evaluator.id}` },
+      t('editor.usePreset'))]
     : h('button', { type: 'button', class: 'primary', id: 'save', title: t('editor.shortcut'), onclick: save },
       t('editor.save'));
-  ui.name = h('input', { id: 'name', value: evaluator.name, readOnly, maxlength: 200, oninput: changed });
+  ui.name = h('input', { id: 'name', value: evaluator.isPreset ? presetLabel(evaluator.config) : evaluator.name,
+    readOnly, maxlength: 200, oninput: changed });
+  const nameField = labelled('name', 'editor.name', ui.name, { required: !readOnly });
   ui.description = h('textarea', { id: 'description', value: evaluator.description || '', readOnly, rows: 2,
     oninput: changed });
   const types = readOnly ? ['preset'] : page.id ? [evaluator.type] : NEW_TYPES;
@@ -70,32 +88,45 @@ function draw(evaluator, schemas) {
     ui.alert,
     h('section', { class: 'card basic' }, h('h2', {}, t('editor.basic')),
       h('div', { class: 'grid' },
-        h('label', { class: 'field' }, t('editor.name'), ui.name),
+        nameField.el,
         h('label', { class: 'field' }, t('editor.type'), ui.type), ui.languageField),
       h('label', { class: 'field wide' }, t('editor.description'), ui.description)),
     h('div', { class: 'workbench' }, ui.configCard, testPanel({ run: (sample) => runTest(sample) })),
     h('section', { class: 'card' }, h('h2', {}, t('editor.params')), parameterTable()));
 
-  let current = null; // () => config, for the section on show
+  let current = null; // the shown config's form: getValue() and validate()
   function drawConfig(type, config) {
     ui.languageField.hidden = type !== 'code';
     if (type === 'code') {
       const holder = h('div', { class: 'code-editor', id: 'code' });
       ui.timeout = h('input', { id: 'timeout', type: 'number', min: 1, step: 1, value: config.timeout ?? 5000,
         readOnly, oninput: changed });
-      mount(ui.configCard, h('h2', {}, t('editor.code')), holder,
-        h('label', { class: 'field inline' }, t('editor.timeout'), ui.timeout));
+      const timeoutField = labelled('timeout', 'editor.timeout', ui.timeout);
+      const codeField = labelled('code-box', 'editor.code', holder, { required: true });
+      codeField.el.querySelector('label').removeAttribute('for');
+      mount(ui.configCard, h('h2', {}, t('editor.code')), holder, timeoutField.el);
       ui.editor = createEditor(holder, { doc: config.code || '', language: ui.language.value, readOnly,
         onChange: changed });
-      current = () => ({ language: ui.language.value, code: ui.editor.getCode(), timeout: Number(ui.timeout.value) });
+      holder.querySelector('.cm-content')?.setAttribute('aria-label', t('editor.code'));
+      current = {
+        getValue: () => ({ language: ui.language.value, code: ui.editor.getCode(), timeout: Number(ui.timeout.value) }),
+        validate: () => [
+          ui.editor.getCode().trim() ? null : { label: t('editor.code'), message: t('form.required'),
+            focus: () => ui.editor.view.focus() },
+          timeoutField.report(Number.isInteger(Number(ui.timeout.value)) && Number(ui.timeout.value) >= 1
+            ? null : t('form.atLeastInteger', { min: 1 })),
+        ].filter(Boolean),
+      };
       return;
     }
     ui.editor = null;
-    const preset = type === 'preset';
-    const schema = schemas[preset ? config.presetType : type] || { properties: {} };
-    const form = schemaForm(schema, preset ? config.params || {} : config, { readOnly, onChange: changed });
+    const options = { readOnly, onChange: changed, schemas, facts };
+    const form = type === 'preset' ? presetForm(config.presetType ? config : { presetType: 'regex', params: {} },
+      options)
+      : type === 'llm' ? llmForm(config, { ...options, schema: schemas.llm || { properties: {} } })
+        : compositeForm(config, options);
     mount(ui.configCard, h('h2', {}, t('editor.config')), form.el);
-    current = () => (preset ? { presetType: config.presetType, params: form.getValue() } : form.getValue());
+    current = form;
   }
 
   ui.type.addEventListener('change', () => {
@@ -114,7 +145,9 @@ function draw(evaluator, schemas) {
   page.ui = ui;
   page.readOnly = readOnly;
   page.state = () => ({ name: ui.name.value.trim(), description: ui.description.value, type: ui.type.value,
-    config: current() });
+    config: current.getValue() });
+  page.validate = () => [nameField.report(ui.name.value.trim() ? null : t('form.required')), ...current.validate()]
+    .filter(Boolean);
   page.saved = snapshot();
 }
 
@@ -143,16 +176,18 @@ function showProblem(message) {
 async function save() {
   if (page.readOnly || page.saving) return;
   mount(page.ui.alert);
+  const problems = page.validate();
+  if (problems.length) {
+    mount(page.ui.alert, h('div', { class: 'alert error', role: 'alert', id: 'form-problems' },
+      h('p', {}, t('form.fix')), h('ul', {}, problemText(problems).split('\n').map((line) => h('li', {}, line)))));
+    problems[0].focus();
+    return;
+  }
   let body;
   try {
     body = page.state();
   } catch (err) {
     showProblem(err.message);
-    return;
-  }
-  if (!body.name) {
-    showProblem(t('editor.nameRequired'));
-    page.ui.name.focus();
     return;
   }
   page.saving = true;

@@ -4,6 +4,7 @@ import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
 import { errorState, fmtPct, fmtScore, h, loading, mount, statusBadge, toast } from './common/dom.js';
+import { fmtCi } from './common/intervals.js';
 
 const root = document.getElementById('app');
 const ACTIVE = ['queued', 'running'];
@@ -31,6 +32,13 @@ async function cancel() {
   }
 }
 
+/** "95% CI [61.2, 74.6]", and how many samples errors and pending results left out. */
+function ciNote(summary) {
+  const parts = summary.passRateCi ? [t('run.ci', { ci: fmtCi(summary.passRateCi) })] : [];
+  if (summary.leftOut) parts.push(t('run.leftOut', { n: summary.leftOut }));
+  return parts.join(' · ');
+}
+
 function summaryView(summary) {
   const card = (label, value, id) => h('div', { class: 'stat' }, h('div', { class: 'label' }, label),
     h('div', { class: 'value', id }, value));
@@ -40,7 +48,9 @@ function summaryView(summary) {
   };
   return [
     h('div', { class: 'stats' }, card(t('run.samples'), String(summary.samples)),
-      card(t('run.passRate'), fmtPct(summary.passRate), 'pass-rate'),
+      h('div', { class: 'stat' }, h('div', { class: 'label' }, t('run.passRate')),
+        h('div', { class: 'value', id: 'pass-rate' }, fmtPct(summary.passRate)),
+        h('div', { class: 'ci', id: 'pass-rate-ci' }, ciNote(summary))),
       card(t('run.meanScore'), fmtScore(summary.meanScore))),
     h('h2', {}, t('run.perEvaluator')),
     h('table', { class: 'table', id: 'per-evaluator' },
@@ -50,7 +60,10 @@ function summaryView(summary) {
         h('td', {}, h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)),
         h('td', { class: 'num' }, e.passed), h('td', { class: 'num' }, e.failed),
         h('td', { class: 'num' }, e.error), h('td', { class: 'num' }, e.pending),
-        h('td', { class: 'num' }, fmtPct(rate(e))), h('td', { class: 'num' }, fmtScore(e.meanScore)))))),
+        h('td', { class: 'num' }, fmtPct(rate(e)), h('span', { class: 'ci' }, ` ${fmtCi(e.passRateCi)}`)),
+        h('td', { class: 'num' }, fmtScore(e.meanScore),
+          h('span', { class: 'ci' }, e.meanScoreCi ? ` [${e.meanScoreCi.map((x) => x.toFixed(3)).join(', ')}]` : ''),
+        ))))),
   ];
 }
 

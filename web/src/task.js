@@ -4,6 +4,7 @@ import { api, get, getPage } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
 import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast } from './common/dom.js';
+import { fmtCi } from './common/intervals.js';
 import { PAGE_SIZE, pager, readState, writeState } from './common/listing.js';
 
 const root = document.getElementById('app');
@@ -23,9 +24,22 @@ function runRow(run) {
     cell('status', {}, h('span', { class: `badge run-${run.status}` }, t(`run.status.${run.status}`))),
     cell('progress', {}, h('progress', { max: run.total || 1, value: run.done, 'aria-label': t('task.col.progress') }),
       ` ${run.done}/${run.total}`),
-    cell('passRate', { class: 'num' }, fmtPct(summary.passRate)),
+    cell('passRate', { class: 'num' }, fmtPct(summary.passRate), h('span', { class: 'ci' }, ` ${fmtCi(summary.passRateCi)}`)),
     cell('meanScore', { class: 'num' }, fmtScore(summary.meanScore)),
     cell('createdAt', {}, fmtDate(run.createdAt)));
+}
+
+/** Two finished runs to compare (newest against the one before, unless chosen): opens the compare page. */
+function compareForm(finished) {
+  if (finished.length < 2) return null;
+  const options = (chosen) => finished.map((r, i) => h('option', { value: r.id, selected: i === chosen },
+    `${r.id.slice(0, 8)} · ${fmtDate(r.createdAt)}`));
+  const base = h('select', { id: 'compare-base' }, options(1));
+  const next = h('select', { id: 'compare-new' }, options(0));
+  const go = h('button', { type: 'button', class: 'secondary', id: 'compare-runs' }, t('task.compare'));
+  go.addEventListener('click', () => { window.location.href = `/runs/${base.value}/compare/${next.value}`; });
+  return h('div', { class: 'compare-form' }, h('label', {}, t('task.compareBase'), base),
+    h('label', {}, t('task.compareNew'), next), go);
 }
 
 async function startRun(button) {
@@ -58,7 +72,7 @@ async function render(first = true) {
   const button = h('button', { type: 'button', class: 'primary', id: 'start-run' }, t('task.startRun'));
   button.addEventListener('click', () => startRun(button));
   const points = finished.filter((r) => r.summary && r.summary.passRate !== null).reverse()
-    .map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate }));
+    .map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate, ci: r.summary.passRateCi }));
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/tasks', class: 'button secondary' }, `← ${t('editor.back')}`),
       h('h1', {}, task.name), h('div', { class: 'spacer' }), button),
@@ -66,7 +80,8 @@ async function render(first = true) {
     h('p', { class: 'meta' }, `${t('tasks.col.samples')}: ${task.sampleCount} · ${t('tasks.col.evaluators')}: `,
       task.evaluators.map((e, i) => [i ? ', ' : '', h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)])),
     h('section', { class: 'card' }, h('h2', {}, t('task.trend')),
-      points.length ? trend(points, t('task.trend')) : h('p', { class: 'state empty' }, t('task.noRuns'))),
+      points.length ? trend(points, t('task.trend')) : h('p', { class: 'state empty' }, t('task.noRuns')),
+      compareForm(finished)),
     h('section', { class: 'card' }, h('h2', {}, t('task.runs')),
       runs.total === 0 ? h('p', { class: 'state empty' }, t('task.noRuns'))
         : [h('div', { class: 'table-box' }, h('table', { class: 'table cards' },

@@ -20,12 +20,13 @@ SERVICE_TIMEOUT_S = 120.0
 
 def comparison_of_files(base: Path, new: Path) -> dict[str, Any]:
     """The comparison of two results files (human reviews applied, as `assay report` does)."""
-    def verdicts(path: Path) -> list:
-        got = load_verdicts(path)
-        reviews = load_reviews(path)
-        return apply_reviews(got, reviews, threshold=None) if reviews else got
+    return compare_runs(_reviewed(base), _reviewed(new)).to_dict()
 
-    return compare_runs(verdicts(base), verdicts(new)).to_dict()
+
+def _reviewed(path: Path) -> list:
+    got = load_verdicts(path)
+    reviews = load_reviews(path)
+    return apply_reviews(got, reviews, threshold=None) if reviews else got
 
 
 def comparison_from_service(url: str, base: str, new: str, token: str | None) -> dict[str, Any]:
@@ -57,6 +58,15 @@ def comparison_from_service(url: str, base: str, new: str, token: str | None) ->
         return value
 
     return snake(body["data"])
+
+
+def against_baseline(baseline: Path, verdicts: list, run_code: int, *, fail_on_regression: bool,
+                     alpha: float) -> int:
+    """`assay run --baseline`: the run's verdicts compared with ``baseline``'s, printed; the
+    exit code is the gate's with ``fail_on_regression``, else the run's own."""
+    doc = compare_runs(_reviewed(baseline), verdicts).to_dict()
+    show(doc, str(baseline), "this run", as_json=False, alpha=alpha)
+    return gate(doc, alpha) if fail_on_regression else run_code
 
 
 def regressions(doc: dict[str, Any], alpha: float) -> list[str]:

@@ -96,6 +96,15 @@ def run(
     engine: Annotated[str, typer.Option(
         "--engine", help="Where to grade: local (this process) or ray (Ray Data: RAY_ADDRESS's cluster, "
                          "else a local Ray; pip install 'assay[ray]').")] = "local",
+    repeats: Annotated[Optional[int], typer.Option(
+        "--repeats", min=1, max=100, help="Grade each sample K times (judges answer afresh; "
+                                          "default: the suite's `repeats`, else 1).")] = None,
+    baseline: Annotated[Optional[Path], typer.Option(
+        "--baseline", help="After the run, compare it with this results JSONL (as `assay compare`).")] = None,
+    fail_on_regression: Annotated[bool, typer.Option(
+        "--fail-on-regression", help="With --baseline: exit 1 when a pass rate fell with p < --alpha, "
+                                     "else 0 (instead of the run's own exit code).")] = False,
+    alpha: Annotated[float, typer.Option("--alpha", min=0.0, max=1.0, help="Significance level.")] = 0.05,
 ) -> None:
     """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
     from assay.cli.run_cmd import execute
@@ -106,10 +115,16 @@ def run(
         _fail_invalid(AssayError(f"--export: unknown format {export!r}; use waza or vally"))
     if engine not in ("local", "ray"):
         _fail_invalid(AssayError(f"--engine: unknown engine {engine!r}; use local or ray"))
+    if fail_on_regression and baseline is None:
+        _fail_invalid(AssayError("--fail-on-regression needs --baseline (the results to compare with)"))
+    if engine == "ray" and (baseline is not None or (repeats or 1) > 1):
+        _fail_invalid(AssayError("--baseline and --repeats run on the local engine only; with --engine ray, "
+                                 "write --out and use `assay compare`"))
     _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
               summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect,
-              no_cache=no_cache, engine=engine, waza_version=waza_version, explain_dialect=explain_dialect)
+              no_cache=no_cache, engine=engine, waza_version=waza_version, explain_dialect=explain_dialect,
+              repeats=repeats, baseline=baseline, fail_on_regression=fail_on_regression, alpha=alpha)
 
 
 @app.command("compare")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from assay.core.errors import AssayError
+from assay.core.errors import AssayError, SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.summary import SuiteSummary
@@ -18,19 +18,17 @@ from assay.core.untrusted import cap_text, clean_text
 from assay.runner import figures
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.ids import IdIndex
+from assay.runner.repeats import run_attempts, sample_ids
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, suite_fingerprint
 from assay.runner.reviews import load_reviews
-from assay.runner.run import run_suite
+from assay.runner.sizing import batch_sizes
 from assay.runner.stream import DatasetStream, Previous, read_previous
 from assay.runner.suites import Suite, load_suite
 from assay.runner.suites.streamed import open_streamed
 from assay.runner.tally import RunTally
 
 PROGRESS_MIN_SAMPLES = 200
-CODE_CHUNK = 512
-"""The largest chunk when code graders are the only ones waiting on I/O: two sandbox chunks of
-256 (one per core on a 2-core machine)."""
 MAX_LISTED = 20
 STREAMED = frozenset({".jsonl", ".ndjson", ".csv", ".tsv", ".json", ".parquet"})
 """Dataset formats the local engine reads as it grades (every one it reads)."""
@@ -40,7 +38,9 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
-            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False) -> int:
+            engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False,
+            repeats: int | None = None, baseline: Path | None = None, fail_on_regression: bool = False,
+            alpha: float = 0.05) -> int:
     if explain_dialect:
         explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
                                waza_version=waza_version)
@@ -49,27 +49,32 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
+        if waza_version is not None:  # the Ray engine's workers load suites by the newest release
+            raise SpecError("--waza-version is not supported with --engine ray yet; set the suite's "
+                            "waza_version key, or grade with --engine local")
         return execute_ray(suite_path, out=out, junit=junit, results=results, threshold=threshold,
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
                            dialect=dialect, no_cache=no_cache)
     suite, dataset = _open(suite_path, results=results, dialect=dialect, waza_version=waza_version,
                            whole=export is not None)
+    _overrides(suite, threshold=threshold, cost_ordered=cost_ordered, repeats=repeats)
+    if suite.repeats > 1 and dataset is not None:  # each attempt is a copy of the samples (runner.repeats)
+        suite, dataset = _open(suite_path, results=results, dialect=dialect, waza_version=waza_version, whole=True)
+        _overrides(suite, threshold=threshold, cost_ordered=cost_ordered, repeats=repeats)
     _print_warnings(suite)
-    if threshold is not None:
-        suite.threshold = threshold
-    if cost_ordered is not None:
-        suite.cost_ordered = cost_ordered
     export_path, fingerprint = _checked_outputs(suite, out=out, junit=junit, summary_json=summary_json,
                                                 export=export, export_path=export_path)
     if dataset is not None:
         dataset.scan()
     count = dataset.count if dataset is not None else len(suite.samples)
     # Everything reported covers the whole results file (earlier verdicts of a resumed run
-    # too), with reviews applied, exactly as `assay report` on that file would.
+    # too), with reviews applied, exactly as `assay report` on that file would. Only --export and
+    # --baseline, which need every verdict, keep them.
     tally = RunTally(threshold=suite.threshold, reviews=load_reviews(out) if out is not None else [],
-                     max_problems=MAX_LISTED, junit=junit, suite_name=suite.name, keep=export is not None,
-                     count_judged=not quiet)
+                     max_problems=MAX_LISTED, junit=junit, suite_name=suite.name,
+                     keep=export is not None or baseline is not None, count_judged=not quiet,
+                     clustered=bool(suite.clusters) or suite.repeats > 1)
     previous = _resume(out, suite, dataset, fingerprint, tally) if resume and out is not None else None
     done = previous.ids if previous is not None else IdIndex()
     sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
@@ -79,12 +84,14 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             sink(verdicts)
         tally.add(verdicts)
 
+    sizes = batch_sizes(suite.all_graders(), concurrency)
     show_progress = not quiet and sys.stderr.isatty() and count >= PROGRESS_MIN_SAMPLES
     try:
-        with _progress(show_progress, count - len(done)) as advance:
-            result = run_suite(suite, resources=_resources(no_cache), concurrency=concurrency, done_ids=done,
-                               sink=graded, on_progress=advance, samples=dataset, keep_verdicts=False,
-                               chunk_size=_chunk(suite, concurrency), max_chunk=_max_chunk(suite))
+        with _progress(show_progress, count * suite.repeats - len(done)) as advance:
+            result = run_attempts(suite, resources=_resources(no_cache), fresh=lambda: _resources(True),
+                                  concurrency=concurrency, done_ids=done, sink=graded, on_progress=advance,
+                                  chunk_size=sizes.first, max_chunk=sizes.largest, samples=dataset,
+                                  keep_verdicts=False)
     finally:
         if sink is not None:
             sink.close()
@@ -95,14 +102,29 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     tally.finish(result.duration_s, suite.warnings)
     if export is not None and export_path is not None:
         _export(export, export_path, suite, tally.verdicts or [])
-    return _report(suite, tally.running.summary(), tally.problems, result.duration_s, resumed,
+    code = _report(suite, tally.running.summary(), tally.problems, result.duration_s, resumed,
                    judged=(tally.judged, tally.judged_cached), summary_json=summary_json, quiet=quiet, samples=count)
+    if baseline is None:
+        return code
+    from assay.cli.compare_cmd import against_baseline
+
+    return against_baseline(baseline, tally.verdicts or [], code, fail_on_regression=fail_on_regression, alpha=alpha)
+
+
+def _overrides(suite: Suite, *, threshold: float | None, cost_ordered: bool | None, repeats: int | None) -> None:
+    """The command line's settings over the suite file's."""
+    if threshold is not None:
+        suite.threshold = threshold
+    if cost_ordered is not None:
+        suite.cost_ordered = cost_ordered
+    if repeats is not None:
+        suite.repeats = repeats
 
 
 def _open(path: Path, *, results: Path | None, dialect: str | None, waza_version: str | None,
           whole: bool) -> tuple[Suite, DatasetStream | None]:
     """The suite, and the dataset to stream when it has one (``whole``: load every sample, as
-    ``--export`` needs them)."""
+    ``--export`` and repeats need them)."""
     if whole:
         return load_suite(path, results=results, dialect=dialect, context=Defaults.context(),
                           waza_version=waza_version), None
@@ -185,7 +207,7 @@ def _resume(out: Path, suite: Suite, dataset: DatasetStream | None, fingerprint:
     come from this suite (same fingerprint) and name only its samples. A torn last line is cut off."""
     if not out.exists():
         return None
-    ids = {s.id for s in suite.samples} if dataset is None else set()
+    ids = sample_ids(suite) if dataset is None else set()
     previous = read_previous(out, fingerprint, tally.add,
                              known=dataset.ids.contains if dataset is not None else lambda b: [i in ids for i in b])
     previous.log.drop_torn_line()
@@ -219,24 +241,6 @@ def _export(tool: str, path: Path, suite: Suite, verdicts: list) -> None:
     write_output(path, json_bytes(doc))
 
 
-def _chunk(suite, concurrency: int) -> int:
-    """Samples per chunk: large for pure graders (vectorised batches), small when a sandbox,
-    program or LLM grader is involved, so progress and the results file advance steadily."""
-    if any(cls.io_bound for cls in _grader_classes(suite)):
-        return max(16, concurrency * 4)
-    return 1000
-
-
-def _max_chunk(suite) -> int | None:
-    """How large chunks may grow while they are graded quickly: when code graders are the only
-    ones waiting on I/O, up to ``CODE_CHUNK`` (the sandbox runs a chunk per process: fewer,
-    larger ones cost less)."""
-    waiting = [cls for cls in _grader_classes(suite) if cls.io_bound]
-    return CODE_CHUNK if waiting and all(cls.batches_io for cls in waiting) else None
-
-
-def _grader_classes(suite) -> list:
-    return [spec.grader_cls for spec in suite.all_graders()]
 
 
 def _print_problem(console, v) -> None:

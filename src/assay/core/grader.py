@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, Literal, Self, TypeAlias, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, ValidationInfo, model_validator
@@ -60,6 +61,43 @@ class Taxonomy(BaseModel):
     portability: Literal["t1-universal", "t2-domain", "t3a-scenario", "t3b-system"] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Traits:
+    """What the engine's consumers need to know about a grader, declared once on its class.
+
+    The runner sizes chunks by ``io_bound`` and ``batches_io``; the service accepts only
+    ``api_safe`` graders over the API (``runs_programs`` ones when the operator allows them)
+    and grades ``inline`` ones on its event loop; reviews look for ``reviewable`` results;
+    the Ray engine starts a judge actor when a grader is a ``judge``; the columnar path runs
+    ``kernel`` (a ``module:function`` path, imported only when a table is graded); the pages
+    draw a config ``form``. Cost is the ``taxonomy``'s. A grader whose facts depend on its
+    config (a composite, a regex that needs backtracking) answers per config through
+    ``Grader.traits_for``; consumers read ``CompiledSpec.traits`` or ``grader.traits``.
+    """
+
+    io_bound: bool = False
+    """Grading waits on I/O (sandbox, program, LLM): the runner grades concurrently."""
+    batches_io: bool = False
+    """``grade_batch`` itself spreads a batch over the I/O it waits on (the sandbox's batched
+    path): the runner hands it whole batches, not a sample per thread."""
+    judge: bool = False
+    """It asks an LLM judge (a judge client, the judge cache)."""
+    runs_programs: bool = False
+    """It runs programs of the host (scripts, commands), not sandboxed evaluator code."""
+    reads_workspace: bool = False
+    """It reads files of the sample's workspace (an agent run's folder)."""
+    api_safe: bool = False
+    """A service caller may use it: it needs nothing of the server's own files or programs."""
+    inline: bool = False
+    """Cheap and bounded by the sample's size: fine to grade on the service's event loop."""
+    reviewable: bool = False
+    """Its results wait for a person's review (``pending``), which later decides them."""
+    form: bool = False
+    """The pages offer a config form for it (its config model's JSON Schema)."""
+    kernel: str | None = None
+    """The columnar kernel, ``"package.module:function"``, or None (the object path)."""
+
+
 ConfigT = TypeVar("ConfigT", bound=GraderConfig)
 ConfigModel: TypeAlias = type[GraderConfig]  # named out here: inside Grader, `type` is the registry key
 
@@ -95,13 +133,13 @@ class Grader(ABC, Generic[ConfigT]):
     """One line for ``assay graders`` and the evaluator list."""
     Config: ClassVar[ConfigModel]
     """The config model: set from the type parameter, ``Grader[RegexConfig]``."""
-    kind: ClassVar[Kind] = "code"
-    taxonomy: ClassVar[Taxonomy] = Taxonomy()
-    io_bound: ClassVar[bool] = False
-    """True when grading waits on I/O (sandbox, program, LLM): the runner grades concurrently."""
-    batches_io: ClassVar[bool] = False
-    """True when ``grade_batch`` itself spreads a batch over the I/O it waits on (the sandbox's
-    batched path): the runner hands an I/O-bound grader whole batches, not a sample per thread."""
+    # kind, taxonomy and traits are declared on the class; an instance holds its config's
+    # (``traits_for`` and friends), which differ from the class's only for composites and the like.
+    kind: Kind = "code"
+    taxonomy: Taxonomy = Taxonomy()
+    """Vally's taxonomy; its ``cost`` orders grading."""
+    traits: Traits = Traits()
+    """What consumers need to know (see ``Traits``)."""
 
     config: ConfigT
     """This grader's validated config (prepared state included)."""
@@ -115,6 +153,10 @@ class Grader(ABC, Generic[ConfigT]):
         config = _config_parameter(cls)
         if config is not None:
             cls.Config = config
+        if "traits" not in cls.__dict__ and cls.traits.kernel is not None:
+            # A kernel reproduces one class's grading: a subclass that may grade otherwise
+            # does not inherit it (it declares its own traits to keep one).
+            cls.traits = replace(cls.traits, kernel=None)
 
     def __init__(self, config: ConfigT, *, name: str | None = None, weight: float = 1.0,
                  resources: Resources | None = None) -> None:
@@ -122,6 +164,23 @@ class Grader(ABC, Generic[ConfigT]):
         self.name = name or self.type
         self.weight = weight
         self.resources = resources or Resources()
+        cls = type(self)
+        self.kind, self.taxonomy, self.traits = cls.kind_for(config), cls.taxonomy_for(config), cls.traits_for(config)
+
+    @classmethod
+    def traits_for(cls, config: GraderConfig) -> Traits:
+        """This type's traits under ``config``: the class's, unless the config changes them."""
+        return cls.traits
+
+    @classmethod
+    def kind_for(cls, config: GraderConfig) -> Kind:
+        """This type's kind under ``config``: the class's, unless the config changes it."""
+        return cls.kind
+
+    @classmethod
+    def taxonomy_for(cls, config: GraderConfig) -> Taxonomy:
+        """This type's taxonomy under ``config``: the class's, unless the config changes it."""
+        return cls.taxonomy
 
     @classmethod
     def parse_config(cls, raw: Any, *, path: str = "config", context: SpecContext | None = None) -> GraderConfig:

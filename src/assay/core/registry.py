@@ -3,7 +3,7 @@ graders defined in a program) and the ``assay.graders`` entry-point group (third
 packages, loaded on first use).
 
 Loading is lazy: a built-in grader's module is imported the first time its type is looked up
-(``assay.graders.BUILTIN`` names the module of each type), and entry points are read only for a
+(``core.builtins.BUILTIN`` names the module of each type), and entry points are read only for a
 type no built-in has, or when every grader is listed. A suite pays only for what it uses.
 
 A third-party grader that cannot be used is left out and reported, never fatal: its module
@@ -102,7 +102,7 @@ def all_graders() -> dict[str, type[Grader[Any]]]:
 
 def _builtins() -> dict[str, str]:
     """The built-in types and their modules (a table; nothing is imported to read it)."""
-    from assay.graders import BUILTIN
+    from assay.core.builtins import BUILTIN
 
     return BUILTIN
 

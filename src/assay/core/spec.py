@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay.core import registry
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import Resources
+from assay.core.result import Kind
 
 MAX_WEIGHT = 1e6
 """Largest grader weight: weighted sums of larger ones lose the smaller weights to rounding."""
@@ -55,10 +56,19 @@ class CompiledSpec:
 
     @property
     def taxonomy(self) -> Taxonomy:
-        """This spec's taxonomy: its config's when the config declares one (a ``composite``
-        costs what its dearest child costs), else its grader type's."""
-        own = getattr(self.config, "taxonomy", None)
-        return own if isinstance(own, Taxonomy) else self.grader_cls.taxonomy
+        """This spec's taxonomy (a ``composite`` costs what its dearest child costs)."""
+        return self.grader_cls.taxonomy_for(self.config)
+
+    @property
+    def traits(self) -> Traits:
+        """This spec's traits (a ``composite``'s come from its children; a regex needing
+        backtracking is neither inline nor a kernel)."""
+        return self.grader_cls.traits_for(self.config)
+
+    @property
+    def kind(self) -> Kind:
+        """This spec's result kind (a ``composite`` of judges is ``llm``)."""
+        return self.grader_cls.kind_for(self.config)
 
     def build(self, resources: Resources | None = None) -> Grader:
         """A grader for this spec, doing its I/O through ``resources``."""

@@ -17,12 +17,12 @@ from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
 from assay.core.context import spec_context
-from assay.core.grader import ConfigT, Grader, GraderConfig, Taxonomy
+from assay.core.grader import ConfigT, Grader, GraderConfig, Taxonomy, Traits
 from assay.core.judge import JudgeMessage, JudgeReply, JudgeRequest
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -128,7 +128,8 @@ class JudgeGrader(Grader[ConfigT]):
     kind = "llm"
     taxonomy = Taxonomy(determinism="llm", cost="high", portability="t3a-scenario", reference="reference-free",
                         temporal_scope="output-level")
-    io_bound: ClassVar[bool] = False  # concurrency is the judge client's: grade_batch sends one judge_many
+    # Not io_bound: concurrency is the judge client's (grade_batch sends one judge_many).
+    traits = Traits(judge=True, api_safe=True)
 
     @abstractmethod
     def plan(self, sample: Sample) -> GraderResult | Plan:

@@ -220,6 +220,13 @@ class CompiledPattern:
             raise _syntax_error(exc, source, lambda pos: where(pos - len(head))) from None
         self.engine = "backtracking"
 
+    @property
+    def re2_source(self) -> str | None:
+        """The pattern exactly as given to RE2 (flags as an inline prefix, ``\\u{...}``
+        escapes translated), or None when it runs on the backtracking engine."""
+        source = getattr(self._re2, "pattern", None) if self.engine == "re2" else None
+        return source if isinstance(source, str) else None
+
     def test(self, text: str, deadline: float | None = None) -> bool:
         """True when the pattern matches anywhere. With ``deadline`` (a ``time.monotonic()``
         value) the search must end by then, else TimeoutError; without, the backtracking engine

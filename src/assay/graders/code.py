@@ -19,7 +19,7 @@ import orjson
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS, spec_context
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import CodeBatch, CodeOutcome, call_batch
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
@@ -139,10 +139,9 @@ class CodeConfig(GraderConfig):
 class Code(Grader[CodeConfig]):
     type = "code"
     description = "User code (Python or Node.js) or waza assertions, run in the OS sandbox."
+    traits = Traits(io_bound=True, batches_io=True, api_safe=True, form=True)
     taxonomy = Taxonomy(cost="low", reference="reference-free")
-    io_bound = True
 
-    batches_io = True
 
     def grade(self, sample: Sample) -> GraderResult:
         return self.grade_batch([sample])[0]

@@ -31,7 +31,7 @@ from pydantic import Field, PrivateAttr, ValidationInfo, model_validator
 
 from assay.core.context import SpecContext, spec_context
 from assay.core.errors import SpecError
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import Resources
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult, Kind, Status
@@ -91,12 +91,25 @@ class CompositeConfig(GraderConfig):
     def taxonomy(self) -> Taxonomy:
         """The taxonomy of the costliest child (the first of equals): a composite costs what
         its dearest part costs, and is as deterministic as that part."""
-        return max((_taxonomy_of(c) for c in self._children), key=lambda t: _COSTS.index(t.cost))
+        return max((c.taxonomy for c in self._children), key=lambda t: _COSTS.index(t.cost))
 
     @property
     def kind(self) -> Kind:
         """``human`` if a child needs a person, else ``llm`` if a child is a model judge, else ``code``."""
-        return max((_kind_of(c) for c in self._children), key=_KINDS.index)
+        return max((c.kind for c in self._children), key=_KINDS.index)
+
+    @property
+    def traits(self) -> Traits:
+        """The children's traits combined: it waits on I/O, judges, runs programs, reads the
+        workspace or awaits review if any child does; it is API-safe and cheap inline only
+        if every child is; it batches its I/O if every child that waits does. No kernel: the
+        columnar path grades a composite through its children's ``grade_batch``."""
+        kids = [c.traits for c in self._children]
+        waiting = [t for t in kids if t.io_bound]
+        return Traits(io_bound=bool(waiting), batches_io=bool(waiting) and all(t.batches_io for t in waiting),
+                      judge=any(t.judge for t in kids), runs_programs=any(t.runs_programs for t in kids),
+                      reads_workspace=any(t.reads_workspace for t in kids), api_safe=all(t.api_safe for t in kids),
+                      inline=all(t.inline for t in kids), reviewable=any(t.reviewable for t in kids), form=True)
 
 
 class _ChildSpecError(Exception):
@@ -106,18 +119,6 @@ class _ChildSpecError(Exception):
     def __init__(self, index: int, raw: Any, error: SpecError) -> None:
         super().__init__(str(error))
         self.index, self.raw, self.error = index, raw, error
-
-
-def _taxonomy_of(spec: CompiledSpec) -> Taxonomy:
-    if isinstance(spec.config, CompositeConfig):
-        return spec.config.taxonomy
-    return spec.grader_cls.taxonomy
-
-
-def _kind_of(spec: CompiledSpec) -> Kind:
-    if isinstance(spec.config, CompositeConfig):
-        return spec.config.kind
-    return spec.grader_cls.kind
 
 
 def _nesting(graders: list[Any]) -> int:
@@ -145,14 +146,26 @@ class Composite(Grader[CompositeConfig]):
     description = "Child graders combined by a rule: all, any, or a weighted mean against a threshold."
     taxonomy = Taxonomy(cost="high", determinism="complex-static")
     """The class's cautious default; an instance carries its children's (``CompositeConfig.taxonomy``)."""
+    traits = Traits(api_safe=True, form=True)
+    """The class's facts for a type-level question (may a caller use composites at all?); an
+    instance carries its children's (``CompositeConfig.traits``)."""
 
     def __init__(self, config: CompositeConfig, *, name: str | None = None, weight: float = 1.0,
                  resources: Resources | None = None) -> None:
         super().__init__(config, name=name, weight=weight, resources=resources)
         self.children: list[Grader[Any]] = [c.build(self.resources) for c in config.children]
-        self.kind = config.kind  # type: ignore[misc]  # per instance: its children decide
-        self.taxonomy = config.taxonomy  # type: ignore[misc]
-        self.io_bound = any(c.io_bound for c in self.children)  # type: ignore[misc]
+
+    @classmethod
+    def traits_for(cls, config: GraderConfig) -> Traits:
+        return config.traits if isinstance(config, CompositeConfig) else cls.traits
+
+    @classmethod
+    def kind_for(cls, config: GraderConfig) -> Kind:
+        return config.kind if isinstance(config, CompositeConfig) else cls.kind
+
+    @classmethod
+    def taxonomy_for(cls, config: GraderConfig) -> Taxonomy:
+        return config.taxonomy if isinstance(config, CompositeConfig) else cls.taxonomy
 
     @classmethod
     def parse_config(cls, raw: Any, *, path: str = "config", context: SpecContext | None = None) -> GraderConfig:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from assay.core.grader import BatchGrader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -26,6 +26,7 @@ class ContainsConfig(GraderConfig):
 class Contains(BatchGrader[ContainsConfig]):
     type = "contains"
     description = "Output contains the expected text; an empty or null expected is contained."
+    traits = Traits(api_safe=True, inline=True, form=True, kernel="assay.runner.columnar.contains:grade")
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         fold = self.config.ignore_case
@@ -46,11 +47,11 @@ class Contains(BatchGrader[ContainsConfig]):
             if needle in hay:
                 out.append(scored(True, 1.0))
             else:
-                out.append(scored(False, 0.0, _missing(needle, s.output, s.expected)))
+                out.append(scored(False, 0.0, missing_reason(needle, s.output, s.expected)))
         return out
 
 
-def _missing(needle: str, output: object, expected: object) -> str:
+def missing_reason(needle: str, output: object, expected: object) -> str:
     reason = f"output does not contain {preview(needle)!r}"
     kinds = [f"{name} is {json_kind(value)}" for name, value in (("output", output), ("expected", expected))
              if value is not None and not isinstance(value, str)]

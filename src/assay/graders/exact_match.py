@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import Field
 
-from assay.core.grader import BatchGrader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult, copier
 from assay.core.sample import Sample
@@ -55,6 +55,7 @@ def same_value(a: Any, b: Any) -> bool:
 class ExactMatch(BatchGrader[ExactMatchConfig]):
     type = "exact_match"
     description = "Output equals the expected value exactly (options: trim, ignore_case)."
+    traits = Traits(api_safe=True, inline=True, form=True, kernel="assay.runner.columnar.exact_match:grade")
 
     def _normalise(self, value: object) -> str:
         text = as_text(value)
@@ -80,14 +81,14 @@ class ExactMatch(BatchGrader[ExactMatchConfig]):
                 if ok:
                     out.append(passed())
                 else:
-                    reason = _differ(a, b)
+                    reason = difference_reason(a, b)
                     out.append(failed(reason) if len(reason) <= MAX_REASON else scored(False, 0.0, reason))
             except TooDeep as exc:
                 out.append(self.error_result(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
         return out
 
 
-def _differ(output: object, expected: object) -> str:
+def difference_reason(output: object, expected: object) -> str:
     if output.__class__ is str and expected.__class__ is str:  # the common case, as below
         i = common_prefix_length(output, expected)
         return f"output differs from expected at character {i}: got {output[i:i + 40]!r}, " \

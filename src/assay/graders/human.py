@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -38,6 +38,7 @@ class Human(Grader[HumanConfig]):
     description = "Manual review: pending until a reviewer submits passed/failed and a score."
     kind = "human"
     taxonomy = _HUMAN_TAXONOMY
+    traits = Traits(reviewable=True)
 
     def grade(self, sample: Sample) -> GraderResult:
         cfg = self.config
@@ -50,6 +51,7 @@ class HumanCalibration(Grader[HumanCalibrationConfig]):
     type = "human_calibration"
     description = "Human labels that calibrate another grader: pending until labelled, then agreement."
     kind = "human"
+    traits = Traits(reviewable=True)
     taxonomy = _HUMAN_TAXONOMY.model_copy(update={"temporal_scope": "cross-trajectory"})
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -14,6 +14,7 @@ output is JSON is this grader's job. A Python value JSON cannot hold (from the l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -22,7 +23,7 @@ import orjson
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from assay.core.grader import BatchGrader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -137,6 +138,7 @@ def _message(err: Any) -> str:
 class JsonSchema(BatchGrader[JsonSchemaConfig]):
     type = "json_schema"
     description = "Output is JSON that validates against a JSON Schema (Draft 2020-12 by default)."
+    traits = Traits(api_safe=True, inline=True, form=True, kernel="assay.runner.columnar.json_schema:grade")
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         validator = self.config.validator
@@ -154,6 +156,11 @@ class JsonSchema(BatchGrader[JsonSchemaConfig]):
                     continue
             else:
                 doc = raw
+                where = _non_finite(doc)
+                if where is not None:  # jsonschema-rs would see null there, and say so
+                    out.append(scored(False, 0.0, f"output is not valid JSON: {where} holds a number JSON cannot "
+                                                  "hold (NaN or an infinity)"))
+                    continue
             try:
                 out.append(scored(True, 1.0) if is_valid(doc) else self._violations(validator, doc))
             except (ValueError, TypeError, OverflowError) as exc:  # a Python value JSON cannot hold
@@ -164,6 +171,20 @@ class JsonSchema(BatchGrader[JsonSchemaConfig]):
     def _violations(self, validator: jsonschema_rs.Validator, doc: Any) -> GraderResult:
         reason, details = violations(validator, doc)
         return self.scored_result(False, 0.0, reason, details)
+
+
+def _non_finite(doc: Any) -> str | None:
+    """The JSON pointer (``$/a/0``) of the first NaN or infinity in a Python value, or None."""
+    stack: list[tuple[Any, str]] = [(doc, "$")]
+    while stack:
+        value, path = stack.pop()
+        if value.__class__ is float and not math.isfinite(value):
+            return path
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}/{k}") for k, v in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, f"{path}/{i}") for i, v in reversed(list(enumerate(value))))
+    return None
 
 
 def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[str, dict[str, Any]]:

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Self
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from assay.core.context import spec_context
+from assay.core.grader import Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -95,6 +96,7 @@ def rubric_plan(grader: JudgeGrader[Any], sample: Sample, reference: Any = None)
 class Llm(JudgeGrader[LlmConfig]):
     type = "llm"
     description = "An LLM judge scores the output against a rubric (scale 1-5 by default, pass at 0.75)."
+    traits = Traits(judge=True, api_safe=True, form=True)
 
     def plan(self, sample: Sample) -> GraderResult | Plan:
         return rubric_plan(self, sample)

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import DEFAULT_STDOUT_LIMIT, ProcessCall, ProcessOutcome
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
@@ -134,9 +134,9 @@ class Program(Grader[ProgramConfig]):
     type = "program"
     description = ("Run a program (Vally semantics): exit code, or a GraderResult JSON on stdout; "
                    "EVALUATE_WORKSPACE and EVALUATE_GRADER_INPUT are set.")
+    traits = Traits(io_bound=True, runs_programs=True, reads_workspace=True)
     taxonomy = Taxonomy(determinism="static", cost="low", portability="t3a-scenario",
                         reference="reference-free", temporal_scope="trajectory-level")
-    io_bound = True
 
     def grade(self, sample: Sample) -> GraderResult:
         cfg = self.config

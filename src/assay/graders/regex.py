@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
-from assay.core.grader import BatchGrader, GraderConfig, Taxonomy
+from assay.core.grader import BatchGrader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -20,8 +21,33 @@ SHOWN = 100
 """Characters of a pattern quoted in a reason or in details; the rest is cut with an ellipsis."""
 
 
-def _shown(pat: CompiledPattern) -> str:
+__all__ = ["CompiledPattern", "PatternCheck", "Regex", "RegexConfig", "check_row", "checks_reason", "failure",
+           "match_details", "shown"]
+
+
+def shown(pat: CompiledPattern) -> str:
+    """A pattern as reasons quote it: ``/source/flags``, the source cut to ``SHOWN``."""
     return f"/{preview(pat.source, SHOWN)}/{pat.flags}"
+
+
+def failure(pat: CompiledPattern, must_match: bool) -> str:
+    """The reason one failed check gives."""
+    return f"{'missing' if must_match else 'forbidden'} {shown(pat)}"
+
+
+def check_row(pat: CompiledPattern, must_match: bool, matched: bool, ok: bool) -> dict[str, Any]:
+    """One check in a result's ``details.checks``."""
+    return {"pattern": preview(pat.source, SHOWN), "must_match": must_match, "matched": matched, "passed": ok}
+
+
+def checks_reason(failures: list[str], passed: int, total: int) -> str:
+    """The reason of a several-check result: its failures, or how many checks passed."""
+    return "; ".join(failures) if failures else f"{passed}/{total} checks passed"
+
+
+def match_details(text: str, start: int, end: int) -> dict[str, Any]:
+    """A single pattern's match as a result's details (long matches cut to 200 characters)."""
+    return {"match": text if len(text) <= 200 else preview(text, 200), "span": [start, end]}
 
 
 class PatternCheck(NamedTuple):
@@ -94,7 +120,17 @@ def _bounded(pat: CompiledPattern, text: str) -> Any:
 class Regex(BatchGrader[RegexConfig]):
     type = "regex"
     description = "Output matches a regular expression (JavaScript flags; RE2, linear time)."
+    traits = Traits(api_safe=True, inline=True, form=True, kernel="assay.runner.columnar.regex:grade")
     taxonomy = Taxonomy(reference="reference-free")
+
+    @classmethod
+    def traits_for(cls, config: GraderConfig) -> Traits:
+        """A pattern that needs backtracking has a time limit, not a bound by the sample's
+        size: it is not graded inline, and Arrow's RE2 kernel cannot run it."""
+        checks = getattr(config, "checks", None)
+        if checks and all(check.pattern.re2_source is not None for check in checks):
+            return cls.traits
+        return replace(cls.traits, inline=False, kernel=None)
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         checks = self.config.checks
@@ -116,7 +152,7 @@ class Regex(BatchGrader[RegexConfig]):
         else:  # the backtracking engine may time out on any one text
             found = [_bounded(pat, text) for text in texts]
         scored = self.scored_result
-        no_match = f"output does not match {_shown(pat)}"
+        no_match = f"output does not match {shown(pat)}"
         out = []
         for i, m in enumerate(found):
             if unreadable and i in unreadable:
@@ -126,8 +162,7 @@ class Regex(BatchGrader[RegexConfig]):
             elif m is _TIMED_OUT:
                 out.append(self._timeout(pat))
             else:
-                text = m.text if len(m.text) <= 200 else preview(m.text, 200)
-                out.append(scored(True, 1.0, None, {"match": text, "span": [m.start, m.end]}))
+                out.append(scored(True, 1.0, None, match_details(m.text, m.start, m.end)))
         return out
 
     def _many(self, sample: Sample, checks: list[PatternCheck]) -> GraderResult:
@@ -143,17 +178,15 @@ class Regex(BatchGrader[RegexConfig]):
             except TimeoutError:
                 return self._timeout(pat)
             ok = found == expect
-            rows.append({"pattern": preview(pat.source, SHOWN), "must_match": expect, "matched": found,
-                         "passed": ok})
+            rows.append(check_row(pat, expect, found, ok))
             if not ok:
-                failures.append(f"{'missing' if expect else 'forbidden'} {_shown(pat)}")
+                failures.append(failure(pat, expect))
         passed = sum(r["passed"] for r in rows)
-        return self.scored_result(not failures, passed / len(rows),
-                                  "; ".join(failures) if failures else f"{passed}/{len(rows)} checks passed",
+        return self.scored_result(not failures, passed / len(rows), checks_reason(failures, passed, len(rows)),
                                   {"checks": rows})
 
     def _timeout(self, pat: CompiledPattern) -> GraderResult:
         return self.error_result(ErrorCode.TIMEOUT,
-                                 f"pattern {_shown(pat)} needs backtracking and exceeded "
+                                 f"pattern {shown(pat)} needs backtracking and exceeded "
                                  f"{self.config.timeout_ms} ms (catastrophic backtracking?)",
                                  {"engine": pat.engine})

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
@@ -82,9 +82,9 @@ class ScriptReport(BaseModel):
 class Script(Grader[ScriptConfig]):
     type = "script"
     description = "Run a script (waza): context JSON on stdin, {score, passed, message, details} on stdout."
+    traits = Traits(io_bound=True, runs_programs=True, reads_workspace=True)
     taxonomy = Taxonomy(determinism="static", cost="low", portability="t3a-scenario",
                         reference="reference-free", temporal_scope="trajectory-level")
-    io_bound = True
 
     def script_path(self) -> str:
         cfg = self.config

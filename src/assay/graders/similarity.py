@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import Field
 from rapidfuzz.distance import Levenshtein
 
-from assay.core.grader import BatchGrader, GraderConfig
+from assay.core.grader import BatchGrader, GraderConfig, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -239,6 +239,7 @@ def _levenshtein_many(outputs: list[str], expected: list[str], hint: float | Non
 class Similarity(BatchGrader[SimilarityConfig]):
     type = "similarity"
     description = "Text similarity (levenshtein, cosine or jaccard) at or above a threshold."
+    traits = Traits(api_safe=True, inline=True, form=True, kernel="assay.runner.columnar.similarity:grade")
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         cfg = self.config

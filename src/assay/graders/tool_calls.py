@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Event, Sample
@@ -209,6 +209,7 @@ def pair_results(transcript: list[Event]) -> list[tuple[Event, Event | None]]:
 class ToolCalls(Grader[ToolCallsConfig]):
     type = "tool_calls"
     description = "Tool usage (waza): required / forbidden call patterns, call counts, an ordered sequence."
+    traits = Traits()
     taxonomy = Taxonomy(determinism="static", cost="free", portability="t2-domain",
                         reference="reference-free", temporal_scope="trajectory-level")
 

@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -106,9 +106,9 @@ class VallyFileConfig(GraderConfig):
 class VallyFile(Grader[VallyFileConfig]):
     type = "vally_file"
     description = "Vally's file-exists / file-contains / file-matches (and negated forms) in the workspace."
+    traits = Traits(io_bound=True, reads_workspace=True)
     taxonomy = Taxonomy(determinism="static", cost="low", reference="reference-free",
                         temporal_scope="trajectory-level", portability="t1-universal")
-    io_bound = True
 
     def grade(self, sample: Sample) -> GraderResult:
         cfg = self.config

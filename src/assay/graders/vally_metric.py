@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -78,6 +78,7 @@ class VallyMetricConfig(GraderConfig):
 class VallyMetric(Grader[VallyMetricConfig]):
     type = "vally_metric"
     description = "Vally's metric thresholds: a run metric at most max, score falling off linearly past it."
+    traits = Traits()
     taxonomy = Taxonomy(determinism="static", cost="free", reference="reference-free",
                         temporal_scope="trajectory-level", portability="t1-universal")
 

@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -83,6 +83,7 @@ class VallyOutputConfig(GraderConfig):
 class VallyOutput(Grader[VallyOutputConfig]):
     type = "vally_output"
     description = "Vally's output-contains / output-matches (and negated forms) on the final output."
+    traits = Traits()
     taxonomy = Taxonomy(determinism="static", cost="free", reference="reference-free",
                         temporal_scope="trajectory-level", portability="t1-universal")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import DEFAULT_STDOUT_LIMIT, ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
@@ -73,9 +73,9 @@ class VallyRunCommandConfig(GraderConfig):
 class VallyRunCommand(Grader[VallyRunCommandConfig]):
     type = "vally_run_command"
     description = "Vally's run-command: run a command in the workspace; check its exit code and output."
+    traits = Traits(io_bound=True, runs_programs=True, reads_workspace=True)
     taxonomy = Taxonomy(determinism="complex-static", cost="low", portability="t2-domain",
                         reference="reference-free", temporal_scope="trajectory-level")
-    io_bound = True
 
     def grade(self, sample: Sample) -> GraderResult:
         cfg = self.config

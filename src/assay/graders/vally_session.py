@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -52,6 +52,7 @@ class VallySessionConfig(GraderConfig):
 class VallySession(Grader[VallySessionConfig]):
     type = "vally_session"
     description = "Vally's completed / exit-success: the session ended with output (and, strictly, cleanly)."
+    traits = Traits()
     taxonomy = Taxonomy(determinism="static", cost="free", reference="reference-free",
                         temporal_scope="trajectory-level", portability="t1-universal")
 

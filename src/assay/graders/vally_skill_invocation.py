@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -51,6 +51,7 @@ class VallySkillInvocationConfig(GraderConfig):
 class VallySkillInvocation(Grader[VallySkillInvocationConfig]):
     type = "vally_skill_invocation"
     description = "Vally's skill-invocation: required skills activated, disallowed ones not."
+    traits = Traits()
     taxonomy = Taxonomy(determinism="static", cost="free", reference="reference-free",
                         temporal_scope="trajectory-level", portability="t1-universal")
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Event, Sample
@@ -144,6 +144,7 @@ def tool_steps(sample: Sample, calls: int) -> list[int]:
 class VallyToolCalls(Grader[VallyToolCallsConfig]):
     type = "vally_tool_calls"
     description = "Vally's tool-calls: required / disallowed / ordered tool calls with argument matchers."
+    traits = Traits()
     taxonomy = Taxonomy(determinism="static", cost="low", reference="reference-free",
                         temporal_scope="trajectory-level", portability="t1-universal")
 

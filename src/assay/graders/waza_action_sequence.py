@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -33,6 +33,7 @@ class WazaActionSequenceConfig(GraderConfig):
 class WazaActionSequence(Grader[WazaActionSequenceConfig]):
     type = "waza_action_sequence"
     description = "waza's action_sequence grader: tool-call order against expected actions; score is F1."
+    traits = Traits()
     taxonomy = Taxonomy(temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -40,6 +40,7 @@ class WazaBehaviorConfig(GraderConfig):
 class WazaBehavior(Grader[WazaBehaviorConfig]):
     type = "waza_behavior"
     description = "waza's behavior grader: tool-call, token and duration limits; required and forbidden tools."
+    traits = Traits()
     taxonomy = Taxonomy(reference="reference-free", temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:

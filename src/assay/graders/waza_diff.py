@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig
+from assay.core.grader import Grader, GraderConfig, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -71,7 +71,7 @@ def _fragment(raw: str) -> tuple[str, bool]:
 class WazaDiff(Grader[WazaDiffConfig]):
     type = "waza_diff"
     description = "waza's diff grader: workspace files equal snapshots and contain (or lack) fragments."
-    io_bound = True
+    traits = Traits(io_bound=True, reads_workspace=True)
 
     def grade(self, sample: Sample) -> GraderResult:
         c = self.config

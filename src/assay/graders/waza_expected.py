@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -38,6 +38,7 @@ def _go_list(values: list[str]) -> str:
 class WazaExpected(Grader[WazaExpectedConfig]):
     type = "waza_expected"
     description = "A waza task's expected.output_contains / output_not_contains / output_contains_any, ignoring case."
+    traits = Traits()
     taxonomy = Taxonomy(reference="reference-based")
 
     def grade(self, sample: Sample) -> GraderResult:

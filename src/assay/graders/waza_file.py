@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -72,8 +72,8 @@ class WazaFileConfig(GraderConfig):
 class WazaFile(Grader[WazaFileConfig]):
     type = "waza_file"
     description = "waza's file grader: files present or absent in the workspace, and regexes on their content."
+    traits = Traits(io_bound=True, reads_workspace=True)
     taxonomy = Taxonomy(reference="reference-free")
-    io_bound = True
 
     def grade(self, sample: Sample) -> GraderResult:
         c = self.config

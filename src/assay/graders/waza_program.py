@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import DEFAULT_STDOUT_LIMIT, ProcessCall
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
@@ -46,9 +46,9 @@ class WazaProgramConfig(GraderConfig):
 class WazaProgram(Grader[WazaProgramConfig]):
     type = "waza_program"
     description = "waza's program: run a command with the output on stdin; exit code 0 passes."
+    traits = Traits(io_bound=True, runs_programs=True, reads_workspace=True)
     taxonomy = Taxonomy(determinism="complex-static", cost="low", portability="t2-domain",
                         reference="reference-free", temporal_scope="trajectory-level")
-    io_bound = True
 
     def grade(self, sample: Sample) -> GraderResult:
         cfg = self.config

@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -48,6 +48,7 @@ class WazaSkillInvocationConfig(GraderConfig):
 class WazaSkillInvocation(Grader[WazaSkillInvocationConfig]):
     type = "waza_skill_invocation"
     description = "waza's skill_invocation grader: skills invoked against required skills; score is F1."
+    traits = Traits()
     taxonomy = Taxonomy(temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -49,6 +49,7 @@ class WazaTextConfig(GraderConfig):
 class WazaText(Grader[WazaTextConfig]):
     type = "waza_text"
     description = "waza's text grader: substring (any case / exact case) and regex checks on the output."
+    traits = Traits()
     taxonomy = Taxonomy(reference="reference-free")
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -131,6 +131,7 @@ def _expectation(exp: Expectation, calls: list[tuple[str, Any, dict[str, Any]]],
 class WazaToolCalls(Grader[WazaToolCallsConfig]):
     type = "waza_tool_calls"
     description = "waza's tool_calls grader: required/forbidden tools, call bounds, expected calls and their arguments."
+    traits = Traits()
     taxonomy = Taxonomy(reference="reference-free", temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -84,6 +84,7 @@ class WazaToolConstraintConfig(GraderConfig):
 class WazaToolConstraint(Grader[WazaToolConstraintConfig]):
     type = "waza_tool_constraint"
     description = "waza's tool_constraint grader: regex specs on tool calls that must or must not occur."
+    traits = Traits()
     taxonomy = Taxonomy(reference="reference-free", temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -21,7 +21,7 @@ from typing import Literal
 import yaml
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from assay.core.grader import Grader, GraderConfig, Taxonomy
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
@@ -160,6 +160,7 @@ class WazaTriggerConfig(GraderConfig):
 class WazaTrigger(Grader[WazaTriggerConfig]):
     type = "waza_trigger"
     description = "waza's trigger heuristic: does the prompt match the skill's keywords and USE FOR phrases?"
+    traits = Traits()
     taxonomy = Taxonomy(reference="reference-free")
 
     def grade(self, sample: Sample) -> GraderResult:

@@ -62,7 +62,7 @@ def grade_many(grader: Grader, samples: Sequence[Sample], *,
     """
     if not samples:
         return []
-    if grader.io_bound and not grader.batches_io and pool is not None and len(samples) > 1:
+    if grader.traits.io_bound and not grader.traits.batches_io and pool is not None and len(samples) > 1:
         return list(pool.map(lambda s: grade_one(grader, s), samples))
     if not vectorised(grader):
         return [grade_one(grader, s) for s in samples]

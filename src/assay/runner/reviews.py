@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from assay.core import registry
 from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.errors import SpecError
 from assay.core.result import GraderResult, Status
@@ -25,7 +26,11 @@ from assay.runner.calibration import DEFAULT_MIN_KAPPA, DEFAULT_MIN_LABELS, Pair
 from assay.runner.files import open_regular
 from assay.runner.results import read_results, verdict_from_row
 
-HUMAN_TYPES = frozenset({"human", "human_calibration"})
+
+def reviewable(grader_type: str) -> bool:
+    """True when results of ``grader_type`` wait for a person's review (its traits say so)."""
+    cls = registry.get(grader_type)
+    return cls is not None and cls.traits.reviewable
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +96,7 @@ def submit_review(results_path: str | Path, sample_id: str, grader_name: str, pa
     if verdict is None:
         known = ", ".join(list(verdicts)[:10])
         raise SpecError(f"no sample {sample_id!r} in {results_path} (samples: {known or 'none'})")
-    human = [r.name for r in verdict.results if r.type in HUMAN_TYPES]
+    human = [r.name for r in verdict.results if reviewable(r.type)]
     if grader_name not in human:
         hint = f"human graders on this sample: {', '.join(human)}" if human else "it has no human graders"
         raise SpecError(f"sample {sample_id!r} has no human grader {grader_name!r} ({hint})")
@@ -147,7 +152,7 @@ def apply_reviews(verdicts: Sequence[SampleVerdict], reviews: Iterable[Review], 
         changed = False
         results = []
         for r in v.results:
-            review = latest.get((v.id, r.name)) if r.type in HUMAN_TYPES else None
+            review = latest.get((v.id, r.name)) if reviewable(r.type) else None
             if review is not None:
                 r = _reviewed(r, review, v.results)
                 changed = True

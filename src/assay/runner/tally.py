@@ -10,7 +10,7 @@ it keep the verdicts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.core.aggregate import SampleVerdict
@@ -23,15 +23,19 @@ from assay.runner.reviews import Review, apply_reviews
 class RunTally:
     """See the module's docstring. ``max_problems``: non-passing verdicts kept for the listing;
     ``junit``: the JUnit report to write (``finish``); ``keep``: keep every verdict;
-    ``cluster_of``: the summary's (``RunningSummary``), for runs whose samples share tasks."""
+    ``clustered``: the verdicts may carry a ``cluster`` (repeats, waza trials), by which the
+    intervals are then clustered as ``summarize`` clusters them (a run without costs nothing
+    per sample)."""
 
     def __init__(self, *, threshold: float | None = None, reviews: Sequence[Review] = (), max_problems: int = 20,
                  junit: Path | None = None, suite_name: str = "", keep: bool = False,
-                 count_judged: bool = True, cluster_of: Callable[[str], str] | None = None) -> None:
+                 count_judged: bool = True, clustered: bool = False) -> None:
         self.threshold = threshold
         self.reviews = list(reviews)
         self.max_problems = max_problems
-        self.running = RunningSummary(cluster_of=cluster_of)
+        self._clusters: dict[str, str] = {}
+        """Sample id -> cluster for the chunk being added."""
+        self.running = RunningSummary(cluster_of=self._cluster_of if clustered else None)
         self.problems: list[SampleVerdict] = []
         self.judged = self.judged_cached = 0
         """LLM results, and how many of them the judge cache answered."""
@@ -42,6 +46,8 @@ class RunTally:
     def add(self, verdicts: Sequence[SampleVerdict]) -> None:
         if self.reviews:
             verdicts = apply_reviews(verdicts, self.reviews, threshold=self.threshold)
+        if self.running.cluster_of is not None:
+            self._clusters = {v.id: v.cluster for v in verdicts if v.cluster is not None}
         self.running.add(verdicts)
         if len(self.problems) < self.max_problems:
             wanted = self.max_problems - len(self.problems)
@@ -56,6 +62,9 @@ class RunTally:
             self._junit.add(verdicts)
         if self.verdicts is not None:
             self.verdicts.extend(verdicts)
+
+    def _cluster_of(self, sample_id: str) -> str:
+        return self._clusters.get(sample_id, sample_id)
 
     def finish(self, duration_s: float, warnings: Sequence[str] = ()) -> None:
         """Write the JUnit report, if one was asked for (with the summary's intervals)."""

@@ -39,6 +39,13 @@ _SQUARE = bytes.maketrans(b"{}", b"[]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 
 
+def left_running(count: int, what: str) -> str:
+    """The line added to what an evaluation printed when it returned with ``count`` timers or
+    threads (``what``) still pending: they never ran on, they were dropped with it."""
+    return (f"[assay: evaluate() returned with {count} {what}{'s' if count != 1 else ''} still pending; "
+            "dropped with the evaluation]")
+
+
 def cap_message(text: str) -> str:
     """``text`` cut so that, with its note of the full length, it fits in a reason (``MAX_REASON``).
 

@@ -8,11 +8,13 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from sqlalchemy.exc import DataError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Send
 
 from assay.core.errors import SpecError, format_loc
 
@@ -48,10 +50,27 @@ def not_found(what: str, row_id: str) -> ApiError:
     return ApiError(404, f"{what} {shown(row_id)} not found")
 
 
+def error_body(status: int, message: str, code: int | None = None) -> bytes:
+    """The bytes of every error answer: ``{"code": ..., "message": ...}`` (code defaults to the status)."""
+    return orjson.dumps({"code": code if code is not None else status, "message": message})
+
+
 def error_response(status: int, message: str, code: int | None = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"code": code if code is not None else status, "message": message}, status_code=status,
-                        headers=headers)
+                   headers: dict[str, str] | None = None) -> Response:
+    """An error answer from a route or an exception handler."""
+    return Response(error_body(status, message, code), status_code=status, headers=headers,
+                    media_type="application/json")
+
+
+async def send_error(send: Send, status: int, message: str, *, close: bool = False) -> None:
+    """An error answer written straight to ASGI ``send``, for the guards in front of the app
+    (``close``: the rest of the request was not read, so the connection cannot be reused)."""
+    body = error_body(status, message)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def validation_message(errors: Sequence[Any]) -> str:
@@ -80,24 +99,24 @@ def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into ``{code, message}``."""
 
     @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
+    async def _api_error(_request: Request, exc: ApiError) -> Response:
         return error_response(exc.status, exc.message, exc.code, exc.headers)
 
     @app.exception_handler(SpecError)
-    async def _spec_error(_request: Request, exc: SpecError) -> JSONResponse:
+    async def _spec_error(_request: Request, exc: SpecError) -> Response:
         return error_response(422, str(exc))
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(_request: Request, exc: RequestValidationError) -> Response:
         return error_response(422, validation_message(exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
         return error_response(exc.status_code, message, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(IntegrityError)
-    async def _conflict(request: Request, exc: IntegrityError) -> JSONResponse:
+    async def _conflict(request: Request, exc: IntegrityError) -> Response:
         # Two requests raced (an evaluator deleted while a task attaching it was created, say):
         # the database kept its rules and nothing was stored; the caller may look and retry.
         log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
@@ -105,12 +124,12 @@ def install(app: FastAPI) -> None:
                                    "nothing was stored, reload and try again")
 
     @app.exception_handler(DataError)
-    async def _unstorable(request: Request, exc: DataError) -> JSONResponse:
+    async def _unstorable(request: Request, exc: DataError) -> Response:
         log.info("unstorable value on %s %s: %s", request.method, request.url.path, exc.orig)
         return error_response(422, "a value does not fit the database (too long, or not storable); "
                                    "nothing was stored")
 
     @app.exception_handler(Exception)
-    async def _internal(request: Request, exc: Exception) -> JSONResponse:
+    async def _internal(request: Request, exc: Exception) -> Response:
         log.exception("internal error on %s %s", request.method, request.url.path)
         return error_response(500, f"internal error ({type(exc).__name__}); the server log has the details")

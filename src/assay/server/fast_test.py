@@ -18,22 +18,19 @@ the exception middleware, which together cost more than the grading itself.
 from __future__ import annotations
 
 import re
-from collections import deque
-from collections.abc import MutableMapping
 from typing import Any
 
 from pydantic import ValidationError
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from assay._asgi_body import read_messages, replay
 from assay.core.grader import Grader
 from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
 from assay.server import trial
 from assay.server.errors import ApiError
 from assay.server.schemas.evaluators import TestRequest
 from assay.server.service import Service
-
-Message = MutableMapping[str, Any]
 
 _BEARER = re.compile(rb"[Bb][Ee][Aa][Rr][Ee][Rr] ([!-~]+)")
 """A token of visible ASCII after one space: what the framework's ``HTTPBearer`` reads the same."""
@@ -61,10 +58,10 @@ class FastTest:
         if grader is None:
             await self.app(scope, receive, send)
             return
-        messages, body = await _read(receive, self.max_body_bytes)
-        response = None if body is None else self._answer(grader, body)
+        messages, body = await read_messages(receive, self.max_body_bytes)
+        response = self._answer(grader, body) if isinstance(body, bytes) else None
         if response is None:
-            await self.app(scope, _replay(messages, receive), send)
+            await self.app(scope, replay(messages, receive), send)
             return
         await response(scope, receive, send)
 
@@ -106,30 +103,3 @@ class FastTest:
             return trial.answer(result)
         except ApiError:
             return None
-
-
-async def _read(receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:
-    """The messages read, as they came, and the body when it came whole within ``limit``
-    bytes (None when it did not: too large, or the client went away)."""
-    messages: list[Message] = []
-    size = 0
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            return messages, None
-        size += len(message.get("body", b""))
-        if size > limit:
-            return messages, None
-        if not message.get("more_body", False):
-            return messages, b"".join(m.get("body", b"") for m in messages)
-
-
-def _replay(messages: list[Message], receive: Receive) -> Receive:
-    """A ``receive`` that hands on ``messages`` first, then listens to the connection again."""
-    pending = deque(messages)
-
-    async def again() -> Message:
-        return pending.popleft() if pending else await receive()
-
-    return again

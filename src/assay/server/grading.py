@@ -25,11 +25,9 @@ from assay.server.coalesce import Coalescer
 from assay.server.coordination import ChangeStamp
 from assay.settings import Settings
 from assay.store.models import Evaluator
-from assay.store.translate import API_TYPES, PROGRAM_TYPES, compile_row
+from assay.store.translate import api_types, compile_row
 
 _CACHE_LIMIT = 4096
-INLINE_TYPES = frozenset({"exact_match", "contains", "similarity", "json_schema", "regex"})
-"""Presets whose cost is bounded by the sample's size (regex only when RE2 runs every pattern)."""
 INLINE_MAX_CHARS = 8192
 """Output and expected text, together, that a preset grades inline (well under a millisecond)."""
 
@@ -43,7 +41,7 @@ class Grading:
         self.resources = resources
         self.stamp = stamp if stamp is not None else ChangeStamp(None)
         runner = resources.code_runner
-        self.allowed = API_TYPES | PROGRAM_TYPES if settings.api_allow_programs else API_TYPES
+        self.allowed = api_types(allow_programs=settings.api_allow_programs)
         self.arriving = SpecContext(
             check_code=runner.check if runner is not None else None,
             code_timeout_max_ms=settings.code_timeout_max_ms, untrusted=True,
@@ -111,17 +109,13 @@ class Grading:
 
     @staticmethod
     def runs_inline(grader: Grader[Any], sample: Sample) -> bool:
-        """Whether grading ``sample`` is cheap and bounded enough for the event loop."""
-        if grader.type not in INLINE_TYPES:
+        """Whether grading ``sample`` is cheap and bounded enough for the event loop: the grader
+        says it is ``inline`` (bounded by the sample's size) and the sample is small."""
+        if not grader.traits.inline:
             return False
         size = len(sample.output) if isinstance(sample.output, str) else INLINE_MAX_CHARS + 1
         size += len(sample.expected) if isinstance(sample.expected, str) else 0
-        if size > INLINE_MAX_CHARS:
-            return False
-        if grader.type != "regex":
-            return True
-        checks = getattr(grader.config, "checks", None)
-        return bool(checks) and all(check.pattern.engine == "re2" for check in checks)
+        return size <= INLINE_MAX_CHARS
 
     def grade(self, grader: Grader[Any], sample: Sample) -> GraderResult:
         """Grade one sample: any exception becomes an error result (the runner's rule)."""

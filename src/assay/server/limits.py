@@ -13,13 +13,13 @@ Before any route reads a body, ``BodyLimit`` answers ``{code, message}``:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from assay._asgi_body import read_body, replay
 from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
+from assay.server.errors import send_error
 
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -110,8 +110,4 @@ async def _refuse_type(send: Send, content_type: bytes) -> None:
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:
-    body = json.dumps({"code": status, "message": message}, separators=(",", ":")).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"connection", b"close")]})
-    await send({"type": "http.response.body", "body": body})
+    await send_error(send, status, message, close=True)

@@ -1,12 +1,18 @@
-"""A trial of a stored evaluator on one sample: the work of ``POST /evaluators/{id}/test`` that
-the route (``routes/evaluators.py``) and the fast path in front of the framework
-(``server/fast_test.py``) share, so both build the same sample, grade it the same way and
-answer with the same bytes."""
+"""A trial of an evaluator on one sample: the work that the three test entries share, so they
+build the same sample, grade it the same way and answer with the same bytes and errors:
+
+- ``POST /api/v1/evaluators/{id}/test`` (``routes/evaluators.py``);
+- its fast path in front of the framework (``server/fast_test.py``), which answers only what
+  ``grade_inline`` grades;
+- the editor's draft test, ``POST /pages/api/evaluators/test`` (``pages/api.py``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from assay.core.grader import Grader
@@ -16,6 +22,7 @@ from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError
 from assay.server.grading import Grading
 from assay.server.schemas.common import envelope_response
 from assay.server.schemas.evaluators import TestRequest, TestResult
+from assay.settings import Settings
 
 
 def sample_of(body: TestRequest) -> Sample:
@@ -29,6 +36,28 @@ def grade_inline(grading: Grading, grader: Grader[Any], sample: Sample) -> Grade
     return grading.grade(grader, sample) if grading.runs_inline(grader, sample) else None
 
 
+async def grade(grading: Grading, grader: Grader[Any], sample: Sample, user_id: str) -> GraderResult:
+    """The grade: inline when cheap, a code evaluator's through the coalescer (this user's
+    concurrent tests share sandbox batches, and users take turns), anything else in the
+    threadpool."""
+    result = grade_inline(grading, grader, sample)
+    if result is not None:
+        return result
+    if grader.traits.batches_io:
+        return await grading.coalescer.grade(user_id, grader, sample)
+    return await run_in_threadpool(grading.grade, grader, sample)
+
+
+def check_code_size(settings: Settings, evaluator_type: str, config: Mapping[str, Any]) -> None:
+    """ApiError 413 when a code evaluator's source is over ``ASSAY_API_MAX_CODE_BYTES``."""
+    code = config.get("code") if evaluator_type == "code" else None
+    if not isinstance(code, str):
+        return
+    size, limit = len(code.encode("utf-8", "surrogatepass")), settings.api_max_code_bytes
+    if size > limit:
+        raise ApiError(413, f"config.code: {size:,} bytes; the limit is {limit:,} (ASSAY_API_MAX_CODE_BYTES)")
+
+
 def answer(result: GraderResult) -> Response:
     """``{code: 200, data: TestResult}``; ApiError 503 (503002) when the evaluator could not run
     at all (its sandbox or judge is unavailable), which is not the evaluator's own error."""
@@ -37,4 +66,4 @@ def answer(result: GraderResult) -> Response:
     return envelope_response(TestResult(passed=result.passed, score=result.score, reason=result.reason,
                                         latency_ms=round(result.latency_ms, 3),
                                         error=None if result.error is None else str(result.error),
-                                        status=str(result.status), details=result.details))
+                                        status=result.status, details=result.details))

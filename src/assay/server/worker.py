@@ -22,14 +22,15 @@ from assay.core.errors import SpecError
 from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
+from assay.runner.sizing import PURE_CHUNK, batch_sizes
 from assay.server.coordination import RunLease
 from assay.server.grading import Grading
 from assay.server.run_summary import summarise
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.db import Database
+from assay.store.models import RunState
 
-CHUNK = 32
 log = logging.getLogger("assay.server.runs")
 
 
@@ -108,7 +109,7 @@ class RunWorker:
             return True
         with self.database.session() as session:
             run = run_rows.get_run(session, run_id)
-            return run is None or run.status != "running"
+            return run is None or run.status != RunState.RUNNING
 
     def _guarded(self, run_id: str) -> None:
         try:
@@ -116,7 +117,7 @@ class RunWorker:
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
             log.exception("run %s failed", run_id)
             with self.database.session() as session:
-                run_rows.set_status(session, run_id, "failed", error=f"{type(exc).__name__}: {exc}"[:2000],
+                run_rows.set_status(session, run_id, RunState.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000],
                                     only_from=run_rows.ACTIVE)
         finally:
             with self._active_lock:
@@ -130,7 +131,7 @@ class RunWorker:
             task = task_rows.get_task(session, run.task_id)
             rows = list(task.dataset) if task is not None else []
             snapshot = list(run.evaluators)
-            if not run_rows.set_status(session, run_id, "running", only_from=run_rows.ACTIVE):
+            if not run_rows.set_status(session, run_id, RunState.RUNNING, only_from=run_rows.ACTIVE):
                 return  # cancelled since it was read
         samples = [Sample.model_validate(row) for row in rows]
         index = {s.id: i for i, s in enumerate(samples)}
@@ -141,8 +142,8 @@ class RunWorker:
             weights = {spec["evaluatorId"]: spec["weight"] for spec in snapshot}
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
             # not if it was cancelled during the last chunk
-            run_rows.set_status(session, run_id, "completed", summary=summarise(session, run_id, weights),
-                                only_from=("running",))
+            run_rows.set_status(session, run_id, RunState.COMPLETED, summary=summarise(session, run_id, weights),
+                                only_from=(RunState.RUNNING,))
 
     def _grade_evaluator(self, run_id: str, spec: dict[str, Any], samples: list[Sample],
                          index: dict[str, int]) -> bool:
@@ -150,16 +151,16 @@ class RunWorker:
         with self.database.session() as session:
             graded = run_rows.graded_sample_ids(session, run_id, spec["evaluatorId"])
         todo = [s for s in samples if s.id not in graded]
-        grader, problem = None, ""
+        grader, problem, size = None, "", PURE_CHUNK
         try:
-            grader = self.grading.compile_stored(spec["type"], spec["config"], spec["name"],
-                                                 spec["weight"]).build(self.grading.resources)
+            compiled = self.grading.compile_stored(spec["type"], spec["config"], spec["name"], spec["weight"])
+            grader, size = compiled.build(self.grading.resources), batch_sizes([compiled]).first
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
             problem = str(exc)
-        for start in range(0, len(todo), CHUNK):
+        for start in range(0, len(todo), size):
             if self._stopped(run_id):
                 return False
-            chunk = todo[start:start + CHUNK]
+            chunk = todo[start:start + size]
             if grader is None:
                 results = [_config_error(spec, problem) for _ in chunk]
             else:

@@ -11,6 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from assay.store.db import Database
+from assay.store.presets import seed_presets
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -24,11 +25,15 @@ def _config(database: Database | None = None) -> Config:
 
 
 def upgrade(database: Database, revision: str = "head") -> None:
-    """Apply every migration up to ``revision``; a database already there is left as it is."""
+    """Apply every migration up to ``revision``; a database already there is left as it is.
+    At the head revision, the preset rows are then brought to ``store.presets`` (migrations
+    hold schema only, never today's data)."""
     config = _config(database)
     with database.engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
+        if revision == "head":
+            seed_presets(connection)
 
 
 def current_revision(database: Database) -> str | None:

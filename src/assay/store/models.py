@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
@@ -23,7 +24,23 @@ Json = JSON().with_variant(JSONB(), "postgresql")
 """JSON everywhere, stored as JSONB on PostgreSQL."""
 
 EVALUATOR_TYPES = ("preset", "code", "llm", "composite")
-RUN_STATES = ("queued", "running", "completed", "failed", "cancelled")
+
+
+class RunState(StrEnum):
+    """Where a run is: waiting, being graded, or finished one of three ways."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+RUN_STATES: tuple[str, ...] = tuple(s.value for s in RunState)
+ACTIVE_STATES: tuple[str, ...] = (RunState.QUEUED.value, RunState.RUNNING.value)
+"""A run in one of these may still change; the others are final. (Plain strings, as the
+database driver is handed them.)"""
+FINAL_STATES: tuple[str, ...] = (RunState.COMPLETED.value, RunState.FAILED.value, RunState.CANCELLED.value)
 
 
 def new_id() -> str:
@@ -118,7 +135,7 @@ class Run(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     task_id: Mapped[str] = mapped_column(ForeignKey("tasks.id", ondelete="CASCADE"), index=True)
-    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    status: Mapped[str] = mapped_column(String(16), default=RunState.QUEUED.value, index=True)
     evaluators: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)

@@ -15,15 +15,15 @@ from sqlalchemy.orm import Session
 
 from assay.store import listing
 from assay.store.clean import storable
-from assay.store.models import EvaluationResult, Run, is_row_id, utcnow
+from assay.store.models import ACTIVE_STATES, FINAL_STATES, EvaluationResult, Run, RunState, is_row_id, utcnow
 
-ACTIVE = ("queued", "running")
+ACTIVE = ACTIVE_STATES
 
 
 def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], total: int,
                created_by_id: str | None) -> Run:
     """A queued run grading ``total`` (sample, evaluator) pairs with the snapshotted specs."""
-    run = Run(task_id=task_id, status="queued", evaluators=evaluators, total=total, done=0,
+    run = Run(task_id=task_id, status=RunState.QUEUED.value, evaluators=evaluators, total=total, done=0,
               created_by_id=created_by_id)
     session.add(run)
     session.flush()
@@ -50,10 +50,10 @@ def set_status(session: Session, run_id: str, status: str, *, error: str | None 
     """Set a run's status (and its times, error, summary); with ``only_from``, only if its status
     is one of those, in the same statement, so that a cancel and the grading process cannot
     overwrite each other's word. True when the row was changed."""
-    values: dict[str, Any] = {"status": status}
-    if status == "running":
+    values: dict[str, Any] = {"status": str(status)}  # a plain string for the driver, never an enum
+    if status == RunState.RUNNING:
         values["started_at"] = utcnow()
-    if status in ("completed", "failed", "cancelled"):
+    if status in FINAL_STATES:
         values["finished_at"] = utcnow()
     if error is not None:
         values["error"] = storable(error)
@@ -61,7 +61,7 @@ def set_status(session: Session, run_id: str, status: str, *, error: str | None 
         values["summary"] = summary
     statement = update(Run).where(Run.id == run_id)
     if only_from is not None:
-        statement = statement.where(Run.status.in_(tuple(only_from)))
+        statement = statement.where(Run.status.in_([str(s) for s in only_from]))
     # an UPDATE's result is a CursorResult (Session.execute is typed as returning a plain Result)
     return bool(cast(CursorResult[Any], session.execute(statement.values(**values))).rowcount)
 
@@ -106,7 +106,7 @@ def results_query(run_id: str, *, status: str | None = None, evaluator_id: str |
     compared as stored (a NUL is stored as U+FFFD)."""
     query = select(EvaluationResult).where(EvaluationResult.run_id == storable(run_id))
     if status is not None:
-        query = query.where(EvaluationResult.status == status)
+        query = query.where(EvaluationResult.status == str(status))
     if failed_only:
         query = query.where(EvaluationResult.passed.is_(False))
     if evaluator_id is not None:
@@ -155,5 +155,5 @@ def find_runs(session: Session, task_id: str, *, status: str | None = None,
     (by default, the oldest first), and how many match."""
     query = select(Run).where(Run.task_id == task_id).order_by(Run.created_at, Run.id)
     if status is not None:
-        query = query.where(Run.status == status)
+        query = query.where(Run.status == str(status))
     return listing.page(session, query, window or listing.Window(), RUN_SORTABLE, Run.id)

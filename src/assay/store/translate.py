@@ -22,16 +22,18 @@ from assay.core import registry
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.spec import CompiledSpec, GraderSpec, compile_spec
-from assay.store.presets import PRESET_TYPES
+from assay.store.presets import PRESET_TYPES, PresetType
 
-JUDGE_TYPES = frozenset({"llm", "llm_comparison", "prompt", "pairwise", "panel"})
-PROGRAM_TYPES = frozenset({"program", "script"})
-"""Graders that run the operator's programs: refused over the API unless the operator enables them."""
-API_TYPES = frozenset(PRESET_TYPES) | {"code", "composite"} | JUDGE_TYPES
-"""Grader types an API caller may use (inside a composite too). Graders that read a run's
-workspace or files are left out: an API sample has no workspace, and the server's files are
-not the caller's."""
 DEFAULT_CODE_TIMEOUT_MS = 5000
+
+
+def api_types(*, allow_programs: bool = False) -> frozenset[str]:
+    """Grader types an API caller may use (inside a composite too): those whose traits say
+    ``api_safe``, and, when the operator allows it, those that run programs. Graders that read
+    a run's workspace or the server's files are not API-safe: an API sample has no workspace,
+    and the server's files are not the caller's."""
+    return frozenset(t for t, cls in registry.all_graders().items()
+                     if cls.traits.api_safe or (allow_programs and cls.traits.runs_programs))
 
 
 class PresetShape(BaseModel):
@@ -39,8 +41,7 @@ class PresetShape(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    presetType: Literal["exact_match", "contains", "regex", "json_schema", "similarity"] = Field(
-        description="Which preset rule.")
+    presetType: PresetType = Field(description="Which preset rule.")
     params: dict[str, Any] = Field(default_factory=dict, description="The rule's parameters (see the preset list).")
 
 
@@ -63,7 +64,7 @@ def to_spec(evaluator_type: str, config: Mapping[str, Any], name: str, weight: f
     try:
         if evaluator_type == "preset":
             preset = PresetShape.model_validate(config)
-            return {"type": preset.presetType, "name": name, "config": preset.params, "weight": weight}
+            return {"type": preset.presetType.value, "name": name, "config": preset.params, "weight": weight}
         if evaluator_type == "code":
             code = CodeShape.model_validate(config)
             return {"type": "code", "name": name, "config": code.model_dump(), "weight": weight}
@@ -105,7 +106,8 @@ def check_types(spec: Mapping[str, Any], allowed: frozenset[str]) -> None:
     for path, grader_type in spec_types(spec):
         if grader_type in allowed:
             continue
-        if grader_type in PROGRAM_TYPES:
+        grader_cls = registry.get(grader_type) if isinstance(grader_type, str) else None
+        if grader_cls is not None and grader_cls.traits.runs_programs:
             raise SpecError(f"{grader_type!r} graders run programs on the server and are not accepted over the "
                             "API (the operator can allow them with ASSAY_API_ALLOW_PROGRAMS=1)", path=path)
         raise SpecError(f"grader type {grader_type!r} is not accepted here; use one of "

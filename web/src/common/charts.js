@@ -43,7 +43,7 @@ export function histogram(bins, label) {
   return root;
 }
 
-/** points: [{label, value in [0, 1]}], oldest first. */
+/** points: [{label, value in [0, 1], ci?: [lo, hi]}], oldest first; each interval a vertical bar. */
 export function trend(points, label) {
   const root = frame(label);
   const plotW = W - PAD.left - PAD.right;
@@ -58,8 +58,13 @@ export function trend(points, label) {
     root.append(svg('polyline', { points: points.map((p, i) => `${x(i)},${y(p.value)}`).join(' '), class: 'line' }));
   }
   points.forEach((p, i) => {
+    if (p.ci) {
+      const [lo, hi] = p.ci.map(y);
+      root.append(svg('path', { d: `M${x(i)},${lo}V${hi}M${x(i) - 4},${lo}h8M${x(i) - 4},${hi}h8`, class: 'ci' }));
+    }
     const dot = svg('circle', { cx: x(i), cy: y(p.value), r: 4, class: 'dot' });
-    dot.append(svg('title', {}, `${p.label}: ${(p.value * 100).toFixed(1)}%`));
+    const ci = p.ci ? ` [${(p.ci[0] * 100).toFixed(1)}, ${(p.ci[1] * 100).toFixed(1)}]` : '';
+    dot.append(svg('title', {}, `${p.label}: ${(p.value * 100).toFixed(1)}%${ci}`));
     root.append(dot);
   });
   return root;

@@ -7,9 +7,11 @@
 import { basicSetup } from 'codemirror';
 import { indentWithTab } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
+import { json, jsonParseLinter } from '@codemirror/lang-json';
 import { python } from '@codemirror/lang-python';
 import { indentUnit, syntaxTree } from '@codemirror/language';
 import { Compartment, EditorState, Prec, StateEffect, StateField } from '@codemirror/state';
+import { linter, lintGutter } from '@codemirror/lint';
 import { Decoration, EditorView, keymap } from '@codemirror/view';
 
 const setErrorLine = StateEffect.define();
@@ -31,6 +33,7 @@ const errorLineField = StateField.define({
 });
 
 const modes = {
+  json: () => [json(), indentUnit.of('  '), linter(jsonParseLinter()), lintGutter()],
   python: () => [python(), indentUnit.of('    ')],
   nodejs: () => [javascript(), indentUnit.of('  ')],
 };

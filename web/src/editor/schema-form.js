@@ -1,8 +1,11 @@
 // A form drawn from a config's JSON Schema (the grader's own config model): booleans are
-// check boxes, enums are selects, numbers and strings are inputs, anything else is JSON.
-// Read-only for presets. getValue() returns the config, leaving out fields left empty.
+// check boxes, enums are selects, numbers and strings are inputs, anything else is JSON. Labels
+// and hints come from the catalogue (schema.<type>.<field> and .hint), never the schema's
+// English. getValue() returns the config (fields not drawn keep their value); validate() lists
+// the problems, each naming its field, before anything is sent.
 import { t } from '../common/boot.js';
 import { h } from '../common/dom.js';
+import { labelled } from './fields.js';
 
 const LONG_TEXT = /^(rubric|prompt|instructions|template|system_prompt)$/i;
 
@@ -11,7 +14,7 @@ function plain(schema) {
   const options = schema.anyOf || schema.oneOf;
   if (!options) return schema;
   const real = options.filter((s) => s.type !== 'null');
-  return real.length === 1 ? { ...real[0], description: schema.description, default: schema.default } : schema;
+  return real.length === 1 ? { ...real[0], default: schema.default } : schema;
 }
 
 function kind(schema) {
@@ -21,62 +24,93 @@ function kind(schema) {
   return 'json';
 }
 
-function field(name, rawSchema, value, { readOnly, required }) {
+/** Problems of a number against its schema's bounds, as a message or null. */
+export function outOfRange(value, schema) {
+  if (!Number.isFinite(value)) return t('form.notNumber');
+  if (schema.type === 'integer' && !Number.isInteger(value)) return t('form.notInteger');
+  const min = schema.minimum ?? schema.exclusiveMinimum;
+  const max = schema.maximum ?? schema.exclusiveMaximum;
+  const below = schema.minimum !== undefined ? value < min : schema.exclusiveMinimum !== undefined && value <= min;
+  const above = schema.maximum !== undefined ? value > max : schema.exclusiveMaximum !== undefined && value >= max;
+  if (below || above) {
+    if (min !== undefined && max !== undefined) return t('form.range', { min, max });
+    return min !== undefined ? t('form.atLeast', { min }) : t('form.atMost', { max });
+  }
+  return null;
+}
+
+function field(type, name, rawSchema, value, { readOnly, required }) {
   const schema = plain(rawSchema);
-  const type = kind(schema);
+  const shape = kind(schema);
   const id = `cfg-${name}`;
   const shown = value === undefined ? schema.default : value;
   let input;
-  if (type === 'boolean') {
+  if (shape === 'boolean') {
     input = h('input', { id, type: 'checkbox', checked: Boolean(shown), disabled: readOnly });
-  } else if (type === 'enum') {
+  } else if (shape === 'enum') {
     input = h('select', { id, disabled: readOnly },
       required ? null : h('option', { value: '' }, ''),
       schema.enum.map((option) => h('option', { value: String(option), selected: option === shown }, String(option))));
-  } else if (type === 'integer' || type === 'number') {
-    input = h('input', { id, type: 'number', step: type === 'integer' ? '1' : 'any', value: shown ?? '',
+  } else if (shape === 'integer' || shape === 'number') {
+    input = h('input', { id, type: 'number', step: shape === 'integer' ? '1' : 'any', value: shown ?? '',
       min: schema.minimum, max: schema.maximum, readOnly });
-  } else if (type === 'string') {
+  } else if (shape === 'string') {
     const long = LONG_TEXT.test(name);
     input = h(long ? 'textarea' : 'input', { id, value: shown ?? '', readOnly, rows: long ? 4 : undefined });
   } else {
     input = h('textarea', { id, class: 'json', rows: 4, readOnly,
       value: shown === undefined || shown === null ? '' : JSON.stringify(shown, null, 2) });
   }
+  const box = labelled(id, `schema.${type}.${name}`, input, { required, hint: `schema.${type}.${name}.hint` });
+  box.el.classList.add(`field-${shape}`);
   const read = () => {
-    if (type === 'boolean') return input.checked;
+    if (shape === 'boolean') return input.checked;
     const text = input.value;
     if (text.trim() === '') return undefined;
-    if (type === 'integer' || type === 'number') return Number(text);
-    if (type === 'enum') return schema.enum.find((option) => String(option) === text);
-    if (type === 'string') return text;
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      throw new Error(t('editor.badJson', { field: name, message: err.message }));
-    }
+    if (shape === 'integer' || shape === 'number') return Number(text);
+    if (shape === 'enum') return schema.enum.find((option) => String(option) === text);
+    if (shape === 'string') return text;
+    return JSON.parse(text);
   };
-  const label = h('label', { for: id, class: required ? 'required' : '' }, name);
-  const hint = schema.description ? h('p', { class: 'hint' }, schema.description) : null;
-  return { el: h('div', { class: `field field-${type}` }, label, input, hint), read, name };
+  const check = () => {
+    let v;
+    try {
+      v = read();
+    } catch (err) {
+      return t('form.badJson', { message: err.message });
+    }
+    if (v === undefined) return required ? t('form.required') : null;
+    if (shape === 'integer' || shape === 'number') return outOfRange(v, schema);
+    if (shape === 'string' && schema.minLength && v.length < schema.minLength) return t('form.required');
+    return null;
+  };
+  return { ...box, read, check, name };
 }
 
-/** A form for `schema` showing `value`; `onChange()` after each edit. */
-export function schemaForm(schema, value = {}, { readOnly = false, onChange } = {}) {
+/** A form for `schema` (grader `type`) showing `value`; only `fields` when given. */
+export function schemaForm(schema, value = {}, { readOnly = false, onChange, type = '', fields = null } = {}) {
   const required = new Set(schema.required || []);
-  const fields = Object.entries(schema.properties || {}).map(([name, sub]) => field(name, sub, value[name],
+  const names = Object.keys(schema.properties || {}).filter((name) => !fields || fields.includes(name));
+  const drawn = names.map((name) => field(type, name, schema.properties[name], value[name],
     { readOnly, required: required.has(name) }));
   const el = h('div', { class: `schema-form${readOnly ? ' readonly' : ''}`, oninput: () => onChange?.(),
-    onchange: () => onChange?.() }, fields.map((f) => f.el));
+    onchange: () => onChange?.() }, drawn.map((f) => f.el));
   return {
     el,
     getValue() {
-      const out = {};
-      for (const f of fields) {
-        const v = f.read();
-        if (v !== undefined) out[f.name] = v;
+      const out = { ...value };
+      for (const f of drawn) {
+        let v;
+        try {
+          v = f.read();
+        } catch (err) {
+          throw new Error(`${f.label}: ${t('form.badJson', { message: err.message })}`);
+        }
+        if (v === undefined) delete out[f.name];
+        else out[f.name] = v;
       }
       return out;
     },
+    validate: () => drawn.map((f) => f.report(f.check())).filter(Boolean),
   };
 }

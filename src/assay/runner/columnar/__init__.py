@@ -2,7 +2,7 @@
 
 ``grade_table`` (re-exported as ``assay.grade_table``) takes an Arrow table (or a pandas or
 polars frame) with ``output`` and ``expected`` columns and returns result columns. The preset
-graders run as kernels over whole columns (``_dispatch.KERNELS``); any other grader, and any
+graders run as kernels over whole columns (each grader's ``Traits.kernel``); any other grader, and any
 row a kernel cannot decide, goes through the object path (``grade_batch``), so every row's
 result is the one the object path gives (tests/columnar checks it row by row).
 
@@ -54,13 +54,13 @@ def has_kernel(spec: CompiledSpec) -> bool:
 
 def takes(suite: Suite) -> bool:
     """True when ``suite`` can take the columnar path: pyarrow is installed, every sample is
-    graded by the same graders, each has a kernel, and cost ordering has nothing to skip
-    (one cost rank)."""
+    graded by the same graders, at least one has a kernel (the others grade the same chunks
+    through their ``grade_batch``), and cost ordering has nothing to skip (one cost rank)."""
     if not available() or suite.sample_graders or not suite.graders:
         return False
     if suite.cost_ordered and len({spec.taxonomy.cost for spec in suite.graders}) > 1:
         return False
-    return all(has_kernel(spec) for spec in suite.graders)
+    return any(has_kernel(spec) for spec in suite.graders)
 
 
 def grade_table(spec_or_suite: SpecLike | Sequence[SpecLike] | Suite, table: Any, *,

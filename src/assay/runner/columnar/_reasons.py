@@ -1,6 +1,6 @@
 """Failure reasons of exact_match and contains, built column-wise for the common rows.
 
-The text of each reason is the grader's own (``exact_match._differ``, ``contains._missing``),
+The text of each reason is the grader's own (``exact_match.difference_reason``, ``contains.missing_reason``),
 rebuilt from Arrow pieces for rows where that is exact: both values text, and the quoted
 pieces printed by ``repr()`` as they are, between single quotes (no quote, backslash or
 unprintable character, as ``_kernels.slice_chars`` decides with Python's own tables). The
@@ -24,9 +24,9 @@ except ImportError:  # not built: the grader's functions word every reason
     first_difference = slice_chars = None
 
 SHOWN = 40
-"""Characters of each text quoted from the first difference on (``exact_match._differ``)."""
+"""Characters of each text quoted from the first difference on (``exact_match.difference_reason``)."""
 NEEDLE = 120
-"""Characters of a needle quoted whole (``contains._missing`` through ``_text.preview``)."""
+"""Characters of a needle quoted whole (``contains.missing_reason`` through ``_text.preview``)."""
 
 
 def _join(*parts: str | pa.Array) -> pa.Array:
@@ -44,7 +44,7 @@ def _slices(arr: pa.LargeStringArray, rows: np.ndarray, start: bytes, limit: int
 
 
 def differ(a: pa.LargeStringArray, b: pa.LargeStringArray, rows: np.ndarray) -> tuple[pa.Array, np.ndarray] | None:
-    """``exact_match._differ`` for ``rows`` where both values are unequal text: the reasons
+    """``exact_match.difference_reason`` for ``rows`` where both values are unequal text: the reasons
     (null where not built here) and which rows have one; None without the C helper."""
     if first_difference is None:
         return None
@@ -61,7 +61,7 @@ def differ(a: pa.LargeStringArray, b: pa.LargeStringArray, rows: np.ndarray) -> 
 
 
 def missing(needle: pa.LargeStringArray, rows: np.ndarray) -> tuple[pa.Array, np.ndarray] | None:
-    """``contains._missing`` for ``rows`` where output and needle are text: the reasons (null
+    """``contains.missing_reason`` for ``rows`` where output and needle are text: the reasons (null
     where not built here) and which rows have one; None without the C helper."""
     if slice_chars is None:
         return None

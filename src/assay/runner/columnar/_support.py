@@ -1,37 +1,36 @@
 """Which specs the columnar kernels take, decided without importing pyarrow (so that asking
-costs ``assay run`` nothing when the answer is no)."""
+costs ``assay run`` nothing when the answer is no).
+
+A grader declares its kernel in its traits (``Traits.kernel``, a ``module:function`` path);
+nothing here lists grader types. The kernel reproduces that class's own grading, so it runs
+only for a config of the class's own config model (a subclass's traits drop an inherited kernel).
+"""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from assay.core.grader import Grader
 from assay.core.spec import CompiledSpec
-from assay.graders._patterns import CompiledPattern
-
-KERNEL_TYPES = frozenset({"exact_match", "contains", "regex", "json_schema", "similarity"})
-"""Grader types with a columnar kernel (``_dispatch.KERNELS``)."""
 
 
-def is_preset(cls: type[Grader], config: Any) -> bool:
-    """True for the built-in grader of its type (not a subclass, nor a third-party grader
-    registered under a preset's name: their own code decides)."""
-    return cls.type in KERNEL_TYPES and cls.__module__ == f"assay.graders.{cls.type}" and type(config) is cls.Config
-
-
-def re2_source(pat: CompiledPattern) -> str | None:
-    """The pattern exactly as the regex grader gave it to RE2 (flags as an inline prefix,
-    ``\\u{...}`` escapes translated), or None when it runs on the backtracking engine."""
-    compiled = getattr(pat, "_re2", None) if pat.engine == "re2" else None
-    source = getattr(compiled, "pattern", None)
-    return source if isinstance(source, str) else None
+def kernel_path(cls: type[Grader[Any]], config: Any) -> str | None:
+    """The kernel that grades ``cls`` under ``config``, or None (the object path)."""
+    if type(config) is not cls.Config:
+        return None
+    return cls.traits_for(config).kernel
 
 
 def has_kernel(spec: CompiledSpec) -> bool:
-    """True when ``spec``'s grader runs as a columnar kernel: a preset grader, and for regex,
-    every pattern on RE2."""
-    if not is_preset(spec.grader_cls, spec.config):
-        return False
-    if spec.type == "regex":
-        return all(re2_source(check.pattern) is not None for check in spec.config.checks)
-    return True
+    """True when ``spec``'s grader runs as a columnar kernel."""
+    return kernel_path(spec.grader_cls, spec.config) is not None
+
+
+@cache
+def load_kernel(path: str) -> Callable[..., Any]:
+    """The kernel function at ``path`` (``package.module:function``), imported on first use."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from assay.graders.contains import Contains, _missing
+from assay.graders.contains import Contains, missing_reason
 from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame
 from assay.runner.columnar._reasons import completed, missing
@@ -26,7 +26,7 @@ except ImportError:  # not built (no C compiler at install time): same results, 
     contains_rows = None
 
 
-def grade(grader: Contains, frame: Frame) -> Graded | None:
+def grade(grader: Contains, frame: Frame, *, workers: int = 1) -> Graded | None:
     hay, needle = frame.filled("output"), frame.filled("expected")
     if hay is None or needle is None:
         return None
@@ -41,7 +41,7 @@ def grade(grader: Contains, frame: Frame) -> Graded | None:
         reasons = []
         for out, exp in zip(frame.values("output", rows), frame.values("expected", rows)):
             text = "" if exp is None else exp
-            reasons.append(_missing(text.casefold() if fold else text, out, exp))
+            reasons.append(missing_reason(text.casefold() if fold else text, out, exp))
         return reasons
 
     def explain(rows: np.ndarray, with_details: bool) -> tuple[pa.Array | list[str], None]:

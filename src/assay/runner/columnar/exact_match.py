@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from assay.graders.exact_match import ExactMatch, _differ
+from assay.graders.exact_match import ExactMatch, difference_reason
 from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame
 from assay.runner.columnar._reasons import completed, differ
@@ -24,7 +24,7 @@ WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u
 the list against this Python's Unicode tables)."""
 
 
-def grade(grader: ExactMatch, frame: Frame) -> Graded | None:
+def grade(grader: ExactMatch, frame: Frame, *, workers: int = 1) -> Graded | None:
     out, exp = frame.text("output"), frame.text("expected")
     if out is None or exp is None:
         return None
@@ -46,6 +46,7 @@ def grade(grader: ExactMatch, frame: Frame) -> Graded | None:
 
     def explain(rows: np.ndarray, with_details: bool) -> tuple[pa.Array | list[str], None]:
         return completed(differ(out, exp, rows), rows, lambda left: [
-            _differ(a, b) for a, b in zip(frame.values("output", left), frame.values("expected", left))]), None
+            difference_reason(a, b)
+            for a, b in zip(frame.values("output", left), frame.values("expected", left))]), None
 
     return Graded(passed, explain, undecided=undecided)

@@ -20,7 +20,7 @@ from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame, text_buffers, valid
 
 
-def grade(grader: JsonSchema, frame: Frame) -> Graded | None:
+def grade(grader: JsonSchema, frame: Frame, *, workers: int = 1) -> Graded | None:
     texts = frame.text("output")
     if texts is None:
         return None

@@ -17,26 +17,32 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from assay.graders._patterns import CompiledPattern
-from assay.graders._text import preview
-from assay.graders.regex import SHOWN, Regex, RegexConfig, _shown
+from assay.graders.regex import (
+    CompiledPattern,
+    Regex,
+    RegexConfig,
+    check_row,
+    checks_reason,
+    failure,
+    match_details,
+    shown,
+)
 from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame, take_text
-from assay.runner.columnar._support import re2_source
 
 
 def applies(config: RegexConfig) -> bool:
     """True when every pattern of the config runs on RE2."""
-    return all(re2_source(check.pattern) is not None for check in config.checks)
+    return all(check.pattern.re2_source is not None for check in config.checks)
 
 
-def grade(grader: Regex, frame: Frame) -> Graded | None:
+def grade(grader: Regex, frame: Frame, *, workers: int = 1) -> Graded | None:
     checks = grader.config.checks
     texts = frame.filled("output")
     if texts is None or not applies(grader.config):
         return None
     try:
-        found = [pc.match_substring_regex(texts, re2_source(c.pattern)).to_numpy(zero_copy_only=False)
+        found = [pc.match_substring_regex(texts, c.pattern.re2_source).to_numpy(zero_copy_only=False)
                  for c in checks]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # Arrow's RE2 refuses what the grader's took
         return None
@@ -51,13 +57,10 @@ def grade(grader: Regex, frame: Frame) -> Graded | None:
         details: list[dict[str, Any]] = []
         for i in rows.tolist():
             results = [(c, bool(f[i]), bool(ok[i])) for c, f, ok in zip(checks, found, oks)]
-            failures = [f"{'missing' if c.must_match else 'forbidden'} {_shown(c.pattern)}"
-                        for c, _, ok in results if not ok]
-            good = len(results) - len(failures)
-            reasons.append("; ".join(failures) if failures else f"{good}/{len(results)} checks passed")
+            failures = [failure(c.pattern, c.must_match) for c, _, ok in results if not ok]
+            reasons.append(checks_reason(failures, len(results) - len(failures), len(results)))
             if with_details:
-                details.append({"checks": [{"pattern": preview(c.pattern.source, SHOWN), "must_match": c.must_match,
-                                            "matched": m, "passed": ok} for c, m, ok in results]})
+                details.append({"checks": [check_row(c.pattern, c.must_match, m, ok) for c, m, ok in results]})
         return reasons, details if with_details else None
 
     n = len(checks)
@@ -65,7 +68,7 @@ def grade(grader: Regex, frame: Frame) -> Graded | None:
 
 
 def _single(frame: Frame, pat: CompiledPattern, matched: np.ndarray, texts: pa.Array) -> Graded:
-    no_match = f"output does not match {_shown(pat)}"
+    no_match = f"output does not match {shown(pat)}"
 
     def explain(rows: np.ndarray, with_details: bool) -> tuple[list[str | None], list[dict[str, Any]] | None]:
         hits = matched[rows]
@@ -76,8 +79,7 @@ def _single(frame: Frame, pat: CompiledPattern, matched: np.ndarray, texts: pa.A
         where = np.flatnonzero(hits)
         for k, m in zip(where.tolist(), pat.search_many(take_text(texts, rows[where]))):
             if m is not None:
-                text = m.text if len(m.text) <= 200 else preview(m.text, 200)
-                details[k] = {"match": text, "span": [m.start, m.end]}
+                details[k] = match_details(m.text, m.start, m.end)
         return reasons, details
 
     return Graded(matched, explain, detailed=matched)

@@ -29,7 +29,7 @@ def grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[Compile
     per_grader = []
     for spec in suite.graders:
         grader = grader_for(spec)
-        cols, latency = timed_columns(grader, frame, with_details=True, workers=0)
+        cols, latency = timed_columns(grader, frame, with_details=True, workers=0, pool=pool)
         per_grader.append(cols.results(grader, latency))
     return judge_columns((s.id for s in chunk), per_grader, threshold=suite.threshold)
 

@@ -78,9 +78,17 @@ def check_start(head: bytes, path: Path) -> bytes:
         if head.startswith(bom):
             raise SpecError(f"the file is {name} text (it starts with a {name} byte-order mark); "
                             "save it as UTF-8", where=f"{path}:1")
-    if b"\x00" in head[:4096]:
-        # UTF-16 without a BOM: every other byte of ASCII text is NUL
-        raise SpecError("the file has NUL bytes: is it UTF-16 text? save it as UTF-8", where=f"{path}:1")
+    start = head[:4096]
+    nul = start.find(b"\x00")
+    if nul >= 0:
+        if start.count(b"\x00") * 4 >= len(start):
+            # UTF-16 without a BOM: every other byte of ASCII text is NUL
+            raise SpecError("the file has NUL bytes between its characters: is it UTF-16 text? save it as UTF-8",
+                            where=f"{path}:1")
+        line = line_of(start, nul)
+        column = nul - (start.rfind(_NL, 0, nul) + 1) + 1
+        raise SpecError(f"a NUL byte (0x00) at column {column}: text holds none; remove it (inside a JSON "
+                        "string, write \\u0000)", where=f"{path}:{line}")
     return head
 
 

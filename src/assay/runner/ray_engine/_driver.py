@@ -23,19 +23,12 @@ from assay.runner.ray_engine._source import Source, SuiteRef, read_blocks
 from assay.runner.ray_engine._summary import PartialSummary
 from assay.runner.ray_engine._worker import PROBLEMS_KEPT, BatchGrader
 from assay.runner.results import JsonlSink
+from assay.runner.sizing import CODE_BATCH_ROWS, batch_sizes
 from assay.runner.suites import Suite
 from assay.settings import Settings
 
-PURE_BATCH_ROWS = 4096
-"""Rows per task when every grader is pure: large enough that Ray's per-task cost vanishes."""
 READ_CPUS = 0.25
 """CPUs a read task asks of Ray."""
-CODE_BATCH_ROWS = 2048
-"""Rows per task when code graders are the only ones waiting: the sandbox grades thousands a
-second in its own batches, and fewer, larger tasks keep Ray's own cost per row small."""
-IO_BATCH_ROWS = 256
-"""Rows per task when a sandbox, program or LLM grader is involved: the worker's thread pool
-keeps its evaluations in flight, and the results file still advances steadily."""
 
 
 @dataclass(slots=True)
@@ -71,11 +64,8 @@ class LineSink(JsonlSink):
 
 
 def batch_rows(suite: Suite) -> int:
-    """Rows per Ray task for ``suite``: hundreds when a program or a judge waits, thousands if not."""
-    waiting = [spec.grader_cls for spec in suite.all_graders() if spec.grader_cls.io_bound]
-    if uses_judges(suite) or any(not cls.batches_io for cls in waiting):
-        return IO_BATCH_ROWS
-    return CODE_BATCH_ROWS if waiting else PURE_BATCH_ROWS
+    """Rows per Ray task for ``suite`` (``runner.sizing`` decides)."""
+    return batch_sizes(suite.all_graders()).ray_rows
 
 
 def grade_on_ray(ref: SuiteRef, suite: Suite, source: Source, *, settings: Settings, sink: LineSink | None = None,

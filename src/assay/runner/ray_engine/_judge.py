@@ -61,7 +61,7 @@ class ActorJudgeClient:
 
 def uses_judges(suite: Suite) -> bool:
     """Whether a grader of ``suite`` may call an LLM judge (a composite counts if a child does)."""
-    return any(spec.grader_cls.kind == "llm" or spec.taxonomy.determinism == "llm" for spec in suite.all_graders())
+    return any(spec.traits.judge for spec in suite.all_graders())
 
 
 def start_judge_actor(settings: Settings, read_cache: bool) -> Any:

@@ -50,6 +50,12 @@ class Suite:
     unmatched_results: list[str] = field(default_factory=list)
     """Ids named by records of the results file that match no task or stimulus: their
     records were not graded (a typo in an id drops results, so it is also a warning)."""
+    clusters: dict[str, str] = field(default_factory=dict)
+    """Sample id -> the task it is one attempt of, for samples that share a task (waza
+    trials, Vally trajectories of one stimulus): intervals cluster by it, comparisons pair by it."""
+    repeats: int = 1
+    """How many times each sample is graded (`repeats:` in the suite, `--repeats`): a judge
+    or any grader that is not deterministic gives a new answer each time."""
     warnings: list[str] = field(default_factory=list)
     """Problems that did not stop the load, each naming its file (and line): keys a peer
     dialect ignores, results that match nothing. ``assay run`` prints them."""

@@ -18,7 +18,7 @@ from assay.core.interfaces import CodeBatch, CodeOutcome
 from assay.core.result import ErrorCode
 from assay.sandbox.chunks import encode_args
 from assay.sandbox.node.handle import Worker, WorkerGone
-from assay.sandbox.node.outcome import classify
+from assay.sandbox.node.outcome import classify, overran
 from assay.sandbox.node.session import answer, send_batch
 
 if TYPE_CHECKING:
@@ -91,7 +91,6 @@ class ChunkRunner:
         try:
             return answer(worker, index, deadline), True
         except TimeoutError:
-            return {"status": "timeout",
-                    "message": f"the evaluation ran past {int(self.timeout_ms)} ms (worker killed)"}, False
+            return {"status": "timeout", "message": overran(self.timeout_ms, worker)}, False
         except WorkerGone as exc:
             return {"status": "error", "message": f"the Node worker failed: {exc}"}, False

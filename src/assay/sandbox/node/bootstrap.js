@@ -1,36 +1,94 @@
 'use strict';
 /**
- * The harness that runs inside every fresh isolate context, before the user's evaluator.js.
+ * The harness of an isolate's one context (the realm), run once per isolate after SES
+ * (evaluation.js loads `ses` first): it locks the realm down and runs every evaluation in a
+ * Compartment of its own.
  *
- * It is plain text for the isolate, never executed in the worker's own realm (evaluation.js
- * compiles it once per isolate). It gives the user's script CommonJS-like globals
- * (`module`, `exports`, `require`), a `setTimeout` whose timers live and die with the context,
- * and three entry points the worker calls by reference with string arguments only:
- *   __assayStart(functionName, argsJson) -> state
- *   __assayPoll() -> state
- *   __assayFire() -> state
+ * What is shared between evaluations, and why no evaluation can change what another sees:
+ * - the intrinsics (Object, Array, Function, Promise, Date, Math, JSON, their prototypes, ...):
+ *   `lockdown()` freezes them all, so a write throws (evaluations run as strict code) and
+ *   `Function.prototype.constructor` cannot reach an unconfined evaluator;
+ * - the libraries (lodash, dayjs, validator, ajv): instantiated once per isolate in a library
+ *   compartment whose own globals are frozen, then `harden`ed (every object reachable from
+ *   them frozen), so `_.mixin`, `_.templateSettings.x = ...` or `dayjs.Ls.x = ...` throw or do
+ *   nothing. The state they keep in closures is made per evaluation or reset before each one:
+ *   lodash's `uniqueId` counter is the evaluation's own (libraries.js), dayjs's global locale
+ *   is set back to `en`. Code that `_.template` compiles runs in the library compartment, whose
+ *   globals are frozen. An Ajv instance is the evaluation's own (`new Ajv()`), with its caches.
+ * Each evaluation gets its own global object (its `module`, `exports`, `require`, `console`
+ * and timers), no `FinalizationRegistry` or `WeakRef` (their callbacks could run during a
+ * later evaluation), and nothing of the realm's. The worker retires the isolate after a
+ * timeout or a memory failure, so that no half-run code or queued job survives into the next.
+ *
+ * Entry points (the worker calls them with string arguments only, one evaluation at a time):
+ *   __assayLoad(name, packedTable)    instantiate a library (libraries.js) -> ''
+ *   __assayRun(source, name, argsJson) -> state   start an evaluation
+ *   __assayPoll() -> state,  __assayFire() -> state
+ *   __assayEnd() -> JSON {output, timers}   what it printed, the timers it left; drops it
+ *   __assayFind(source, name) -> 'ok' | 'missing' | state   for `check` (no arguments passed)
  * A state is a string: 'D'+json (done), 'E'+json {name,message,stack} (thrown),
  * 'I'+message (invalid output), 'W'+ms (pending, a timer is due in ms), 'P' (pending,
  * microtasks may still settle it), 'S' (stuck: pending with no timer that could settle it).
  * The returned value is written as JSON the way the Python sandbox writes it: NaN and the
  * infinities as their names in text, a BigInt as a number when it is safe and as its decimal
  * text otherwise (the host then normalises both languages' values alike: sandbox/results.py).
- * Builtins are captured before user code runs, so that a user who poisons JSON or Array in
- * the context spoils only their own result; the worker treats every state as hostile text.
  */
 module.exports = String.raw`
 (function (g) {
   'use strict';
-  const stringify = JSON.stringify, isFinite_ = Number.isFinite, apply = Reflect.apply;
-  const PromiseResolve = Promise.resolve.bind(Promise), then = Promise.prototype.then;
-  const now = Date.now, freeze = Object.freeze, toNumber = Number;
-  const MAX_RETURNED_JSON_CHARS = 1 << 20; // sandbox/results.py: MAX_RETURNED_JSON_CHARS
-  const MAX_SAFE = 9007199254740991n;
+  // Nothing here may reach outside the isolate; drop what evaluators never need and what
+  // escapes the heap accounting (WebAssembly memories) or only serves to block a thread.
+  delete g.WebAssembly;
+  delete g.SharedArrayBuffer;
+  if (typeof Atomics === 'object') { delete Atomics.wait; delete Atomics.waitAsync; }
+  // Locale methods keep the engine's behaviour (localeCompare, toLocaleString); errors keep
+  // their stacks (the user's evaluator.js frames are reported).
+  lockdown({ errorTaming: 'unsafe', localeTaming: 'unsafe', consoleTaming: 'unsafe', overrideTaming: 'moderate' });
 
-  // Libraries: tables of [factory, {spec: index}] registered by the packed library scripts.
-  const tables = Object.create(null), loaded = Object.create(null);
-  g.__assayDefine = function (name, table) { tables[name] = table; };
-  function notAvailable(name) { return new Error("module '" + name + "' is not available"); }
+  const stringify = JSON.stringify, parse = JSON.parse, isFinite_ = Number.isFinite, apply = Reflect.apply;
+  const PromiseResolve = Promise.resolve.bind(Promise), then = Promise.prototype.then;
+  const now = Date.now, freeze = Object.freeze, toNumber = Number, toText = String, create = Object.create;
+  const join = Array.prototype.join, map = Array.prototype.map, slice = Array.prototype.slice;
+  const RealDate = Date, RealMath = Math; // working clock and random (frozen by lockdown)
+  const MAX_RETURNED_JSON_CHARS = 1 << 20; // sandbox/results.py: MAX_RETURNED_JSON_CHARS
+  const MAX_PRINTED_CHARS = 4096; // sandbox/results.py: MAX_PRINTED_CHARS
+  const MAX_SAFE = 9007199254740991n;
+  const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+  let current = null; // the evaluation running now
+  function active() {
+    if (current === null) throw new Error('no evaluation is running');
+    return current;
+  }
+
+  // Timers are queued per evaluation and fired by the worker while it runs; whatever is left
+  // when it ends is dropped with it (and counted: __assayEnd).
+  function timerApi(ev) {
+    function setTimeout_(fn, ms) {
+      if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function');
+      const args = apply(slice, arguments, [2]);
+      const delay = isFinite_(+ms) && +ms > 0 ? +ms : 0;
+      ev.timers.push({ id: ++ev.seq, at: now() + delay, fn: fn, args: args });
+      return ev.seq;
+    }
+    function clearTimeout_(id) { ev.timers = ev.timers.filter(function (t) { return t.id !== id; }); }
+    function setImmediate_(fn) { return apply(setTimeout_, undefined, [fn, 0].concat(apply(slice, arguments, [1]))); }
+    return { setTimeout: setTimeout_, clearTimeout: clearTimeout_, setImmediate: setImmediate_, clearImmediate: clearTimeout_ };
+  }
+
+  // The library compartment: its globals are frozen; its timers and lodash's uniqueId are the
+  // running evaluation's.
+  const libraryGlobals = {
+    Date: RealDate, Math: RealMath,
+    setTimeout: function () { return apply(active().api.setTimeout, undefined, arguments); },
+    clearTimeout: function (id) { return active().api.clearTimeout(id); },
+    __assayNextId: function () { return ++active().ids; },
+  };
+  const libraries = new Compartment({ globals: libraryGlobals, __options__: true });
+  libraries.globalThis.global = libraries.globalThis; // how lodash finds its root
+  harden(libraries.globalThis);
+  const loaded = create(null);
+
   function instantiate(table) {
     const mods = [];
     function load(i, spec) {
@@ -44,60 +102,18 @@ module.exports = String.raw`
     }
     return load(0, '');
   }
-  function require(name) {
-    name = '' + name;
-    if (name in loaded) return loaded[name];
-    if (!(name in tables)) throw notAvailable(name);
-    return (loaded[name] = instantiate(tables[name]));
-  }
-  g.require = require;
-  g.module = { exports: {} };
-  g.exports = g.module.exports;
+  function notAvailable(name) { return new Error("module '" + name + "' is not available"); }
 
-  // Nothing here may reach outside the isolate; drop what evaluators never need and what
-  // escapes the heap accounting (WebAssembly memories) or only serves to block a thread.
-  delete g.WebAssembly;
-  delete g.SharedArrayBuffer;
-  if (typeof Atomics === 'object') { delete Atomics.wait; delete Atomics.waitAsync; }
-  // console writes into a capped buffer the worker reads after the evaluation: the user's
-  // print-debugging comes back in the result's details, and nothing leaves the isolate.
-  const MAX_PRINTED_CHARS = 4096 /* sandbox/results.py: MAX_PRINTED_CHARS */, join = Array.prototype.join, map = Array.prototype.map, toText = String;
-  let printed = '', printedTotal = 0;
-  function show(v) {
-    try {
-      if (typeof v === 'string') return v;
-      const json = stringify(v);
-      return json === undefined ? toText(v) : json;
-    } catch (_) {
-      return '[unprintable]';
-    }
-  }
-  function print() {
-    const line = apply(join, apply(map, arguments, [show]), [' ']) + '\n';
-    printedTotal += line.length;
-    if (printed.length < MAX_PRINTED_CHARS) printed += line.slice(0, MAX_PRINTED_CHARS - printed.length);
-  }
-  g.console = freeze({ log: print, info: print, warn: print, error: print, debug: print, trace: print });
-  g.__assayOutput = function () {
-    if (printedTotal <= printed.length) return printed;
-    return printed + '\n[... first ' + MAX_PRINTED_CHARS + ' of ' + printedTotal + ' characters]';
+  g.__assayLoad = function (name, packed) {
+    // The import test would reject the JSDoc comments of fast-uri (ajv): the libraries are ours.
+    if (!(name in loaded)) loaded[name] = harden(instantiate(libraries.evaluate(packed, { __evadeImportExpressionTest__: true })));
+    return '';
   };
 
-  // Timers are queued here and fired by the worker while the evaluation runs; when the
-  // context is released at the end of the evaluation, whatever is left is gone with it.
-  let timers = [], seq = 0;
-  g.setTimeout = function (fn, ms) {
-    if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function');
-    const args = Array.prototype.slice.call(arguments, 2);
-    const delay = isFinite_(+ms) && +ms > 0 ? +ms : 0;
-    timers.push({ id: ++seq, at: now() + delay, fn: fn, args: args });
-    return seq;
-  };
-  g.clearTimeout = function (id) { timers = timers.filter(function (t) { return t.id !== id; }); };
-  g.setImmediate = function (fn) { return g.setTimeout.apply(null, [fn, 0].concat(Array.prototype.slice.call(arguments, 1))); };
-  g.clearImmediate = g.clearTimeout;
-
-  let outcome = null; // {value} or {error}
+  /** State closures keep that a frozen object cannot: set back before each evaluation. */
+  function resetLibraries() {
+    if ('dayjs' in loaded) loaded.dayjs.locale('en');
+  }
 
   function describe(e) {
     const out = { name: 'Error', message: '', stack: '' };
@@ -144,36 +160,85 @@ module.exports = String.raw`
     return 'D' + text;
   }
 
-  function state() {
-    if (outcome !== null) return 'error' in outcome ? describe(outcome.error) : encode(outcome.value);
-    if (timers.length === 0) return 'S';
-    let next = timers[0];
-    for (const t of timers) if (t.at < next.at) next = t;
-    return 'W' + Math.max(0, next.at - now());
+  // console writes into the evaluation's capped buffer, read by __assayEnd: the user's
+  // print-debugging comes back in the result's details, and nothing leaves the isolate.
+  function consoleFor(ev) {
+    function show(v) {
+      try {
+        if (typeof v === 'string') return v;
+        const json = stringify(v);
+        return json === undefined ? toText(v) : json;
+      } catch (_) {
+        return '[unprintable]';
+      }
+    }
+    function print() {
+      const line = apply(join, apply(map, arguments, [show]), [' ']) + '\n';
+      ev.printedTotal += line.length;
+      if (ev.printed.length < MAX_PRINTED_CHARS) ev.printed += line.slice(0, MAX_PRINTED_CHARS - ev.printed.length);
+    }
+    return freeze({ log: print, info: print, warn: print, error: print, debug: print, trace: print });
   }
 
-  function pick(name) {
-    const ex = g.module.exports;
+  /** A new evaluation: its compartment has run the source; ev.found is what it defines as name. */
+  function begin(source, name) {
+    resetLibraries();
+    const ev = { timers: [], seq: 0, ids: 0, printed: '', printedTotal: 0, outcome: null, api: null, module: null, found: undefined };
+    ev.api = timerApi(ev);
+    current = ev;
+    const module = { exports: {} };
+    ev.module = module;
+    function require(spec) {
+      spec = '' + spec;
+      if (!(spec in loaded)) throw notAvailable(spec);
+      return loaded[spec];
+    }
+    const globals = {
+      module: module, exports: module.exports, require: require, console: consoleFor(ev),
+      setTimeout: ev.api.setTimeout, clearTimeout: ev.api.clearTimeout,
+      setImmediate: ev.api.setImmediate, clearImmediate: ev.api.clearImmediate,
+      Date: RealDate, Math: RealMath, FinalizationRegistry: undefined, WeakRef: undefined,
+    };
+    const compartment = new Compartment({ globals: globals, __options__: true });
+    // A top-level function declaration stays in the evaluated code's scope: the trailer hands it back.
+    const trailer = IDENTIFIER.test(name) ? "\n;(typeof " + name + " === 'function' ? " + name + ' : undefined)' : '\n;undefined';
+    ev.found = compartment.evaluate(source + trailer + '\n//# sourceURL=evaluator.js\n');
+    ev.exports = compartment.globalThis.exports;
+    return ev;
+  }
+
+  function pick(ev, name) {
+    const ex = ev.module.exports;
     if (ex !== null && (typeof ex === 'object' || typeof ex === 'function') && typeof ex[name] === 'function') return ex[name];
     if (typeof ex === 'function') return ex;
-    if (typeof g.exports === 'object' && g.exports !== null && typeof g.exports[name] === 'function') return g.exports[name];
-    if (typeof g[name] === 'function') return g[name];
+    const exp = ev.exports;
+    if (typeof exp === 'object' && exp !== null && typeof exp[name] === 'function') return exp[name];
+    if (typeof ev.found === 'function') return ev.found;
     return null;
   }
 
-  g.__assayFind = function (name) { return pick(name) === null ? 'missing' : 'ok'; };
+  function state() {
+    const ev = active();
+    if (ev.outcome !== null) return 'error' in ev.outcome ? describe(ev.outcome.error) : encode(ev.outcome.value);
+    if (ev.timers.length === 0) return 'S';
+    let next = ev.timers[0];
+    for (const t of ev.timers) if (t.at < next.at) next = t;
+    return 'W' + Math.max(0, next.at - now());
+  }
 
-  g.__assayStart = function (name, argsJson) {
-    const fn = pick(name);
+  g.__assayRun = function (source, name, argsJson) {
+    let ev;
+    try { ev = begin(source, name); } catch (e) { return describe(e); }
+    const fn = pick(ev, name);
     if (fn === null) {
       return describe(new TypeError("evaluator.js does not export a function '" + name +
         "' (write module.exports = async function " + name + '(input, output, expected, metadata) {...})'));
     }
     let result;
-    try { result = apply(fn, undefined, JSON.parse(argsJson)); } catch (e) { return describe(e); }
+    try { result = apply(fn, undefined, parse(argsJson)); } catch (e) { return describe(e); }
     if (result !== null && (typeof result === 'object' || typeof result === 'function') && 'then' in result) {
       try {
-        apply(then, PromiseResolve(result), [function (v) { outcome = { value: v }; }, function (e) { outcome = { error: e }; }]);
+        apply(then, PromiseResolve(result), [function (v) { ev.outcome = { value: v }; }, function (e) { ev.outcome = { error: e }; }]);
       } catch (e) { return describe(e); }
       return 'P';
     }
@@ -183,15 +248,31 @@ module.exports = String.raw`
   g.__assayPoll = state;
 
   g.__assayFire = function () {
+    const ev = active();
     const due = now();
     let i = -1;
-    for (let k = 0; k < timers.length; k++) if (timers[k].at <= due && (i < 0 || timers[k].at < timers[i].at)) i = k;
+    for (let k = 0; k < ev.timers.length; k++) if (ev.timers[k].at <= due && (i < 0 || ev.timers[k].at < ev.timers[i].at)) i = k;
     if (i >= 0) {
-      const t = timers.splice(i, 1)[0];
+      const t = ev.timers.splice(i, 1)[0];
       // An exception in a timer callback would crash a Node process; here it fails the evaluation.
-      try { apply(t.fn, undefined, t.args); } catch (e) { if (outcome === null) outcome = { error: e }; }
+      try { apply(t.fn, undefined, t.args); } catch (e) { if (ev.outcome === null) ev.outcome = { error: e }; }
     }
     return 'P';
+  };
+
+  g.__assayEnd = function () {
+    const ev = current;
+    current = null;
+    if (ev === null) return stringify({ output: '', timers: 0 });
+    let output = ev.printed;
+    if (ev.printedTotal > ev.printed.length) output += '\n[... first ' + MAX_PRINTED_CHARS + ' of ' + ev.printedTotal + ' characters]';
+    return stringify({ output: output, timers: ev.timers.length });
+  };
+
+  g.__assayFind = function (source, name) {
+    let ev;
+    try { ev = begin(source, name); } catch (e) { return describe(e); }
+    return pick(ev, name) === null ? 'missing' : 'ok';
   };
 })(globalThis);
 `;

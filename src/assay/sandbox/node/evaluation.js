@@ -1,31 +1,33 @@
 'use strict';
 /**
- * One evaluation in a fresh context of a reused isolated-vm Isolate (worker.js runs them one
- * at a time: a `batch` request is many in turn, a `check` is one without arguments).
+ * Evaluations in a reused isolated-vm Isolate (worker.js runs them one at a time: a `batch`
+ * request is many in turn, a `check` is one without arguments).
  *
- * Each evaluation gets a new context: the harness (bootstrap.js), the libraries the source
- * names and the user's source run in it, the function is driven to a result, and the context
- * is released with everything the evaluation left in it. What is reused between evaluations
- * is only what user code cannot change: the isolate (its heap, capped by `memoryLimit`) and
- * the compiled Scripts of the harness, the libraries and the user's source. The isolate is
- * replaced when it is disposed (memory limit, watchdog) or its heap stays large.
+ * Each isolate has one context, locked down by SES once (the `ses` package, then the harness,
+ * bootstrap.js); each evaluation runs in a new Compartment of it with its own globals, and the
+ * libraries it names are instantiated once per isolate and shared hardened (bootstrap.js says
+ * what is shared and why no evaluation can change what another sees). A compartment costs a
+ * few microseconds where a fresh context cost ~0.6 ms and a fresh lodash 5.5 ms.
  *
- * Where a sample's time goes (2 cores, Node 20): creating the context ~0.6 ms, the harness
- * 0.07 ms, the calls into it ~0.1 ms; a `require('lodash')` instantiates lodash in the
- * context, ~5.5 ms (its 300 methods on fresh objects, and the garbage collection of it).
- * Every call into the isolate is synchronous: an asynchronous one costs a thread hop each
- * way. Every handle taken on the isolate is released at once: a handle the worker's own
- * garbage collector would release later keeps the whole context alive until then, and the
- * isolate fills up with dead contexts. (A script's completion value is such a handle when it
- * is a function, as `module.exports = () => ...` is.)
+ * Every call into the isolate is synchronous but the polls after a timer: an asynchronous one
+ * costs a thread hop each way. The isolate is replaced when it is disposed (memory limit,
+ * watchdog), after a timeout (code stopped half-way must not meet the next evaluation), or
+ * when its heap stays large.
  */
+const fs = require('fs');
+const path = require('path');
 const bootstrapSource = require('./bootstrap.js');
 const { ENTRIES, packLibrary } = require('./libraries.js');
 
-const MAX_USER_SCRIPTS = 32; // compiled evaluator scripts kept per isolate (same source, many samples)
+const DEFAULT_MEMORY_MB = 128;
+const MAX_CHECKED_SOURCES = 32; // sources whose syntax was checked, kept per isolate
 const MAX_STACK_CHARS = 16384; // characters of a stack passed on (sandbox/results.py: HOST_MAX_TRACEBACK_CHARS)
 const MAX_REASON = 4096; // core/untrusted.py: MAX_REASON
-const ENTRY_POINTS = ['__assayStart', '__assayPoll', '__assayFire', '__assayFind', '__assayOutput'];
+const ENTRY_POINTS = ['__assayLoad', '__assayRun', '__assayPoll', '__assayFire', '__assayEnd', '__assayFind'];
+// isolated-vm's contexts name Math.E "'" (a non-configurable property SES cannot remove): the
+// realm gets a copy of Math with it under its own name before SES takes the intrinsics.
+const REPAIR_MATH = `{ const M = {}; for (const k of Reflect.ownKeys(Math))
+  Object.defineProperty(M, k === "'" ? 'E' : k, Object.getOwnPropertyDescriptor(Math, k)); globalThis.Math = M; }`;
 
 /** As cap_message in sandbox/results.py: cut to fit a reason, noting the full length. */
 function capMessage(text) {
@@ -50,41 +52,11 @@ function userFrames(stack) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const COPY = { arguments: { copy: true }, result: { copy: true } };
 
-/** A context with the harness's entry points, taken before user code runs (so it cannot swap them). */
-class Run {
-  constructor(context) {
-    this.context = context;
-    this.entry = Object.create(null);
-  }
-
-  take() {
-    for (const name of ENTRY_POINTS) this.entry[name] = this.context.global.getSync(name, { reference: true });
-  }
-
-  /** What the evaluation wrote to console (capped in the isolate); '' when it cannot be read. */
-  printed() {
-    try {
-      const text = this.entry.__assayOutput.applySync(undefined, [], { timeout: 50, result: { copy: true } });
-      return typeof text === 'string' ? text.slice(0, 8192) : '';
-    } catch (_) {
-      return ''; // a disposed isolate (memory) or a poisoned harness: the verdict matters more
-    }
-  }
-
-  /** Release the handles and the context: timers and everything else the evaluation left go with it. */
-  close() {
-    for (const name of Object.keys(this.entry)) {
-      try { this.entry[name].release(); } catch (_) { /* the isolate is gone */ }
-    }
-    try { this.context.release(); } catch (_) { /* the isolate is gone */ }
-  }
-}
-
-/** Drive __assayStart/__assayPoll/__assayFire until the evaluation settles. */
-async function drive(entry, fn, argsJson, left) {
-  const opts = () => ({ timeout: left(), arguments: { copy: true }, result: { copy: true } });
-  let state = entry.__assayStart.applySync(undefined, [fn, argsJson], opts());
+/** Drive the running evaluation from its first state until it settles. */
+async function drive(entry, state, left, timeoutMs) {
+  let fired = false;
   for (;;) {
     if (typeof state !== 'string' || state.length === 0) throw new Failure('invalid_output', 'the harness state was corrupted');
     const tag = state[0];
@@ -103,61 +75,74 @@ async function drive(entry, fn, argsJson, left) {
     if (tag === 'W') {
       const wait = Number(rest);
       if (wait > 0) {
-        if (wait >= left()) throw new Failure('timeout', 'a timer is due after the deadline');
+        const remaining = left();
+        if (wait >= remaining) {
+          // Wait out the deadline for real: the reason then says what the code was doing.
+          await sleep(remaining);
+          throw new Failure('timeout', `the evaluation was still waiting on a timer (due ${Math.round(wait)} ms ` +
+                                       `later) when its ${timeoutMs} ms ran out`);
+        }
         await sleep(wait);
       }
-      await entry.__assayFire.apply(undefined, [], opts());
+      await entry.__assayFire.apply(undefined, [], { ...COPY, timeout: left() });
+      fired = true;
     }
-    // Asynchronous from here on (each call a turn of the worker's event loop): a timer that
-    // re-arms itself (setTimeout(again, 0)) driven by synchronous calls until the isolate's own
-    // timeout ended one crashed the worker now and then (SIGSEGV). The first call, which
-    // settles most evaluations, stays synchronous.
-    state = await entry.__assayPoll.apply(undefined, [], opts());
+    // Asynchronous after a timer: a timer that re-arms itself (setTimeout(again, 0)) driven by
+    // synchronous calls until the isolate's own timeout ended one crashed the worker now and
+    // then (SIGSEGV). The first poll after the start, which settles most evaluations, is synchronous.
+    state = fired
+      ? await entry.__assayPoll.apply(undefined, [], { ...COPY, timeout: left() })
+      : entry.__assayPoll.applySync(undefined, [], { ...COPY, timeout: left() });
   }
 }
 
-/** Evaluations in one isolate at a time, with what was compiled for it. */
+/** Evaluations in one isolate at a time, with what was prepared for it. */
 class Engine {
-  /** `ivm`: the isolated-vm module; `nodeModules`: where the libraries are read from. */
+  /** `ivm`: the isolated-vm module; `nodeModules`: where `ses` and the libraries are read from. */
   constructor(ivm, nodeModules) {
     this.ivm = ivm;
     this.nodeModules = nodeModules;
-    this.packed = Object.create(null); // library name -> script text (packed lazily, once)
+    this.ses = fs.readFileSync(path.join(nodeModules, 'ses', 'dist', 'ses.umd.min.js'), 'utf8');
+    this.sesCache = undefined; // V8's code cache of the SES script, made by the first isolate
+    this.packed = Object.create(null); // library name -> packed table text (packed lazily, once)
     this.current = null;
   }
 
   /**
-   * Call `fn` of `source` with the arguments in `argsJson` under the limits, in a fresh context.
-   * Never throws: {status: 'ok', json, ms} or {status, message, stack?, ms}, and `output` when
-   * the evaluation printed something.
+   * Call `fn` of `source` with the arguments in `argsJson` under the limits, in a compartment of
+   * its own. Never throws: {status: 'ok', json, ms} or {status, message, stack?, ms}, `output`
+   * when the evaluation printed something and `timers` when it left timers pending.
    */
   async evaluate(source, fn, argsJson, timeoutMs, memoryMb) {
-    let output = '';
+    let end = null;
     const res = await this.withIsolate(timeoutMs, memoryMb, async (slot, left) => {
-      const run = this.prepare(slot, source, left);
+      this.prepare(slot, source, left);
       try {
-        return await drive(run.entry, fn, argsJson, left);
+        const first = slot.entry.__assayRun.applySync(undefined, [source, fn, argsJson], { ...COPY, timeout: left() });
+        return await drive(slot.entry, first, left, timeoutMs);
       } finally {
-        output = run.printed();
-        run.close();
+        end = this.end(slot);
       }
     });
     if (res.status === 'ok') {
       res.json = res.value;
       delete res.value;
     }
-    if (output) res.output = output;
+    if (end && end.output) res.output = String(end.output).slice(0, 8192);
+    if (end && end.timers > 0) res.timers = Number(end.timers);
     return res;
   }
 
-  /** Compile, run the top level (bounded), and look for the function: no arguments are passed. */
+  /** Run the top level (bounded) and look for the function: no arguments are passed. */
   async check(source, fn, timeoutMs, memoryMb) {
     const out = await this.withIsolate(timeoutMs, memoryMb, async (slot, left) => {
-      const run = this.prepare(slot, source, left);
+      this.prepare(slot, source, left);
       try {
-        return run.entry.__assayFind.applySync(undefined, [fn], { timeout: left(), arguments: { copy: true }, result: { copy: true } });
+        const found = slot.entry.__assayFind.applySync(undefined, [source, fn], { ...COPY, timeout: left() });
+        if (found === 'ok' || found === 'missing') return found;
+        return drive(slot.entry, found, left, timeoutMs); // the top level threw: report it
       } finally {
-        run.close();
+        this.end(slot);
       }
     });
     if (out.status === 'ok') {
@@ -168,7 +153,21 @@ class Engine {
     return out;
   }
 
-  /** Stop using the current isolate (disposing it) and forget what was compiled for it. */
+  /** What the evaluation printed and left, and the harness forgets it; null when unreadable. */
+  end(slot) {
+    try {
+      return JSON.parse(slot.entry.__assayEnd.applySync(undefined, [], { ...COPY, timeout: 50 }));
+    } catch (_) {
+      return null; // a disposed isolate (memory) or a timeout: the verdict matters more
+    }
+  }
+
+  /** Make the default isolate now (at start-up), so that the first evaluation does not wait for it. */
+  warm() {
+    this.isolateFor(DEFAULT_MEMORY_MB);
+  }
+
+  /** Stop using the current isolate (disposing it) and forget what was prepared for it. */
   retire() {
     if (this.current && !this.current.isolate.isDisposed) {
       try { this.current.isolate.dispose(); } catch (_) { /* already gone */ }
@@ -176,111 +175,98 @@ class Engine {
     this.current = null;
   }
 
+  /** The isolate for `memoryMb`: its realm locked down by SES, with the harness's entry points. */
   isolateFor(memoryMb) {
     const slot = this.current;
     if (slot && !slot.isolate.isDisposed && slot.memoryMb === memoryMb) return slot;
     this.retire();
     const isolate = new this.ivm.Isolate({ memoryLimit: memoryMb });
-    this.current = {
-      isolate,
-      memoryMb,
-      boot: isolate.compileScriptSync(bootstrapSource, { filename: 'assay-bootstrap.js' }),
-      libs: Object.create(null),
-      scripts: new Map(),
-    };
+    const context = isolate.createContextSync();
+    isolate.compileScriptSync(REPAIR_MATH).runSync(context);
+    const ses = isolate.compileScriptSync(this.ses, { filename: 'ses.js', cachedData: this.sesCache, produceCachedData: !this.sesCache });
+    if (!this.sesCache && ses.cachedData) this.sesCache = ses.cachedData;
+    ses.runSync(context);
+    isolate.compileScriptSync(bootstrapSource, { filename: 'assay-bootstrap.js' }).runSync(context);
+    const entry = Object.create(null);
+    for (const name of ENTRY_POINTS) entry[name] = context.global.getSync(name, { reference: true });
+    this.current = { isolate, context, memoryMb, entry, libs: new Set(), checked: new Map() };
     return this.current;
   }
 
-  libraryScript(slot, name) {
-    if (!(name in slot.libs)) {
-      if (!(name in this.packed)) this.packed[name] = packLibrary(name, this.nodeModules);
-      slot.libs[name] = slot.isolate.compileScriptSync(this.packed[name], { filename: `lib/${name}.js` });
-    }
-    return slot.libs[name];
-  }
-
-  /** Compile the user's source as `evaluator.js`, caching the Script per isolate. */
-  userScript(slot, source) {
-    let script = slot.scripts.get(source);
-    if (script === undefined) {
-      script = slot.isolate.compileScriptSync(source, { filename: 'evaluator.js' });
-      if (slot.scripts.size >= MAX_USER_SCRIPTS) slot.scripts.delete(slot.scripts.keys().next().value);
-      slot.scripts.set(source, script);
-    }
-    return script;
-  }
-
   /**
-   * Create a context, run the harness, the libraries the source names, and the source itself.
-   * Libraries are preloaded when their name appears in the source (a packed library only
-   * defines factories; it is instantiated on the first `require`).
+   * Before an evaluation: the libraries the source names are instantiated (once per isolate),
+   * and the source's syntax is checked as strict code with its line (the compartment would
+   * say only that it is wrong).
    */
   prepare(slot, source, left) {
-    const run = new Run(slot.isolate.createContextSync());
-    try {
-      slot.boot.runSync(run.context, { timeout: left() });
-      run.take();
-      for (const name of Object.keys(ENTRIES)) {
-        if (source.includes(name)) this.libraryScript(slot, name).runSync(run.context, { timeout: left() });
-      }
-      let script;
+    for (const name of Object.keys(ENTRIES)) {
+      if (!source.includes(name) || slot.libs.has(name)) continue;
+      if (!(name in this.packed)) this.packed[name] = packLibrary(name, this.nodeModules);
+      slot.entry.__assayLoad.applySync(undefined, [name, this.packed[name]], { ...COPY, timeout: left() });
+      slot.libs.add(name);
+    }
+    if (!slot.checked.has(source)) {
       try {
-        script = this.userScript(slot, source);
+        // On line 1 so that every line keeps its number.
+        slot.isolate.compileScriptSync("'use strict';" + source, { filename: 'evaluator.js' });
       } catch (e) {
         throw new Failure('syntax', e.message);
       }
-      try {
-        script.runSync(run.context, { timeout: left(), reference: true }).release();
-      } catch (e) {
-        // An exception thrown by the module's top level: keep its evaluator.js frames.
-        if (slot.isolate.isDisposed || /timed out/i.test(String(e && e.message))) throw e;
-        const header = `${e.name || 'Error'}: ${e.message}`;
-        throw new Failure('error', header, userFrames(e.stack || header));
-      }
-      return run;
-    } catch (e) {
-      run.close();
-      throw e;
+      if (slot.checked.size >= MAX_CHECKED_SOURCES) slot.checked.delete(slot.checked.keys().next().value);
+      slot.checked.set(source, true);
     }
   }
 
   /** Run `body` against the isolate under `timeoutMs`, turning every failure into a status. */
   async withIsolate(timeoutMs, memoryMb, body) {
     timeoutMs = Math.max(1, Math.floor(timeoutMs || 5000));
-    memoryMb = Math.max(8, Math.floor(memoryMb || 128));
+    memoryMb = Math.max(8, Math.floor(memoryMb || DEFAULT_MEMORY_MB));
+    let slot;
+    try {
+      slot = this.isolateFor(memoryMb); // a new realm (SES) is not the evaluation's time
+    } catch (e) {
+      this.retire();
+      return { status: 'error', message: capMessage('the sandbox could not start: ' + String(e && e.message)), ms: 0 };
+    }
     const started = process.hrtime.bigint();
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
     const left = () => {
       const ms = Math.floor(timeoutMs - elapsed());
-      if (ms <= 0) throw new Failure('timeout', `the evaluation ran past ${timeoutMs} ms`);
+      if (ms <= 0) throw new Failure('timeout', `the evaluation was between steps when its ${timeoutMs} ms ran out`);
       return ms;
     };
-    const slot = this.isolateFor(memoryMb);
     // Belt and braces: isolated-vm's timeout covers running code; this covers the waits between.
     let watchdogFired = false;
     const watchdog = setTimeout(() => { watchdogFired = true; this.retire(); }, timeoutMs + 100);
+    let failed = false;
     try {
       const value = await body(slot, left);
       return { status: 'ok', value, ms: elapsed() };
     } catch (e) {
+      failed = true;
       const disposed = slot.isolate.isDisposed;
-      if (disposed && slot === this.current) this.current = null;
       let status;
       let message = e && e.message ? String(e.message) : String(e);
       if (e instanceof Failure) status = e.status;
-      else if (watchdogFired || /timed out/i.test(message)) status = 'timeout';
-      else if (disposed) status = 'memory';
+      else if (watchdogFired) {
+        status = 'timeout';
+        message = `the evaluation was stopped by the watchdog ${timeoutMs + 100} ms after it started`;
+      } else if (/timed out/i.test(message)) {
+        status = 'timeout';
+        message = `the evaluation was still running (its code had the isolate) when its ${timeoutMs} ms ran out`;
+      } else if (disposed) status = 'memory';
       else status = 'error';
-      if (status === 'timeout') message = `the evaluation ran past ${timeoutMs} ms`;
       if (status === 'memory') message = `the evaluation exceeded the ${memoryMb} MB memory limit`;
       const out = { status, message: capMessage(message), ms: elapsed() };
       if (e instanceof Failure && e.userStack) out.stack = e.userStack;
+      // Code stopped half-way (a timeout, a lost isolate) must not meet the next evaluation.
+      if (status === 'timeout' || status === 'memory' || disposed) this.retire();
       return out;
     } finally {
       clearTimeout(watchdog);
       const current = this.current;
-      if (current && !current.isolate.isDisposed) {
-        // A heap that stays large after the context is gone would make later evaluations fail.
+      if (current && !failed && !current.isolate.isDisposed) {
+        // A heap that stays large after the evaluation would make later ones fail.
         const heap = current.isolate.getHeapStatisticsSync();
         if (heap.used_heap_size > (current.memoryMb << 20) / 2) this.retire();
       }

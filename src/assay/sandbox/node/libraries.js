@@ -3,9 +3,9 @@
  * Packs the libraries that evaluators may `require` into plain scripts for an isolate.
  *
  * An isolated-vm context has no module system and no file system, so each library is turned,
- * once per worker, into one self-contained script: every CommonJS file it reaches becomes a
- * function in a table, and the script hands that table to `__assayDefine` (set up by the
- * harness, bootstrap.js), which instantiates the library lazily on the first `require`.
+ * once per worker, into one self-contained expression: a table in which every CommonJS file it
+ * reaches becomes a function, which the harness (bootstrap.js) evaluates in its library
+ * compartment and instantiates once per isolate.
  * The dependency graph is found by scanning `require("...")` calls with string literals and
  * resolving them with Node's own resolver; anything that resolves to a Node built-in (or does
  * not resolve, like ajv's optional `re2`) becomes a module that throws when required.
@@ -24,6 +24,17 @@ const ENTRIES = {
   ajv: 'ajv', // a CommonJS graph (ajv + fast-deep-equal, fast-uri, json-schema-traverse)
 };
 
+/**
+ * State a library keeps in a closure, which hardening cannot freeze, made the evaluation's own:
+ * [library, file ending, pattern (must match once), replacement]. lodash's `uniqueId` counter
+ * would otherwise carry from one evaluation to the next; each evaluation counts from 1 again
+ * (`__assayNextId` is the library compartment's, bootstrap.js).
+ */
+const PATCHES = [
+  ['lodash', 'lodash.min.js', /function (\w+)\(n\)\{var t=\+\+\w+;return (\w+)\(n\)\+t\}/g,
+    'function $1(n){var t=__assayNextId();return $2(n)+t}'],
+];
+
 const REQUIRE_RE = /\brequire\(\s*(['"])([^'"\n]+)\1\s*\)/g;
 const BUILTINS = new Set(builtinModules);
 
@@ -36,7 +47,17 @@ function resolveFrom(file, spec) {
   }
 }
 
-/** Return the script text for library `name`, whose files live under `nodeModules`. */
+function patched(name, file, src) {
+  for (const [lib, ending, pattern, replacement] of PATCHES) {
+    if (lib !== name || !file.endsWith(ending)) continue;
+    const found = src.match(pattern);
+    if (!found || found.length !== 1) throw new Error(`${name}: ${file} does not have the code assay patches (${pattern}); is it the pinned version?`);
+    src = src.replace(pattern, replacement);
+  }
+  return src;
+}
+
+/** Return the expression (a table) for library `name`, whose files live under `nodeModules`. */
 function packLibrary(name, nodeModules) {
   const entry = createRequire(path.join(nodeModules, 'x.js')).resolve(ENTRIES[name]);
   const ids = new Map(); // absolute path -> numeric id
@@ -45,7 +66,7 @@ function packLibrary(name, nodeModules) {
   ids.set(entry, 0);
   while (queue.length) {
     const file = queue.shift();
-    const src = fs.readFileSync(file, 'utf8');
+    const src = patched(name, file, fs.readFileSync(file, 'utf8'));
     const deps = {};
     let body;
     if (file.endsWith('.json')) {
@@ -72,7 +93,7 @@ function packLibrary(name, nodeModules) {
       `[function (module, exports, require) {${body}\n}, ${JSON.stringify(deps)}]`
     );
   }
-  return `__assayDefine(${JSON.stringify(name)}, [\n${parts.join(',\n')}\n]);`;
+  return `[\n${parts.join(',\n')}\n]`;
 }
 
 /** Versions of the allowed libraries as installed (null when missing), for `probe()`. */

@@ -13,7 +13,16 @@ from typing import Any
 from assay.core.interfaces import CodeOutcome
 from assay.core.result import ErrorCode
 from assay.core.untrusted import cap_text
-from assay.sandbox.results import HOST_MAX_PRINTED_CHARS, HOST_MAX_TRACEBACK_CHARS, cap_message, load_json, refusal
+from assay.sandbox.activity import activity
+from assay.sandbox.node.handle import Worker
+from assay.sandbox.results import (
+    HOST_MAX_PRINTED_CHARS,
+    HOST_MAX_TRACEBACK_CHARS,
+    cap_message,
+    left_running,
+    load_json,
+    refusal,
+)
 
 _STATUS = {"timeout": ErrorCode.TIMEOUT, "memory": ErrorCode.MEMORY, "invalid_output": ErrorCode.INVALID_OUTPUT,
            "error": ErrorCode.RUNTIME_ERROR, "syntax": ErrorCode.RUNTIME_ERROR}
@@ -24,6 +33,10 @@ def classify(response: dict[str, Any], elapsed_ms: float, limits: dict[str, Any]
     """The outcome of one call: the value normalised, or the error with its message capped."""
     out = CodeOutcome(duration_ms=elapsed_ms, limits=limits,
                       output=_text(response.get("output"), HOST_MAX_PRINTED_CHARS))
+    timers = response.get("timers")
+    if isinstance(timers, int) and not isinstance(timers, bool) and timers > 0:
+        note = left_running(timers, "timer")
+        out.output = f"{out.output.rstrip(chr(10))}\n{note}" if out.output else note
     status = response.get("status")
     if status == "ok":
         try:
@@ -36,6 +49,14 @@ def classify(response: dict[str, Any], elapsed_ms: float, limits: dict[str, Any]
     out.message = cap_message(message) if isinstance(message, str) and message else str(status)
     out.traceback = _text(response.get("stack"), HOST_MAX_TRACEBACK_CHARS)
     return out
+
+
+def overran(timeout_ms: float, worker: Worker) -> str:
+    """The reason of a sample whose worker did not answer by the host's deadline (its own
+    timeout plus the pool's margin, so the time has passed): what the worker was doing."""
+    doing = activity(worker.proc.pid) if worker.proc is not None else None
+    return (f"the evaluation ran past {int(timeout_ms)} ms with no answer from its worker"
+            f"{f', which was still {doing}' if doing else ''} (worker killed)")
 
 
 def check_problem(response: dict[str, Any]) -> str | None:

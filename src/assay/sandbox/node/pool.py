@@ -13,7 +13,7 @@ from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
 from assay.sandbox.chunks import refused, spread
 from assay.sandbox.node.batch import ChunkRunner, encode
 from assay.sandbox.node.handle import Confined, Worker, WorkerGone
-from assay.sandbox.node.outcome import check_problem
+from assay.sandbox.node.outcome import check_problem, overran
 from assay.sandbox.node.runtime import NOT_INSTALLED, WORKER_JS, find_node, hidden_from_others, missing_dependencies
 from assay.sandbox.node.session import exchange, handshake
 
@@ -35,7 +35,7 @@ class NodePool:
     """
 
     def __init__(self, size: int | None = None, *, weak: bool = False, node: str | None = None,
-                 max_calls: int = 500, margin_s: float = 2.0, startup_s: float = 15.0) -> None:
+                 max_calls: int = 20000, margin_s: float = 2.0, startup_s: float = 15.0) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
         self.weak = weak
         self.node = find_node(node)
@@ -132,8 +132,7 @@ class NodePool:
             worker.calls += 1
             keep = worker.calls < self.max_calls
         except TimeoutError:
-            response = {"status": "timeout",
-                        "message": f"the evaluation ran past {int(timeout_s * 1000)} ms (worker killed)"}
+            response = {"status": "timeout", "message": overran(timeout_s * 1000, worker)}
         except (WorkerGone, ValueError) as exc:
             response = {"status": "error", "message": f"the Node worker failed: {exc}"}
         finally:

@@ -29,7 +29,7 @@ NODE_MODULES = NODE_DIR / "node_modules"
 """The package's own modules (``make node-deps`` in a checkout): looked for first."""
 LIBRARIES = ("lodash", "dayjs", "validator", "ajv")
 """The modules an evaluator may ``require`` (``libraries.js`` packs them into the isolate)."""
-REQUIRED_MODULES = ("isolated-vm", *LIBRARIES)
+REQUIRED_MODULES = ("isolated-vm", "ses", *LIBRARIES)
 NOT_INSTALLED = ("Node.js evaluator dependencies are not installed: run `assay sandbox setup` "
                  "(or `make node-deps` in a checkout)")
 

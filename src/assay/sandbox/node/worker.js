@@ -8,18 +8,20 @@
  *                        or {"ready": false, "error": "..."} (then the worker exits)
  *   {"id", "op": "batch", "source", "function", "args_list": [[...], ...], "timeout_ms", "memory_mb"}
  *     -> one line per entry of args_list, in order, each written as soon as that sample is done:
- *        {"id", "index": k, "status": "ok", "json": "<the returned value as JSON text>", "output"?, "ms"}
+ *        {"id", "index": k, "status": "ok", "json": "<the returned value as JSON text>", "output"?, "timers"?, "ms"}
+ *        ("timers": how many timers the evaluation left pending; they were dropped with it)
  *        {"id", "index": k, "status": "timeout" | "memory" | "error" | "invalid_output" | "syntax",
  *         "message", "stack"?, "output"?, "ms"}
  *   {"id", "op": "check", "source", "function"} -> {"id", "status": "ok" | "syntax" | "error", "message"?}
  *   {"id", "op": "ping"} -> {"id", "status": "ok"}
  * (A single call is a batch of one.)
  *
- * Every sample of a batch is its own evaluation (evaluation.js): a fresh context of the reused
- * isolate, its own `timeout_ms` (isolated-vm's timeout and a watchdog) and its own `memory_mb`
- * (the isolate's heap limit: a sample that passes it gets "memory", and the next sample a new
- * isolate). Within a batch, as between requests, samples share the isolate (its heap, disposed
- * on a memory failure) and this process, never a context. Everything crosses the boundary as
+ * Every sample of a batch is its own evaluation (evaluation.js): a Compartment of its own in the
+ * isolate's SES-locked realm, its own `timeout_ms` (isolated-vm's timeout and a watchdog) and
+ * its own `memory_mb` (the isolate's heap limit: a sample that passes it gets "memory", and the
+ * next sample a new isolate). Within a batch, as between requests, samples share the isolate,
+ * its frozen intrinsics and hardened libraries (bootstrap.js says why that is safe) and this
+ * process, never a compartment's globals. Everything crosses the boundary as
  * strings: no reference from this realm is ever handed to the isolate, so user code has nothing
  * to climb out through.
  *
@@ -45,7 +47,14 @@ try {
   process.stdout.write(JSON.stringify({ ready: false, error: 'isolated-vm cannot be loaded: ' + e.message }) + '\n');
   process.exit(1);
 }
-const engine = new Engine(ivm, NODE_MODULES);
+let engine;
+try {
+  engine = new Engine(ivm, NODE_MODULES);
+  engine.warm();
+} catch (e) {
+  process.stdout.write(JSON.stringify({ ready: false, error: 'the sandbox cannot be set up (is `ses` installed?): ' + e.message }) + '\n');
+  process.exit(1);
+}
 
 /** Each sample of the batch in turn, its answer written before the next one starts. */
 async function handleBatch(req, write) {

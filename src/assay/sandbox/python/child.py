@@ -36,7 +36,7 @@ from assay.core.source import FILENAME, compile_python
 from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.sandbox.confine import Confinement, apply_in_child
 from assay.sandbox.python.frames import FRAME_HEAD, STOP_FLAG
-from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS, cap_message, orjson_exact
+from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS, cap_message, left_running, orjson_exact
 
 MAX_TRACEBACK_CHARS = 8000  # the child's own cut (middle dropped); the host caps again
 EXIT_CONFINE_FAILED = 71
@@ -79,8 +79,13 @@ def run(req_fd: int, res_fd: int, log_fd: int, confinement: Confinement, zygote_
         sys.stdout = sys.stderr = printed  # whatever the previous sample set them to
         try:
             _cpu_for_next(cpu)
-            payload, stop = _evaluate(header, _load_args(raw), user_builtins)
-            stop = stop or _threads() > 0  # a thread the code left running must not meet the next sample
+            payload, stop, timers = _evaluate(header, _load_args(raw), user_builtins)
+            threads = _threads()
+            stop = stop or threads > 0  # a thread the code left running must not meet the next sample
+            if timers:
+                printed.note(left_running(timers, "timer"))
+            if threads:
+                printed.note(left_running(threads, "thread"))
         except BaseException as exc:  # noqa: BLE001 - the interpreter itself is in trouble
             payload, stop = _last_words(exc), True
         _finish(printed, res_fd, payload, stop or i == len(samples) - 1)
@@ -132,14 +137,21 @@ def _write_frame(fd: int, payload: bytes, stop: bool, printed: bytes = b"") -> N
     _write_all(fd, FRAME_HEAD.pack(len(payload) | (STOP_FLAG if stop else 0), len(printed)) + printed + payload)
 
 
-def _evaluate(header: dict[str, Any], args: list[Any], user_builtins: dict[str, Any]) -> tuple[bytes, bool]:
-    """One sample's result envelope, and whether the process must stop after it (memory ran out)."""
+def _evaluate(header: dict[str, Any], args: list[Any], user_builtins: dict[str, Any]) -> tuple[bytes, bool, int]:
+    """One sample's result envelope, whether the process must stop after it (memory ran out),
+    and how many timers or tasks its event loop still had when it returned."""
     outcome = _call_user(header, args, dict(user_builtins))  # the exception and its frames are gone here
     if "value" not in outcome:
-        return json.dumps(outcome).encode(), outcome["error"] == "memory"
+        return json.dumps(outcome).encode(), outcome["error"] == "memory", 0
+    return (*_envelope(outcome["value"]), outcome.get("pending", 0))
+
+
+def _envelope(value: Any) -> tuple[bytes, bool]:
+    """The result envelope of a returned value (or why it cannot be one), and False: a value
+    never stops the process."""
     # Written and measured as the Node.js harness (bootstrap.js) does, with the same messages.
     try:
-        data = _ENCODE(outcome["value"])
+        data = _ENCODE(value)
     except ValueError as exc:
         if "Circular" in str(exc):
             return _error("invalid_output",
@@ -168,7 +180,8 @@ def _call_user(header: dict[str, Any], args: list[Any], user_builtins: dict[str,
             return {"error": "runtime_error", "message": f"the code defines no function `{function}`"}
         value = fn(*args)
         if inspect.isawaitable(value):
-            value = asyncio.run(_await(value))
+            value, pending = asyncio.run(_await(value))
+            return {"value": value, "pending": pending}
         return {"value": value}
     except MemoryError:
         return {"error": "memory", "message": f"out of memory (limit {header['memory_mb']} MB)"}
@@ -187,8 +200,14 @@ def _compiled(source: str, _cache: dict[str, types.CodeType] = {}) -> types.Code
     return code
 
 
-async def _await(awaitable: Any) -> Any:
-    return await awaitable
+async def _await(awaitable: Any) -> tuple[Any, int]:
+    """The awaited value, and how many timers and tasks the event loop still had (asyncio.run
+    then cancels them)."""
+    value = await awaitable
+    loop = asyncio.get_running_loop()
+    pending = sum(1 for handle in getattr(loop, "_scheduled", ()) if not handle.cancelled())
+    pending += sum(1 for task in asyncio.all_tasks(loop) if task is not asyncio.current_task(loop))
+    return value, pending
 
 
 def _describe(exc: BaseException) -> str:
@@ -217,6 +236,7 @@ class _Printed(io.TextIOBase):
     def __init__(self) -> None:
         self._parts: list[str] = []
         self._total = 0
+        self._notes: list[str] = []
 
     def writable(self) -> bool:
         return True
@@ -237,12 +257,20 @@ class _Printed(io.TextIOBase):
     def flush(self) -> None:
         pass
 
+    def note(self, line: str) -> None:
+        """A line of the harness's own after what the sample printed (never cut)."""
+        self._notes.append(line)
+
     def take(self) -> bytes:
-        """What the sample printed, as UTF-8, with the note of a cut; the next sample starts afresh."""
+        """What the sample printed, as UTF-8, with the note of a cut and the harness's notes; the
+        next sample starts afresh."""
         if self._total > MAX_PRINTED_CHARS:
             self._parts.append(f"\n[... first {MAX_PRINTED_CHARS} of {self._total} characters]")
+        if self._notes:
+            self._parts.append(("\n" if self._parts and not self._parts[-1].endswith("\n") else "")
+                               + "\n".join(self._notes))
         text = "".join(self._parts).encode()
-        self._parts, self._total = [], 0
+        self._parts, self._total, self._notes = [], 0, []
         return text
 
 

@@ -19,7 +19,9 @@ _LAST_WORDS = 4096  # bytes of output searched for a memory error when the child
 def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) -> CodeOutcome:
     """Map one exchange to an outcome. ``status`` is the child's wait status (None if unknown)."""
     if ex.timed_out:
-        return _failed(ex, ErrorCode.TIMEOUT, f"the evaluator ran longer than {timeout_ms} ms and was stopped")
+        doing = f"still {ex.activity}" if ex.activity else "not finished"
+        return _failed(ex, ErrorCode.TIMEOUT,
+                       f"the evaluator was {doing} when its {timeout_ms} ms ran out, and was stopped")
     if ex.result_overflow:
         return _failed(ex, ErrorCode.INVALID_OUTPUT,
                        "the evaluator wrote more than 1 MiB of result, or a forged result frame")

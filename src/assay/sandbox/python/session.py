@@ -17,6 +17,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 
+from assay.sandbox.activity import activity
 from assay.sandbox.python.frames import FRAME_HEAD, SIZE_MASK, STOP_FLAG
 from assay.sandbox.python.handle import Child
 from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS
@@ -47,6 +48,8 @@ class Exchange:
     result_overflow: bool = False
     exited: bool = False
     elapsed_ms: float = 0.0
+    activity: str | None = None
+    """What the child was doing when its deadline passed (``activity``), when that could be read."""
 
 
 @dataclass(slots=True)
@@ -78,6 +81,7 @@ class _Reader:
         self.output = bytearray()
         self.output_total = 0
         self.overflow = self.stopped = self.cut = False
+        self.activity: str | None = None
         self.started = time.monotonic()
         """When the sample now running started: the child's start, then each frame's arrival."""
 
@@ -101,6 +105,7 @@ class _Reader:
             left = self.started + self.timeout_s - time.monotonic()  # the sample's own time, from its start
             if left <= 0:
                 timed_out = True
+                self.activity = activity(child.pid)
                 break
             for fd, _events in poller.poll(left * 1000):
                 if fd == child.req_w:
@@ -141,7 +146,7 @@ class _Reader:
         if len(self.session.answered) < self.count and not self.stopped:
             # A partial frame is no result: the child died or was stopped while writing it.
             self.session.tail = Exchange(b"", bytes(self.output), self.output_total, timed_out,
-                                         self.overflow, exited, self._elapsed())
+                                         self.overflow, exited, self._elapsed(), self.activity)
         return self.session
 
     def _read_frames(self, fd: int) -> bool:

@@ -12,20 +12,18 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import Field
+from starlette.concurrency import run_in_threadpool
 
 from assay.core import registry
-from assay.core.result import ErrorCode
-from assay.core.sample import Sample
+from assay.server import trial
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, not_found
+from assay.server.errors import not_found
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.server.schemas.evaluators import EvaluatorType, TestRequest, TestResult
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
-from assay.store.presets import PRESET_TYPES
 
 router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
-CONFIG_TYPES = (*PRESET_TYPES, "code", "llm", "composite")
 
 
 class DraftTest(TestRequest):
@@ -40,31 +38,19 @@ class DraftTest(TestRequest):
 def config_schemas(_user: CurrentUser) -> Any:
     """Grader type → the JSON Schema of its config (a preset's ``params``, the llm and
     composite configs, the code config)."""
-    schemas = {}
-    for grader_type in CONFIG_TYPES:
-        grader = registry.get(grader_type)
-        if grader is not None:
-            schemas[grader_type] = grader.Config.model_json_schema()
+    schemas = {t: cls.Config.model_json_schema() for t, cls in registry.all_graders().items() if cls.traits.form}
     return Envelope(data=schemas)
 
 
 @router.post("/evaluators/test", response_model=Envelope[TestResult])
-def test_draft(body: DraftTest, service: ServiceDep, _user: CurrentUser) -> Any:
-    """Grade one sample with a draft evaluator; an invalid config is a 422 naming the field
-    (and, for code, the line)."""
-    code = body.config.get("code") if body.type == "code" else None
-    limit = service.settings.api_max_code_bytes
-    if isinstance(code, str) and len(code.encode("utf-8", "surrogatepass")) > limit:
-        raise ApiError(413, f"config.code: larger than the limit of {limit:,} bytes (ASSAY_API_MAX_CODE_BYTES)")
-    grader = service.grading.validate(body.type, body.config, body.name).build(service.grading.resources)
-    sample = Sample(id="test", input=body.input, output=body.output, expected=body.expected, metadata=body.metadata)
-    result = service.grading.grade(grader, sample)
-    if result.error == ErrorCode.UNAVAILABLE:
-        raise ApiError(503, f"evaluator execution failed: {result.reason}", EVALUATOR_EXECUTION_FAILED)
-    return Envelope(data=TestResult(passed=result.passed, score=result.score, reason=result.reason,
-                                    latency_ms=round(result.latency_ms, 3),
-                                    error=None if result.error is None else str(result.error),
-                                    status=str(result.status), details=result.details))
+async def test_draft(body: DraftTest, service: ServiceDep, user: CurrentUser) -> Any:
+    """Grade one sample with a draft evaluator, as ``POST /evaluators/{id}/test`` grades a
+    stored one (``server.trial``); an invalid config is a 422 naming the field (and, for
+    code, the line)."""
+    grading = service.grading
+    trial.check_code_size(service.settings, body.type, body.config)
+    spec = await run_in_threadpool(grading.validate, body.type, body.config, body.name)  # may ask the sandbox
+    return trial.answer(await trial.grade(grading, spec.build(grading.resources), trial.sample_of(body), user.id))
 
 
 @router.get("/runs/{run_id}/histogram", response_model=Envelope[dict[str, Any]])

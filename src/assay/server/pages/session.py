@@ -17,8 +17,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import orjson
 from starlette.requests import cookie_parser
+
+from assay.server.errors import send_error
 
 SESSION_COOKIE = "assay_session"
 SIGNIN_COOKIE = "assay_signin"
@@ -96,7 +97,4 @@ class CookieAuth:
 
 
 async def _refuse(send: Any, message: str) -> None:
-    body = orjson.dumps({"code": 403, "message": message})
-    await send({"type": "http.response.start", "status": 403,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+    await send_error(send, 403, message)

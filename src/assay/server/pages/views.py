@@ -147,6 +147,11 @@ async def run_page(request: Request, run_id: str) -> Response:
     return await page(request, "run", "run.title", "tasks", id=run_id)
 
 
+@router.get("/runs/{base_id}/compare/{new_id}")
+async def compare_page(request: Request, base_id: str, new_id: str) -> Response:
+    return await page(request, "compare", "compare.title", "tasks", base=base_id, new=new_id)
+
+
 @router.get("/runs/{run_id}/samples/{sample_id}")
 async def sample_page(request: Request, run_id: str, sample_id: str) -> Response:
     return await page(request, "sample", "sample.title", "tasks", id=sample_id, run=run_id)

@@ -135,13 +135,7 @@ async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceD
     grader = grading.cached(evaluator_id)
     if grader is None:
         grader = await run_in_threadpool(_load_grader, service, evaluator_id)
-    sample = trial.sample_of(body)
-    result = trial.grade_inline(grading, grader, sample)
-    if result is None and grader.batches_io:  # a code evaluator: this caller's concurrent tests share batches
-        result = await grading.coalescer.grade(user.id, grader, sample)
-    elif result is None:
-        result = await run_in_threadpool(grading.grade, grader, sample)
-    return trial.answer(result)
+    return trial.answer(await trial.grade(grading, grader, trial.sample_of(body), user.id))
 
 
 def _load_grader(service: Service, evaluator_id: str) -> Grader[Any]:
@@ -172,11 +166,7 @@ def _changeable(session: Session, evaluator_id: str, user: Principal, verb: str)
 
 def _checked_config(service: Service, evaluator_type: str, config: dict[str, Any], name: str) -> dict[str, Any]:
     """The config as stored (the specification's shape, defaults filled in) once the engine accepts it."""
-    code = config.get("code") if evaluator_type == "code" else None
-    limit = service.settings.api_max_code_bytes
-    if isinstance(code, str) and len(code.encode("utf-8", "surrogatepass")) > limit:
-        raise ApiError(413, f"config.code: {len(code.encode('utf-8', 'surrogatepass')):,} bytes; the limit is "
-                            f"{limit:,} (ASSAY_API_MAX_CODE_BYTES)")
+    trial.check_code_size(service.settings, evaluator_type, config)
     service.grading.validate(evaluator_type, config, name)
     return from_spec(to_spec(evaluator_type, config, name))[1]
 

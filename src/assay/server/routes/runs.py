@@ -13,6 +13,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
+from assay.core.result import Status
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
@@ -20,25 +21,24 @@ from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
 from assay.server.service import Service
 from assay.store import runs as rows
 from assay.store import tasks as task_rows
-from assay.store.models import EvaluationResult, Run
+from assay.store.models import EvaluationResult, Run, RunState
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 
-Status = Literal["passed", "failed", "error", "pending"]
 EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluatorId", "evaluatorName", "status",
                   "passed", "score", "reason", "error", "latencyMs", "details", "createdAt")
 
 
 def run_out(run: Run) -> RunOut:
     progress = run.done / run.total if run.total else 1.0
-    return RunOut(id=run.id, task_id=run.task_id, status=run.status, total=run.total, done=run.done,
+    return RunOut(id=run.id, task_id=run.task_id, status=RunState(run.status), total=run.total, done=run.done,
                   progress=round(min(progress, 1.0), 4), summary=run.summary, error=run.error,
                   created_at=iso(run.created_at), started_at=iso(run.started_at), finished_at=iso(run.finished_at))
 
 
 def result_out(result: EvaluationResult) -> ResultOut:
-    return ResultOut(id=result.id, run_id=result.run_id, sample_id=result.sample_id,
-                     evaluator_id=result.evaluator_id, evaluator_name=result.evaluator_name, status=result.status,
+    return ResultOut(id=result.id, run_id=result.run_id, sample_id=result.sample_id, evaluator_id=result.evaluator_id,
+                     evaluator_name=result.evaluator_name, status=Status(result.status),
                      passed=result.passed, score=result.score, reason=result.reason, details=result.details or {},
                      error=result.error_code, latency_ms=result.latency_ms, created_at=iso(result.created_at))
 
@@ -55,7 +55,7 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
         raise ApiError(403, f"run {run_id!r} was started by another user; only they or an admin can cancel it")
     # Only from queued or running, in one statement: a run that finished meanwhile stays finished.
     # The row tells the grading process, whichever it is.
-    if not rows.set_status(session, run_id, "cancelled", only_from=rows.ACTIVE):
+    if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=rows.ACTIVE):
         session.refresh(run)
         raise ApiError(409, f"run {run_id!r} is {run.status}; only queued or running runs can be cancelled")
     session.commit()

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from assay.core.result import Status
 from assay.server.schemas.common import ApiModel, NoNul
 
 EvaluatorType = Literal["preset", "code", "llm", "composite"]
@@ -91,5 +92,5 @@ class TestResult(ApiModel):
     reason: str | None
     latency_ms: float
     error: str | None
-    status: Literal["passed", "failed", "error", "pending"]
+    status: Status
     details: dict[str, Any] = Field(default_factory=dict)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import Field
 
+from assay.core.result import Status
 from assay.core.spec import MAX_WEIGHT
 from assay.server.schemas.common import ApiModel, NoNul
 from assay.server.schemas.evaluators import Description, Name
+from assay.store.models import RunState
 
 MAX_EVALUATORS = 50
 MAX_INLINE_ROWS = 10_000
@@ -54,7 +56,7 @@ class TaskOut(ApiModel):
     updated_at: str
 
 
-RunStatus = Literal["queued", "running", "completed", "failed", "cancelled"]
+RunStatus = RunState
 
 
 class RunOut(ApiModel):
@@ -81,7 +83,7 @@ class ResultOut(ApiModel):
     sample_id: str
     evaluator_id: str
     evaluator_name: str
-    status: Literal["passed", "failed", "error", "pending"]
+    status: Status
     passed: bool
     score: float | None
     reason: str | None

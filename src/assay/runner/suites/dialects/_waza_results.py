@@ -34,7 +34,7 @@ from assay.runner.suites.runs import Runs, read_records
 Shape = Literal["go", "python", "assay"]
 _ID_KEYS = ("task_id", "taskId", "id", "task")
 _RUN_KEYS = ("output", "transcript", "final_output", "events")
-_SCHEMA = re.compile(rb'^\s*\{[^{]*?"schemaVersion"\s*:\s*"([^"]*)"', re.S)
+_SCHEMA = re.compile(rb'"schemaVersion"\s*:\s*"([^"]*)"')
 _KNOWN = ("a waza task outcome {test_id, runs: [...]}, a waza transcript {task_id, final_output, transcript}, "
           "a waza task result {id, trials: [...]} or a run record {task_id, output | transcript}")
 
@@ -59,7 +59,7 @@ def _schema_version(path: Path) -> str | None:
     if path.is_dir() or path.suffix != ".json":
         return None
     with path.open("rb") as f:
-        head = f.read(4096)
+        head = f.read(1 << 16)  # the top-level key; runs and tasks carry none of their own
     found = _SCHEMA.search(head)
     if found is None:
         return None

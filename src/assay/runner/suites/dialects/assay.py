@@ -4,6 +4,7 @@
     dataset: data.jsonl        # JSONL, CSV or JSON, relative to this file (or `samples:` inline)
     threshold: 0.8             # optional: minimum weighted score per sample
     cost_ordered: false        # optional: skip expensive graders once a cheap one failed
+    repeats: 3                 # optional: grade each sample 3 times (judges answer afresh)
     graders:
       - {type: exact_match, name: exact, weight: 2}
 
@@ -42,6 +43,8 @@ class AssayFile(FileModel):
     graders: list[dict[str, Any]] = Field(min_length=1, description="Grader specs applied to every sample.")
     threshold: Fraction | None = Field(default=None, description="Minimum weighted score for a sample to pass.")
     cost_ordered: bool = Field(default=False, strict=True)
+    repeats: int = Field(default=1, ge=1, le=100, strict=True,
+                         description="Grade each sample this many times (LLM judges answer afresh each time).")
 
 
 detect = detect_assay
@@ -67,7 +70,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         raise SpecError("give a `dataset` file or inline `samples`", where=str(doc.path))
     return Suite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
                  cost_ordered=suite.cost_ordered, dialect=NAME, source=doc.path, definition=suite,
-                 inputs=[doc.path] + ([source] if source is not None else []), warnings=warnings)
+                 inputs=[doc.path] + ([source] if source is not None else []), repeats=suite.repeats,
+                 warnings=warnings)
 
 
 def _with_id(row: object, index: int) -> object:

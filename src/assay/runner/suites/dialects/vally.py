@@ -135,6 +135,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     used_weights: set[str] = set()
     defaults = spec.defaults or VallyDefaults()
     samples, sample_graders, missing, seen = [], {}, [], set()
+    clusters: dict[str, str] = {}
     for i, stim in enumerate(spec.stimuli):
         at = ("stimuli", i)
         if stim.name in seen:
@@ -154,6 +155,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         meta["stimulus"] = stim.name
         for n, (where, run) in enumerate(stim_runs, 1):
             sid = stim.name if len(stim_runs) == 1 else f"{stim.name}#{n}"
+            if len(stim_runs) > 1:
+                clusters[sid] = stim.name
             samples.append(make_sample(sid, run, input=stim.prompt, expected=stim.expected,
                                        metadata=dict(meta), base_dir=base, where=where))
             if specs:
@@ -175,7 +178,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         threshold=scoring.threshold, cost_ordered=spec.cost_ordered, dialect=NAME, source=doc.path,
         definition=spec, inputs=[doc.path, *([results_path] if results_path else []),
                                  *(f for f in run_files if f != results_path)],
-        missing=missing, unmatched_results=unmatched, warnings=warnings)
+        missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings)
 
 
 def _effective(stim: Stimulus, defaults: VallyDefaults, tags: Any) -> dict[str, Any]:

@@ -89,6 +89,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     grade_expected = edition == "go" and release.has("expected")
 
     samples, sample_graders, missing = [], {}, []
+    clusters: dict[str, str] = {}
     for tdoc, task in tasks:
         entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
         task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=WazaGraders(
@@ -104,6 +105,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         expected = tdoc.data.get("expected") if isinstance(tdoc.data, Mapping) else None
         for n, (where, run) in enumerate(task_runs, 1):
             sid = task.id if len(task_runs) == 1 else f"{task.id}#{run.get('trial_id', n)}"
+            if len(task_runs) > 1:
+                clusters[sid] = task.id
             samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=expected, metadata=meta,
                                        base_dir=base, where=where))
             if task_graders:
@@ -121,7 +124,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         threshold=None, cost_ordered=spec.cost_ordered or (spec.config is not None and spec.config.cost_ordered),
         dialect=NAME, source=doc.path, definition=spec,
         inputs=[doc.path, *task_files, *([results_path] if results_path else [])],
-        missing=missing, unmatched_results=unmatched, warnings=warnings,
+        missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings,
         explain=_explain(edition, release, pinned, shapes, schema, results_path))
 
 

@@ -1,5 +1,5 @@
-"""The first schema: users, API tokens, evaluators (with the five presets), tasks and their
-evaluators, runs, evaluation results.
+"""The first schema: users, API tokens, evaluators, tasks and their evaluators, runs,
+evaluation results. Schema only: the preset rows are seeded at start-up (``store.presets``).
 
 Revision ID: 0001
 Revises:
@@ -8,13 +8,9 @@ Create Date: 2026-11-23
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
-
-from assay.store.presets import PRESETS
 
 revision = "0001"
 down_revision = None
@@ -47,7 +43,7 @@ def upgrade() -> None:
         _stamp("created_at"),
         sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
     )
-    evaluators = op.create_table(
+    op.create_table(
         "evaluators",
         sa.Column("id", sa.String(36), primary_key=True),
         sa.Column("name", sa.String(200), nullable=False),
@@ -115,16 +111,6 @@ def upgrade() -> None:
     )
     op.create_index("ix_results_run_status", "evaluation_results", ["run_id", "status"])
     op.create_index("ix_results_run_evaluator", "evaluation_results", ["run_id", "evaluator_id"])
-
-    # The presets are data of this revision: a later change to them needs its own migration.
-    # One microsecond apart, so that listing by creation time keeps the specification's order.
-    now = datetime.now(UTC)
-    op.bulk_insert(evaluators, [
-        {"id": p.id, "name": p.name, "description": p.description, "type": "preset", "config": p.config,
-         "is_preset": True, "created_by_id": None, "created_at": now + timedelta(microseconds=i),
-         "updated_at": now + timedelta(microseconds=i)}
-        for i, p in enumerate(PRESETS)
-    ])
 
 
 def downgrade() -> None:

@@ -1,0 +1,23 @@
+"""What the evaluator forms must know of this server to offer only what it accepts:
+``GET /pages/api/form-facts`` → the judge model used when an llm evaluator names none (the form
+requires a model when there is none), and the judge endpoints and key variables an evaluator
+may name (the form offers those fields only when there are some)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from assay.server.deps import CurrentUser, ServiceDep
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope
+
+router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
+
+
+@router.get("/form-facts", response_model=Envelope[dict[str, Any]])
+def form_facts(service: ServiceDep, _user: CurrentUser) -> Any:
+    settings = service.settings
+    return Envelope(data={"judgeModel": settings.judge_model,
+                          "judgeBaseUrls": sorted(settings.api_judge_base_urls),
+                          "judgeKeyEnvs": sorted(settings.api_judge_key_envs)})

@@ -1,0 +1,73 @@
+"""Intervals and run-to-run comparison in a real browser: the trend chart draws each run's
+interval, a run shows its interval and what was left out, and the compare view (reached from
+the task's runs) shows per-evaluator deltas with intervals and p-values and the flipped
+samples with both runs' reasons side by side."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_run_pages import finished_run
+
+pytestmark = pytest.mark.browser
+
+BASE = [{"id": f"q{i}", "output": "北京" if i < 16 else "上海", "expected": "北京"} for i in range(20)]
+NEW = [dict(r, output="上海" if i < 9 else ("北京" if i == 18 else r["output"])) for i, r in enumerate(BASE)]
+
+
+@pytest.fixture(scope="module")
+def runs(live):
+    with live.api() as api:
+        presets = {e["config"]["presetType"]: e["id"] for e in api.get("/evaluators/presets").json()["data"]}
+        made = api.post("/tasks", json={"name": "对比任务", "evaluators": [{"evaluatorId": presets["exact_match"]},
+                                                                          {"evaluatorId": presets["contains"]}],
+                                        "dataset": {"name": "base.jsonl", "rows": BASE}})
+        assert made.status_code == 200, made.text
+        task = made.json()["data"]
+        base = finished_run(api, task["id"])
+        body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in NEW).encode()
+        uploaded = api.put(f"/tasks/{task['id']}/dataset", files={"file": ("new.jsonl", body)})
+        assert uploaded.status_code == 200, uploaded.text
+        new = finished_run(api, task["id"])
+        return task, base, new
+
+
+def test_trend_and_run_show_intervals(page, live, runs, shots):
+    task, base, _ = runs
+    page.goto(f"{live.url}/tasks/{task['id']}")
+    page.locator("svg.chart path.ci").first.wait_for(state="attached")
+    assert page.locator("svg.chart path.ci").count() == 2
+    lo, hi = base["summary"]["passRateCi"]
+    assert f"[{lo * 100:.1f}, {hi * 100:.1f}]" in page.locator(f"tr[data-id='{base['id']}']").inner_text()
+    page.goto(f"{live.url}/runs/{base['id']}")
+    page.locator("#pass-rate-ci").wait_for()
+    assert f"[{lo * 100:.1f}, {hi * 100:.1f}]" in page.locator("#pass-rate-ci").inner_text()
+
+
+def test_compare_view_from_the_task_page(page, live, runs, shots):
+    task, base, new = runs
+    page.goto(f"{live.url}/tasks/{task['id']}")
+    page.locator("#compare-runs").wait_for()
+    assert page.locator("#compare-base").input_value() == base["id"]
+    assert page.locator("#compare-new").input_value() == new["id"]
+    page.click("#compare-runs")
+    page.wait_for_url(f"**/runs/{base['id']}/compare/{new['id']}")
+    page.locator("#comparison tbody tr").first.wait_for()
+    with live.api() as api:
+        doc = api.get(f"/runs/{base['id']}/compare/{new['id']}").json()["data"]
+    exact = doc["graders"][0]
+    assert exact["toFail"] == [f"q{i}" for i in range(9)] and exact["toPass"] == ["q18"]
+    row = page.locator("#comparison tbody tr").first
+    lo, hi = exact["deltaCi"]
+    assert f"[{lo * 100:+.1f}, {hi * 100:+.1f}]" in row.inner_text()
+    assert f"{exact['pValue']:.3f} *" in row.inner_text()  # 9 against 1: p = 0.021
+    assert "worse" in (row.get_attribute("class") or "")
+    flips = page.locator("#flips tbody tr")
+    assert flips.count() == 10
+    first = flips.first.locator("td")
+    assert first.nth(0).inner_text() == "q0"
+    assert first.nth(2).inner_text() == "通过" and "上海" in first.nth(3).inner_text()  # both reasons side by side
+    page.select_option("#flips-of", index=1)
+    page.wait_for_function("document.querySelectorAll('#flips tbody tr').length === 10")
+    page.screenshot(path=shots / "compare.png", full_page=True)

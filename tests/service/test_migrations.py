@@ -1,0 +1,86 @@
+"""Frozen migrations: they hold schema only (never today's lists), the presets are seeded at
+start-up, idempotently, and a database made by an old release, once upgraded, is the same as a
+fresh one: same schema, same revision, same preset rows, its own rows kept."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sqlite3
+from pathlib import Path
+
+from sqlalchemy import inspect, text
+
+from assay.store import Database, current_revision, head_revision, upgrade
+from assay.store.migrate import MIGRATIONS
+from assay.store.presets import PRESETS, seed_presets
+
+OLD_0001 = Path(__file__).parent / "data" / "db_0001.sql"
+ALLOWED_IMPORTS = {"__future__", "alembic", "sqlalchemy", "datetime", "uuid", "json", "typing"}
+
+
+def _schema(db: Database) -> dict:
+    found = inspect(db.engine)
+    return {table: ({c["name"]: (str(c["type"]), c["nullable"]) for c in found.get_columns(table)},
+                    sorted((i["name"], tuple(i["column_names"]), bool(i["unique"])) for i in found.get_indexes(table)),
+                    sorted(str(sorted(u["column_names"])) for u in found.get_unique_constraints(table)))
+            for table in sorted(found.get_table_names())}
+
+
+def _presets(db: Database) -> list[tuple]:
+    with db.engine.connect() as connection:
+        rows = connection.execute(text("SELECT id, name, description, type, config, is_preset FROM evaluators "
+                                        "WHERE is_preset ORDER BY id")).all()
+    return [tuple(r) for r in rows]
+
+
+def test_an_old_database_upgraded_equals_a_fresh_one(tmp_path):
+    old_file = tmp_path / "old.db"
+    with sqlite3.connect(old_file) as connection:
+        connection.executescript(OLD_0001.read_text(encoding="utf-8"))
+    old, fresh = Database(f"sqlite:///{old_file}"), Database(f"sqlite:///{tmp_path / 'fresh.db'}")
+    try:
+        before = _presets(old)
+        assert len(before) == len(PRESETS) - 1, "the fixture is a release without one of today's presets"
+        upgrade(old)
+        upgrade(fresh)
+        assert current_revision(old) == current_revision(fresh) == head_revision()
+        assert _schema(old) == _schema(fresh)
+        assert _presets(old) == _presets(fresh) and len(_presets(fresh)) == len(PRESETS)
+        regex = next(p for p in PRESETS if p.preset_type == "regex")
+        assert json.loads(next(r for r in _presets(old) if r[0] == regex.id)[4]) == regex.config  # up to date
+        with old.engine.connect() as connection:  # the old release's own rows are kept
+            assert connection.execute(text("SELECT name FROM users")).scalars().all() == ["alice"]
+    finally:
+        old.dispose()
+        fresh.dispose()
+
+
+def test_seeding_is_idempotent_and_leaves_other_rows_alone(db_url):
+    db = Database(db_url)
+    try:
+        upgrade(db)
+        with db.engine.begin() as connection:
+            connection.execute(text("INSERT INTO evaluators (id, name, description, type, config, is_preset, "
+                                    "created_at, updated_at) VALUES ('00000000-0000-4000-8000-000000000001', "
+                                    "'mine', NULL, 'preset', '{\"presetType\": \"contains\", \"params\": {}}', "
+                                    "false, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
+            assert seed_presets(connection) == 0
+        upgrade(db)
+        with db.engine.connect() as connection:
+            names = connection.execute(text("SELECT name FROM evaluators")).scalars().all()
+        assert sorted(names) == sorted([p.name for p in PRESETS] + ["mine"])
+    finally:
+        db.dispose()
+
+
+def test_migrations_read_no_live_data():
+    """A migration that imports assay's own modules would read today's lists (presets, enums)
+    instead of the data of its revision: an upgraded database and a fresh one would differ."""
+    for path in sorted((MIGRATIONS / "versions").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                assert name.split(".")[0] in ALLOWED_IMPORTS, \
+                    f"{path.name} imports {name}: migrations hold schema and literal data only"
