@@ -89,6 +89,10 @@ def main() -> None:
     print()
     service.main([])
     print()
+    import run_queue  # the run queue on PostgreSQL: one and two servers, two users
+
+    run_queue.main(["--quick"] if "--quick" in sys.argv else [])
+    print()
     import flat_memory
 
     print("assay run, local engine: peak RSS and time at 100,000 and 1,000,000 samples (median of 3 runs)")

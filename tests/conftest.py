@@ -34,6 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "browser: drives headless Chromium with Playwright against a live server "
                                        "(tests/pages; skipped, saying why, when no browser can be had)")
     config.addinivalue_line("markers", "ray: starts a local Ray (needs assay[ray]); tests/ray")
+    config.addinivalue_line("markers", "slow: starts several servers or processes (kept to seconds; run by make test)")
 
 
 @functools.cache

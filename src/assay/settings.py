@@ -41,6 +41,21 @@ The service (``assay serve``):
 - ``ASSAY_API_JUDGE_BASE_URLS`` and ``ASSAY_API_JUDGE_KEY_ENVS`` (comma-separated, empty): the
   judge endpoints and key variables an evaluator created over the API may name;
 - ``ASSAY_RUN_CONCURRENCY`` (``run_concurrency``, 8): evaluations in flight at once in a task run.
+
+The run queue (``assay.server.worker``), shared by every server of one database:
+
+- ``ASSAY_RUN_SLICE_SIZE`` (``run_slice_size``, 0): samples per slice, the unit a server leases;
+  0 lets ``runner.sizing`` decide from the run's graders (1000 when all are pure, 32 otherwise);
+- ``ASSAY_RUN_SLOTS`` (``run_slots``, 2): slices one server grades at once;
+- ``ASSAY_RUN_LEASE_S`` (``run_lease_s``, 30): how long a slice stays leased without a heartbeat
+  (heartbeats come every third of it): a dead server's slices are taken over after this;
+- ``ASSAY_QUEUE_POLL_MS`` (``queue_poll_ms``, 500): how often an idle server looks for work;
+- ``ASSAY_CHANGE_POLL_MS`` (``change_poll_ms``, 1000): how often a server reads the change
+  counters (evaluator edits, token revocations made by any server);
+- ``ASSAY_USER_CODE_CAP`` (``user_code_cap``, 2): one user's code evaluations (sandbox batches)
+  in flight at once in one server, runs and ``/test`` together; users take free sandbox slots in turn;
+- ``ASSAY_RUN_ENGINE`` (``run_engine``, ``local``): ``ray`` grades the slices on a Ray cluster
+  (Ray's own ``RAY_ADDRESS``; a local Ray when unset).
 """
 
 from __future__ import annotations
@@ -54,6 +69,9 @@ from assay.core.errors import AssayError
 
 DEFAULT_DATABASE_URL = "sqlite:///./assay.db"
 """The embedded database: a file in the current directory, created and migrated on first start."""
+
+RUN_ENGINES = ("local", "ray")
+"""What grades a service run's slices: this process's threads, or a Ray cluster."""
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
@@ -83,6 +101,13 @@ class Settings:
     api_judge_base_urls: frozenset[str] = frozenset()
     api_judge_key_envs: frozenset[str] = frozenset()
     run_concurrency: int = 8
+    run_slice_size: int = 0
+    run_slots: int = 2
+    run_lease_s: int = 30
+    queue_poll_ms: int = 500
+    change_poll_ms: int = 1000
+    user_code_cap: int = 2
+    run_engine: str = "local"
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     """The environment the settings came from, for judge configs that name their key's variable."""
 
@@ -113,6 +138,13 @@ class Settings:
             api_judge_base_urls=frozenset(u.rstrip("/") for u in _list(env, "ASSAY_API_JUDGE_BASE_URLS")),
             api_judge_key_envs=frozenset(_list(env, "ASSAY_API_JUDGE_KEY_ENVS")),
             run_concurrency=_positive_int(env, "ASSAY_RUN_CONCURRENCY", 8, "evaluations"),
+            run_slice_size=_positive_int(env, "ASSAY_RUN_SLICE_SIZE", 0, "samples", minimum=0),
+            run_slots=_positive_int(env, "ASSAY_RUN_SLOTS", 2, "slices"),
+            run_lease_s=_positive_int(env, "ASSAY_RUN_LEASE_S", 30, "seconds", minimum=2),
+            queue_poll_ms=_positive_int(env, "ASSAY_QUEUE_POLL_MS", 500),
+            change_poll_ms=_positive_int(env, "ASSAY_CHANGE_POLL_MS", 1000),
+            user_code_cap=_positive_int(env, "ASSAY_USER_CODE_CAP", 2, "evaluations"),
+            run_engine=_choice(env, "ASSAY_RUN_ENGINE", RUN_ENGINES),
             environ=dict(env),
         )
 
@@ -124,6 +156,13 @@ def _flag(env: Mapping[str, str], name: str) -> bool:
     if value in _FALSE:
         return False
     raise AssayError(f"{name}={env[name]!r}: use 1 or 0 (also true/false, yes/no, on/off)")
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    raw = env.get(name, "").strip().lower() or choices[0]
+    if raw not in choices:
+        raise AssayError(f"{name}={env[name]!r}: use one of {', '.join(choices)}")
+    return raw
 
 
 def _url(env: Mapping[str, str], name: str) -> str | None:

@@ -100,3 +100,17 @@ def test_run_with_a_baseline_compares_after_the_run(two_runs: Path) -> None:
                      "--baseline", str(two_runs / "new.results.jsonl"), "--fail-on-regression")
     assert improved.returncode == 0, improved.stderr  # samples fail, but nothing got significantly worse
     assert assay("run", str(two_runs / "eval.yaml"), "--fail-on-regression").returncode == 2
+
+
+def test_the_readme_comparison_of_two_prompts(tmp_path: Path) -> None:
+    """The figures the README shows for examples/prompts."""
+    suite = ROOT / "examples" / "prompts"
+    for name in ("a", "b"):
+        assay("run", str(suite / "eval.yaml"), "-q", "--results", str(suite / f"prompt-{name}.jsonl"),
+              "--out", str(tmp_path / f"{name}.jsonl"))
+    doc = json.loads(assay("compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--json").stdout)
+    exact, names = doc["graders"]
+    assert [round(x * 100, 1) for x in exact["delta_ci"]] == [52.3, 81.9] and exact["p_value"] < 0.001
+    assert (names["base_pass_rate"], names["new_pass_rate"], names["p_value"]) == (0.8, 0.825, 1.0)
+    assert [round(x * 100, 1) for x in names["delta_ci"]] == [-10.1, 15.3]
+    assert (len(names["to_fail"]), len(names["to_pass"])) == (2, 3)

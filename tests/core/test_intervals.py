@@ -64,3 +64,19 @@ def test_batch_by_batch_gives_the_same_intervals() -> None:
     for i in range(0, len(verdicts), 33):
         total.add(PartialSummary.of(verdicts[i:i + 33]))
     assert total.take_intervals().to_dict() == summarize(verdicts).to_dict()
+
+
+def test_repeat_figures_match_the_scalar_estimators_on_uneven_tasks() -> None:
+    from assay.core.intervals import of_arrays
+
+    rng = np.random.default_rng(8)
+    sizes = rng.integers(1, 7, size=300)
+    clusters = np.repeat(np.arange(300), sizes)
+    passed = (rng.random(len(clusters)) < rng.random(300)[clusters]).astype(np.uint8)
+    got = of_arrays(passed, passed.astype(float), clusters).repeats
+    tallies = [(int(n), int(passed[clusters == t].sum())) for t, n in enumerate(sizes) if n >= 2]
+    k = min(n for n, _ in tallies)
+    assert (got.k, got.tasks) == (k, len(tallies))
+    assert got.pass_at_k == pytest.approx(np.mean([stats.pass_at_k(n, c, k) for n, c in tallies]))
+    assert got.pass_hat_k == pytest.approx(np.mean([stats.pass_hat_k(n, c, k) for n, c in tallies]))
+    assert got.consistency == pytest.approx(np.mean([stats.self_agreement(n, c) for n, c in tallies]))

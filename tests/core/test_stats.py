@@ -180,3 +180,14 @@ def test_paired_interval_coverage() -> None:
     tables = rng.multinomial(150, cells, size=RUNS)
     found = [stats.paired_rate_interval(*map(int, t)) for t in tables]
     assert 0.93 <= _covers(found, truth) <= 0.97
+
+
+def test_paired_mean_interval_bootstraps_small_runs_and_agrees_with_scipy_on_large_ones() -> None:
+    rng = np.random.default_rng(14)
+    small = rng.normal(0.05, 0.3, 200)
+    assert stats.paired_mean_interval(small) == stats.bootstrap_mean(small)
+    large = rng.normal(0.05, 0.3, stats.BOOTSTRAP_MAX + 1000)
+    lo, hi = sst.t.interval(0.95, len(large) - 1, loc=large.mean(), scale=sst.sem(large))
+    assert stats.paired_mean_interval(large) == pytest.approx((lo, hi), abs=1e-12)
+    boot = stats.bootstrap_mean(large, resamples=2000)
+    assert boot == pytest.approx((lo, hi), abs=0.003)  # the bootstrap it stands in for says the same

@@ -70,7 +70,7 @@ def waza_surface(src: Source) -> dict[str, Any]:
 
 def assay_surface(release: str) -> dict[str, Any]:
     """The kinds assay reads at ``release`` and the parameter keys it knows (of any release)."""
-    from assay.runner.suites.dialects._waza_graders import WAZA_PARAMS, go_kinds
+    from assay.runner.suites.dialects._waza_kinds import WAZA_PARAMS, go_kinds
     from assay.runner.suites.dialects._waza_releases import Release, parse
 
     kinds = go_kinds(Release(parse(release), "compared"))

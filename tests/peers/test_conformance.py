@@ -79,3 +79,20 @@ def test_every_case_cites_its_source():
         assert {"file", "test", "commit"} <= set(case["source"]) and case["release"], case
     for case in yaml.safe_load((HERE / "vally" / "cases.yaml").read_text()):
         assert {"page", "rule"} <= set(case["source"]), case
+
+
+@pytest.mark.parametrize("case", _cases("waza/loader_cases.yaml"))
+def test_waza_loader_cases(case, tmp_path):
+    from assay.runner.suites import load_suite
+
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "eval.yaml").write_text("name: e\nskill: s\ntasks: [tasks/*.yaml]\n")
+    (tmp_path / "tasks" / "t.yaml").write_text(case["task"])
+    task_id = yaml.safe_load(case["task"])["id"]
+    (tmp_path / "results.jsonl").write_text(f'{{"task_id": "{task_id}", "output": "done"}}\n')
+    if case["expect"] == "loads":
+        suite = load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])
+        assert suite.warnings == [] and len(suite.samples) == 1, case["source"]
+    else:
+        with pytest.raises(SpecError, match=case["expect"]["error"]):
+            load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])

@@ -175,3 +175,34 @@ def test_results_of_every_schema_version_load_and_grade(tmp_path, schema):
     got = results(suite)
     assert got["calls"].passed and got["_output_contains"].passed
     assert ("tool_events" in suite.samples[0].metadata) is (schema not in (None, "1.0"))
+
+
+@pytest.mark.parametrize("grader, message", [
+    ("{type: tool_constraint, name: g, config: {allow_only: [{tool: bash}]}}",
+     "waza's tool_constraint option 'allow_only' is not supported by assay yet"),
+    ("{type: json_schema, name: g, config: {schema: {type: object}, extract_json: true}}",
+     "waza's json_schema option 'extract_json' is not supported by assay yet"),
+    ("{ref: github.com/org/graders/lint@v1}", r"remote grader reference \(`ref`"),
+])
+def test_options_waza_defines_but_assay_lacks_are_refused_as_unsupported_not_unknown(tmp_path, grader, message):
+    path = write(tmp_path, {"eval.yaml": EVAL + f"graders:\n  - {grader}\n", "tasks/a.yaml": TASK})
+    with pytest.raises(SpecError, match=message) as exc:
+        load(path)
+    assert "not found in type" not in str(exc.value)
+
+
+def test_cli_refuses_an_unknown_key_with_exit_2_and_reads_it_as_0_21_with_a_warning(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": TASK + "colour: blue\n"})
+    run = [sys.executable, "-m", "assay.cli.entry", "run", str(path), "-q"]
+    out = subprocess.run(run, capture_output=True, text=True, check=False)
+    assert out.returncode == 2 and "a.yaml:6: colour: field colour not found in type models.TestCase" in out.stderr
+    out = subprocess.run([*run, "--waza-version", "0.21"], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert "a.yaml:6: colour: unknown field 'colour' ignored" in out.stderr
+
+
+def test_max_workers_is_unknown_from_0_24_where_it_became_workers(tmp_path):
+    path = write(tmp_path, {"eval.yaml": EVAL + "config:\n  max_workers: 4\n", "tasks/a.yaml": TASK})
+    with pytest.raises(SpecError, match="field max_workers not found in type models.Config"):
+        load(path, "0.24")
+    assert load(path, "0.21").warnings == []

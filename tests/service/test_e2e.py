@@ -71,7 +71,9 @@ class Server:
 def setup(tmp_path_factory):
     """One live server for the module (a test may restart it), user alice and two of her tokens."""
     tmp_path = tmp_path_factory.mktemp("e2e")
-    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{tmp_path / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off"}
+    # A killed server's slices are taken over when their lease expires: two seconds here.
+    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{tmp_path / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off",
+           "ASSAY_RUN_LEASE_S": "2"}
     assert assay("users", "create", "alice", env=env).returncode == 0
     tokens = []
     for label in ("main", "spare"):

@@ -68,7 +68,7 @@ def test_csv_export_cells_cannot_become_formulas(sqlite_api):
     assert '"sampleId":"=HYPERLINK' in jsonl  # JSON is data, not a spreadsheet: left as it was
 
 
-def test_a_revoked_token_is_refused_at_once(sqlite_api):
+def test_a_revoked_token_is_refused_within_one_poll_of_the_change_counters(sqlite_api):
     from assay.store import Database
     from assay.store.users import revoke_token
 
@@ -77,28 +77,37 @@ def test_a_revoked_token_is_refused_at_once(sqlite_api):
     with database.session() as session:
         revoke_token(session, sqlite_api.tokens["bob"])
     database.dispose()
-    refused = sqlite_api.call("GET", "/evaluators", "bob")
-    assert refused.status_code == 401 and refused.json()["code"] == 401
+    deadline = time.monotonic() + 5  # read every ASSAY_CHANGE_POLL_MS (1 s)
+    while (refused := sqlite_api.call("GET", "/evaluators", "bob")).status_code != 401:
+        assert time.monotonic() < deadline, "the revoked token still works after 5 s"
+        time.sleep(0.05)
+    assert refused.json()["code"] == 401
     assert sqlite_api.call("GET", "/evaluators", "alice").status_code == 200
 
 
 def test_a_cancel_between_reading_and_starting_a_run_wins(sqlite_api, monkeypatch):
     """The grading process read the run as queued; a cancel lands before it marks it running:
-    the run stays cancelled and grades nothing (it used to be overwritten and graded in full)."""
-    from sqlalchemy import delete
+    the run stays cancelled and grades nothing (it used to be overwritten and graded in full).
+    Here: a slot claimed a slice and read the run as queued; the cancel landed meanwhile."""
+    from sqlalchemy import delete, select, update
 
-    from assay.server import worker as worker_module
+    from assay.server import slices as slices_module
+    from assay.store import queue
     from assay.store import runs as run_rows
-    from assay.store.models import EvaluationResult
+    from assay.store.models import EvaluationResult, RunSlice, SliceState
 
     service = sqlite_api.client.app.state.service
     task_id = new_task(sqlite_api)
     run_id = sqlite_api.call("POST", f"/tasks/{task_id}/runs").json()["data"]["id"]
     wait_done(sqlite_api, run_id)
-    with service.database.session() as session:  # cancelled, with nothing graded yet
+    with service.database.session() as session:  # cancelled, with nothing graded yet, its slice held here
         run_rows.set_status(session, run_id, "cancelled")
         run_rows.set_done(session, run_id, 0)
         session.execute(delete(EvaluationResult))
+        session.execute(update(RunSlice).where(RunSlice.run_id == run_id)
+                        .values(state=SliceState.LEASED, holder=service.worker.holder))
+        held = session.scalars(select(RunSlice).where(RunSlice.run_id == run_id)).first()
+        claim = queue.Claim(held.id, run_id, held.user_id, held.start, held.stop)
     real_get_run = run_rows.get_run
 
     def read_before_the_cancel(session, wanted):
@@ -107,8 +116,8 @@ def test_a_cancel_between_reading_and_starting_a_run_wins(sqlite_api, monkeypatc
         run.status = "queued"
         return run
 
-    monkeypatch.setattr(worker_module.run_rows, "get_run", read_before_the_cancel)
-    service.worker._execute(run_id)
+    monkeypatch.setattr(slices_module.run_rows, "get_run", read_before_the_cancel)
+    service.worker._grade(claim)
     monkeypatch.undo()
     run = sqlite_api.call("GET", f"/runs/{run_id}").json()["data"]
     assert run["status"] == "cancelled" and run["done"] == 0

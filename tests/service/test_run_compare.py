@@ -55,7 +55,8 @@ def test_summarise_is_core_aggregate_on_generated_results(sqlite_api, seed: int)
     database = Database(sqlite_api.database_url)
     try:
         with database.session() as session:
-            run = run_rows.create_run(session, task_id=task["id"], evaluators=[], total=0, created_by_id=None)
+            run = run_rows.create_run(session, task_id=task["id"], evaluators=[], samples=0, created_by_id=None,
+                                          slice_size=1)
             rows = _generated(rng, ids, 120)
             run_rows.add_results(session, [{"run_id": run.id, **r} for r in rows])
             session.commit()

@@ -139,7 +139,8 @@ def test_an_interrupted_run_resumes_at_the_next_start_without_losing_or_duplicat
         links = task_rows.task_evaluators(session, task["id"])
         snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
                     for e, w in links]
-        run = run_rows.create_run(session, task_id=task["id"], evaluators=snapshot, total=18, created_by_id=None)
+        run = run_rows.create_run(session, task_id=task["id"], evaluators=snapshot, samples=9, created_by_id=None,
+                                  slice_size=4)
         run_rows.set_status(session, run.id, "running")
         run_rows.add_results(session, [
             {"run_id": run.id, "sample_id": f"s{i}", "sample_index": i, "evaluator_id": ids["exact_match"],

@@ -1,6 +1,6 @@
 """``assay serve --workers 2``: two processes answer one database. A change of an evaluator
-reaches the graders both keep in memory; task runs started through either are graded once,
-by the one process that holds the run lease; a cancel written through either stops a run."""
+reaches the graders both keep in memory within the change poll; task runs started through either
+are graded once, from the run queue both share; a cancel written through either stops a run."""
 
 from __future__ import annotations
 
@@ -84,9 +84,19 @@ def test_an_evaluator_change_reaches_every_process(server):
     changed = client.put(f"/evaluators/{evaluator_id}", json={"config": {"language": "python",
                                                                           "code": "FLAG = False\n" + FLIP}})
     assert changed.status_code == 200
+    settle(client, evaluator_id, {False})
     assert verdicts(client, evaluator_id) == {False}
     assert client.delete(f"/evaluators/{evaluator_id}").status_code == 200
+    settle(client, evaluator_id, {404})
     assert verdicts(client, evaluator_id, 10) == {404}
+
+
+def settle(client: httpx.Client, evaluator_id: str, expected: set[object]) -> None:
+    """Wait (5 s at most) until tests of the evaluator answer ``expected`` on both processes:
+    each reads the database's change counters every second."""
+    deadline = time.monotonic() + 5
+    while verdicts(client, evaluator_id, 4) != expected:
+        assert time.monotonic() < deadline, "the change did not reach every process within 5 s"
 
 
 def wait_for(client: httpx.Client, run_id: str, states: tuple[str, ...], limit_s: float = 90) -> dict:

@@ -105,8 +105,9 @@ def show(doc: dict[str, Any], base: str, new: str, *, as_json: bool, alpha: floa
 
     console = make_console()
     table = Table(title=f"{new} against {base} (paired by sample id)", title_justify="left")
-    for col in ("grader", "pairs", "base", "new", "delta [95% CI]", "p", "to fail", "to pass", "mean score delta"):
-        table.add_column(col, justify="left" if col == "grader" else "right")
+    for col in ("grader", "pairs", "base", "new", "delta, pts [95% CI]", "p", "→ fail", "→ pass",
+                "score delta [95% CI]"):
+        table.add_column(col, justify="left" if col == "grader" else "right", no_wrap=True)
     for g in [*doc["graders"], doc["overall"]]:
         mark = " *" if g["p_value"] is not None and g["p_value"] < alpha else ""
         table.add_row(g["grader"] if g["grader"] != "overall" else "[bold]samples[/]", str(g["pairs"]),

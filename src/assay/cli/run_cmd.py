@@ -69,12 +69,13 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         dataset.scan()
     count = dataset.count if dataset is not None else len(suite.samples)
     # Everything reported covers the whole results file (earlier verdicts of a resumed run
-    # too), with reviews applied, exactly as `assay report` on that file would. Only --export and
-    # --baseline, which need every verdict, keep them.
+    # too), with reviews applied, exactly as `assay report` on that file would. Only --export,
+    # --baseline and attempts of one task (their disagreements are listed) keep every verdict.
+    clustered = bool(suite.clusters) or suite.repeats > 1
     tally = RunTally(threshold=suite.threshold, reviews=load_reviews(out) if out is not None else [],
                      max_problems=MAX_LISTED, junit=junit, suite_name=suite.name,
-                     keep=export is not None or baseline is not None, count_judged=not quiet,
-                     clustered=bool(suite.clusters) or suite.repeats > 1)
+                     keep=export is not None or baseline is not None or clustered, count_judged=not quiet,
+                     clustered=clustered)
     previous = _resume(out, suite, dataset, fingerprint, tally) if resume and out is not None else None
     done = previous.ids if previous is not None else IdIndex()
     sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
@@ -103,7 +104,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if export is not None and export_path is not None:
         _export(export, export_path, suite, tally.verdicts or [])
     code = _report(suite, tally.running.summary(), tally.problems, result.duration_s, resumed,
-                   judged=(tally.judged, tally.judged_cached), summary_json=summary_json, quiet=quiet, samples=count)
+                   judged=(tally.judged, tally.judged_cached), summary_json=summary_json, quiet=quiet, samples=count,
+                   verdicts=tally.verdicts)
     if baseline is None:
         return code
     from assay.cli.compare_cmd import against_baseline
@@ -136,16 +138,19 @@ def _open(path: Path, *, results: Path | None, dialect: str | None, waza_version
 
 
 def _report(suite: Suite, s: SuiteSummary, problems: list, duration_s: float, resumed_count: int, *,
-            judged: tuple[int, int], summary_json: Path | None, quiet: bool, samples: int) -> int:
+            judged: tuple[int, int], summary_json: Path | None, quiet: bool, samples: int,
+            verdicts: list | None = None) -> int:
     """Print the summary (and write ``summary_json``); the exit code. ``problems`` are the
     first verdicts that did not pass; ``samples`` is the dataset's size; ``judged`` the judge
-    results and how many the cache answered.
+    results and how many the cache answered; ``verdicts`` every verdict when they were kept
+    (a clustered run's: the samples whose attempts disagreed are listed).
 
     With ``quiet`` only the closing line is printed, plainly: the console library is not even
     loaded (a sixth of a short preset run's start-up)."""
+    wavering = _inconsistent(verdicts) if verdicts and (summary_json is not None or not quiet) else []
     if summary_json is not None:
         doc = {"suite": suite.name, **s.to_dict(), "duration_s": duration_s, "resumed": resumed_count,
-               "warnings": suite.warnings}
+               "warnings": suite.warnings, **({"inconsistent": wavering} if wavering else {})}
         write_output(summary_json, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if not quiet:
         from assay.cli._console import make_console
@@ -159,6 +164,11 @@ def _report(suite: Suite, s: SuiteSummary, problems: list, duration_s: float, re
             _print_problem(console, v)
         if s.total - s.passed > MAX_LISTED:
             console.print(f"... and {s.total - s.passed - MAX_LISTED} more (see --out for every result)")
+        if wavering:
+            shown = ", ".join(f"{w['sample']} {w['grader']} {w['passed']}/{w['attempts']}"
+                              for w in wavering[:MAX_LISTED])
+            console.print(f"inconsistent across attempts ({len(wavering)}): {shown}"
+                          + (" ..." if len(wavering) > MAX_LISTED else ""), markup=False)
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
     resumed = f", {resumed_count} resumed from the earlier run" if resumed_count else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
@@ -171,6 +181,15 @@ def _report(suite: Suite, s: SuiteSummary, problems: list, duration_s: float, re
         console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
     print(line, flush=True)
     return 0 if s.all_passed else 1
+
+
+def _inconsistent(verdicts: list) -> list:
+    """Samples whose attempts disagreed (``runner.report.inconsistent``), when any has a cluster."""
+    if not any(v.cluster is not None for v in verdicts):
+        return []
+    from assay.runner.report import inconsistent
+
+    return inconsistent(verdicts)
 
 
 def _resources(no_cache: bool) -> Resources:

@@ -74,7 +74,7 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
             _export(export, export_path, suite, tally.verdicts or [])
         s = tally.running.summary()
         return _report(suite, s, tally.problems, run.duration_s, len(done), judged=(tally.judged, tally.judged_cached),
-                       summary_json=summary_json, quiet=quiet, samples=s.total)
+                       summary_json=summary_json, quiet=quiet, samples=s.total, verdicts=tally.verdicts)
     total.add(run.part)
     return _report(suite, total.take_intervals(), (problems + run.problems)[:MAX_LISTED], run.duration_s, len(done),
                    judged=(0, 0), summary_json=summary_json, quiet=quiet, samples=total.summary.total)

@@ -75,12 +75,16 @@ def of_arrays(passed: np.ndarray, scores: np.ndarray, clusters: np.ndarray | Non
 
 
 def _repeats(sizes: np.ndarray, passes: np.ndarray) -> Repeats | None:
+    """Vectorised over tasks: C(m, k) / C(n, k) is the product of (m - i) / (n - i) for i < k
+    (``stats.pass_at_k`` and ``stats.pass_hat_k`` are the scalar forms the tests check it by)."""
     many = sizes >= 2
     if not many.any():
         return None
-    tallies = [(int(n), int(round(c))) for n, c in zip(sizes[many], passes[many])]
-    k = min(n for n, _ in tallies)
-    agree = [stats.self_agreement(n, c) or 0.0 for n, c in tallies]
-    count = len(tallies)
-    return Repeats(k, count, sum(stats.pass_at_k(n, c, k) for n, c in tallies) / count,
-                   sum(stats.pass_hat_k(n, c, k) for n, c in tallies) / count, sum(agree) / count)
+    n, c = sizes[many], np.round(passes[many])
+    k = int(n.min())
+    none_pass = all_pass = np.ones_like(n)
+    for i in range(k):
+        none_pass = none_pass * np.clip(n - c - i, 0, None) / (n - i)
+        all_pass = all_pass * np.clip(c - i, 0, None) / (n - i)
+    agree = (c * (c - 1) + (n - c) * (n - c - 1)) / (n * (n - 1))
+    return Repeats(k, len(n), float((1 - none_pass).mean()), float(all_pass.mean()), float(agree.mean()))

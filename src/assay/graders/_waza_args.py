@@ -17,10 +17,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from assay.core.sample import Sample
 from assay.graders._patterns import CompiledPattern, PatternError
-from assay.graders._waza import go_pattern
+from assay.graders._waza import go_pattern, session_calls
 
 KINDS = ("equals", "regex", "contains", "range", "json_schema")
+
+TOOL_EVENTS_KEY = "tool_events"
+"""Where a sample's metadata keeps the run's ``tool_events`` from a waza results file."""
 
 
 class Bounds(BaseModel):
@@ -205,3 +209,24 @@ def event_args(args: Any) -> dict[str, Any] | str:
     if isinstance(args, Mapping):
         return {str(k): v for k, v in args.items()}
     return f"unmarshaling tool event args as object: cannot use {as_text(args)} as an object"
+
+
+def digest_calls(sample: Sample) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(name, id, arguments as matchers see them) of each call in order, from the session
+    digest's raw entries when the sample has them, else from its transcript."""
+    digest = sample.metadata.get("session_digest")
+    raw = digest.get("tool_calls") if isinstance(digest, Mapping) else None
+    if isinstance(raw, list):
+        return [(str(c.get("name") or ""), c.get("id") or c.get("tool_call_id"), call_args(c.get("arguments")))
+                for c in raw if isinstance(c, Mapping)]
+    return [(c.name, None, call_args(c.arguments)) for c in session_calls(sample)]
+
+
+def resolved_args(call_id: Any, args: dict[str, Any], events: list[Any]) -> dict[str, Any] | str:
+    """A call's arguments for matchers: its ``tool_events`` entry's (same ``tool_call_id``),
+    which keep what the digest drops, when there is one; else the digest's."""
+    if call_id is not None:
+        for event in events:
+            if isinstance(event, Mapping) and event.get("tool_call_id") == call_id:
+                return event_args(event.get("args"))
+    return args

@@ -23,11 +23,8 @@ from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.graders._patterns import CompiledPattern, PatternError
-from assay.graders._waza import go_pattern, session_calls
-from assay.graders._waza_args import ArgMatcher, call_args, check_args, event_args
-
-TOOL_EVENTS_KEY = "tool_events"
-"""Where a sample's metadata keeps the run's ``tool_events`` from a waza results file."""
+from assay.graders._waza import go_pattern
+from assay.graders._waza_args import TOOL_EVENTS_KEY, ArgMatcher, check_args, digest_calls, event_args
 
 
 class Expectation(BaseModel):
@@ -74,16 +71,6 @@ class WazaToolCallsConfig(GraderConfig):
         if self.min_calls is not None and self.max_calls is not None and self.min_calls > self.max_calls:
             raise ValueError(f"min_calls ({self.min_calls}) must be <= max_calls ({self.max_calls})")
         return self
-
-
-def _digest_calls(sample: Sample) -> list[tuple[str, Any, dict[str, Any]]]:
-    """(id, name, arguments) of each call, from the digest's raw entries when present."""
-    digest = sample.metadata.get("session_digest")
-    raw = digest.get("tool_calls") if isinstance(digest, Mapping) else None
-    if isinstance(raw, list):
-        return [(str(c.get("name") or ""), c.get("id") or c.get("tool_call_id"), call_args(c.get("arguments")))
-                for c in raw if isinstance(c, Mapping)]
-    return [(c.name, None, call_args(c.arguments)) for c in session_calls(sample)]
 
 
 def _expectation(exp: Expectation, calls: list[tuple[str, Any, dict[str, Any]]],
@@ -136,7 +123,7 @@ class WazaToolCalls(Grader[WazaToolCallsConfig]):
 
     def grade(self, sample: Sample) -> GraderResult:
         c = self.config
-        calls = _digest_calls(sample)
+        calls = digest_calls(sample)
         called = {name for name, _, _ in calls}
         failures = [f"required tool {_q(t)} was not called" for t in c.required_tools if t not in called]
         failures += [f"forbidden tool {_q(t)} was called" for t in c.forbidden_tools if t in called]

@@ -4,8 +4,10 @@
 ``expect_tools`` and ``reject_tools`` are lists of ``{tool, command_pattern, path_pattern,
 skill_pattern}``: Go regexps, case-insensitive, searched (not anchored) in the call's tool
 name and its ``command`` / ``path`` / ``skill`` arguments; an omitted pattern matches
-anything. Each expected spec must match some call, each rejected spec no call; one check per
-spec, score = passed / checks.
+anything. A spec's ``args`` (newer releases; tool_constraint_grader.go at 180230b5) are argument
+matchers, as ``waza_tool_calls``'s, that must all pass on the call's arguments (its
+``tool_events`` entry's when the run has one). Each expected spec must match some call, each
+rejected spec no call; one check per spec, score = passed / checks.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.graders._patterns import CompiledPattern, PatternError
 from assay.graders._waza import ToolCall, checks_result, go_pattern, session_calls, tools_used
+from assay.graders._waza_args import TOOL_EVENTS_KEY, ArgMatcher, check_args, digest_calls, resolved_args
 
 _ARGS = ("command_pattern", "path_pattern", "skill_pattern")
 
@@ -31,6 +34,8 @@ class ToolSpec(BaseModel):
     command_pattern: str = Field(default="", description="Regexp for the `command` argument.")
     path_pattern: str = Field(default="", description="Regexp for the `path` argument.")
     skill_pattern: str = Field(default="", description="Regexp for the `skill` argument.")
+    args: dict[str, ArgMatcher] = Field(default_factory=dict,
+                                        description="Argument name -> matcher; every one must pass on the call.")
 
     _compiled: dict[str, CompiledPattern] = PrivateAttr(default_factory=dict)
 
@@ -52,15 +57,20 @@ class ToolSpec(BaseModel):
                     raise ValueError(f"{field}: {exc}") from None
         return self
 
-    def matches(self, call: ToolCall) -> bool:
-        """True when every pattern given matches its part of the call."""
+    def matches(self, call: ToolCall, args: dict[str, Any] | str) -> bool:
+        """True when every pattern given matches its part of the call and every matcher its
+        argument (``args``: the call's arguments for matchers, or why they cannot be read)."""
         texts = {"tool": call.name, "command_pattern": _arg(call.arguments, "command"),
                  "path_pattern": _arg(call.arguments, "path"), "skill_pattern": _arg(call.arguments, "skill")}
-        return all(pat.test(texts[field]) for field, pat in self._compiled.items())
+        if not all(pat.test(texts[field]) for field, pat in self._compiled.items()):
+            return False
+        return not self.args or (isinstance(args, dict) and not check_args(self.args, args))
 
     def describe(self) -> str:
         quals = [f"{f}: {getattr(self, f)}" for f in ("command_pattern", "skill_pattern", "path_pattern")
                  if getattr(self, f)]
+        if self.args:
+            quals.append(f"args: [{', '.join(sorted(self.args))}]")
         return f"{self.tool} ({', '.join(quals)})" if quals else self.tool
 
 
@@ -88,11 +98,14 @@ class WazaToolConstraint(Grader[WazaToolConstraintConfig]):
     taxonomy = Taxonomy(reference="reference-free", temporal_scope="trajectory-level")
 
     def grade(self, sample: Sample) -> GraderResult:
-        calls = session_calls(sample)
+        events = sample.metadata.get(TOOL_EVENTS_KEY)
+        events = events if isinstance(events, list) else []
+        calls = [(call, resolved_args(call_id, args, events))
+                 for call, (_, call_id, args) in zip(session_calls(sample), digest_calls(sample), strict=True)]
         failures = [f"Expected tool not used: {s.describe()}" for s in self.config.expect_tools
-                    if not any(s.matches(c) for c in calls)]
+                    if not any(s.matches(c, a) for c, a in calls)]
         failures += [f"Rejected tool was used: {s.describe()}" for s in self.config.reject_tools
-                     if any(s.matches(c) for c in calls)]
+                     if any(s.matches(c, a) for c, a in calls)]
         total = len(self.config.expect_tools) + len(self.config.reject_tools)
         return checks_result(self, failures, total, "tool constraint",
                              {"expect_tools": [s.describe() for s in self.config.expect_tools],

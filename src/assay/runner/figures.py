@@ -20,12 +20,13 @@ def mean(value: float | None, ci: Sequence[float] | None) -> str:
 
 
 def delta(value: float | None, ci: Sequence[float] | None, percent: bool = True) -> str:
-    """A signed difference with its interval: ``+4.9 pts [-1.2, 11.0]`` (percentage points)."""
+    """A signed difference with its interval: ``+4.9 [-1.2, +11.0]`` (in percentage points
+    when ``percent``, else as is)."""
     if value is None:
         return "-"
     if not percent:
         return f"{value:+.3f}" + (f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "")
-    return f"{value * 100:+.1f} pts" + (f" [{ci[0] * 100:+.1f}, {ci[1] * 100:+.1f}]" if ci else "")
+    return f"{value * 100:+.1f}" + (f" [{ci[0] * 100:+.1f}, {ci[1] * 100:+.1f}]" if ci else "")
 
 
 def p_value(p: float | None) -> str:

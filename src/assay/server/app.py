@@ -1,7 +1,7 @@
 """The FastAPI application: ``create_app(settings)`` is the composition root of the service.
 
-At start it brings the database schema up to date (Alembic) and resumes runs a stop or a
-crash interrupted; at shutdown it stops the run worker and the sandbox. Routes live under
+At start it brings the database schema up to date (Alembic) and joins the run queue shared by
+every server of the database; at shutdown it gives its slices back and stops the sandbox. Routes live under
 ``/api/v1``; ``/health`` needs no token; the OpenAPI document is at ``/openapi.json`` and
 its pages at ``/docs``; the web pages (``assay.server.pages``) at ``/evaluators``, ``/tasks``
 and ``/runs``. The hot request, ``POST /api/v1/evaluators/{id}/test``, is answered in front of
@@ -41,9 +41,9 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(upgrade, service.database)
-        resumed = await run_in_threadpool(service.worker.start)
-        if resumed:
-            log.info("resuming %d interrupted run(s): %s", len(resumed), ", ".join(resumed))
+        waiting = await run_in_threadpool(service.start)
+        if waiting:
+            log.info("%d run(s) waiting in the queue: %s", len(waiting), ", ".join(waiting[:20]))
         try:
             yield
         finally:

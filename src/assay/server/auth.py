@@ -2,9 +2,9 @@
 
 A token is looked up by its SHA-256; the answer is kept for ``TOKEN_TTL_S`` seconds so a busy
 client does not cost a database query per request. Revoking a token (``assay tokens revoke``)
-grows the database's tokens stamp (``assay.store.users.tokens_stamp``), which drops every kept
-answer in the servers of that machine at once; elsewhere (another machine on the same
-PostgreSQL) a revoked token stops working within ``TOKEN_TTL_S``. When an answer expires, the
+grows the database's ``tokens`` change counter in the same transaction (``assay.store.changes``),
+which drops every kept answer in every server of the database at its next poll of the counters
+(``ASSAY_CHANGE_POLL_MS``, 1 s); in any case a kept answer lives at most ``TOKEN_TTL_S``. When an answer expires, the
 requests that need it meanwhile wait for one lookup rather than each making their own.
 """
 
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from starlette.concurrency import run_in_threadpool
 
+from assay.store.changes import ChangeStamp
 from assay.store.db import Database
-from assay.store.stamps import ChangeStamp
-from assay.store.users import hash_token, tokens_stamp, user_for_token
+from assay.store.users import hash_token, user_for_token
 
 TOKEN_TTL_S = 5.0
 _CACHE_LIMIT = 10_000
@@ -44,7 +44,7 @@ class TokenCache:
     def __init__(self, database: Database, ttl_s: float = TOKEN_TTL_S, stamp: ChangeStamp | None = None) -> None:
         self.database = database
         self.ttl_s = ttl_s
-        self.stamp = stamp if stamp is not None else tokens_stamp(database.url)
+        self.stamp = stamp if stamp is not None else ChangeStamp(None, "tokens")
         self._entries: dict[str, tuple[float, Principal | None]] = {}
         self._lock = threading.Lock()
         self._pending: dict[str, asyncio.Future[Principal | None]] = {}

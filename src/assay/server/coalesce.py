@@ -23,6 +23,7 @@ from assay.core.grader import Grader
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
+from assay.server.fairness import as_user
 
 MAX_BATCH = 64
 """Requests graded in one batch at most."""
@@ -60,7 +61,7 @@ class Coalescer:
             while lane.waiting:
                 batch, lane.waiting = lane.waiting[:MAX_BATCH], lane.waiting[MAX_BATCH:]
                 try:
-                    results = await run_in_threadpool(grade_many, lane.grader, [s for s, _ in batch])
+                    results = await run_in_threadpool(as_user, key[0], grade_many, lane.grader, [s for s, _ in batch])
                 except Exception as exc:  # noqa: BLE001 - grade_many does not raise; if it did, every caller hears
                     for _, future in batch:
                         if not future.done():

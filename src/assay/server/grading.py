@@ -22,8 +22,8 @@ from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 from assay.runner.execute import grade_one
 from assay.server.coalesce import Coalescer
-from assay.server.coordination import ChangeStamp
 from assay.settings import Settings
+from assay.store.changes import ChangeStamp
 from assay.store.models import Evaluator
 from assay.store.translate import api_types, compile_row
 
@@ -39,7 +39,7 @@ class Grading:
     def __init__(self, settings: Settings, resources: Resources, stamp: ChangeStamp | None = None) -> None:
         self.settings = settings
         self.resources = resources
-        self.stamp = stamp if stamp is not None else ChangeStamp(None)
+        self.stamp = stamp if stamp is not None else ChangeStamp(None, "evaluators")
         runner = resources.code_runner
         self.allowed = api_types(allow_programs=settings.api_allow_programs)
         self.arriving = SpecContext(

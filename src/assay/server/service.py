@@ -4,14 +4,16 @@ sandbox pool and judge client), the token cache and the run worker. Built once b
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from assay.core.interfaces import Resources
 from assay.server.auth import TokenCache
-from assay.server.coordination import ChangeStamp, RunLease, state_prefix
+from assay.server.fairness import FairGate, fair_resources
 from assay.server.grading import Grading
 from assay.server.worker import RunWorker
 from assay.settings import Settings
+from assay.store.changes import Changes
 from assay.store.db import Database
 
 
@@ -22,6 +24,8 @@ class Service:
     grading: Grading
     tokens: TokenCache
     worker: RunWorker
+    changes: Changes
+    gate: FairGate
     owns_resources: bool = True
     """False when the caller passed the resources in: it closes them, not the service."""
 
@@ -33,18 +37,30 @@ class Service:
 
             resources = build_resources(settings)
         database = Database(settings.database_url)
-        shared = state_prefix(database.url)
-        grading = Grading(settings, resources, ChangeStamp(shared))
-        worker = RunWorker(database, grading, settings.run_concurrency, lease=RunLease(shared))
-        return cls(settings=settings, database=database, grading=grading, tokens=TokenCache(database),
-                   worker=worker, owns_resources=owns_resources)
+        changes = Changes(database, settings.change_poll_ms / 1000)
+        # Runs and /test share the sandbox through one gate: users take its slots in turn.
+        gate = FairGate(os.cpu_count() or 1, settings.user_code_cap)  # the sandbox pools run one per core
+        grading = Grading(settings, fair_resources(resources, gate, owned=owns_resources), changes.stamp("evaluators"))
+        worker = RunWorker(database, grading, settings)
+        return cls(settings=settings, database=database, grading=grading,
+                   tokens=TokenCache(database, stamp=changes.stamp("tokens")), worker=worker, changes=changes,
+                   gate=gate, owns_resources=owns_resources)
+
+    def start(self) -> list[str]:
+        """Read the change counters and join the run queue (the schema is up to date); returns
+        the ids of the runs waiting in the queue."""
+        self.changes.start()
+        return self.worker.start()
 
     def close(self) -> None:
-        """Stop the run worker (an unfinished run is resumed at the next start), then the
+        """Stop the run worker (its unfinished slices go back to the queue), then the
         sandbox and judge client, then the database pool."""
         self.worker.close()
-        adapters = (self.grading.resources.code_runner, self.grading.resources.judge_client)
-        for adapter in adapters if self.owns_resources else ():
+        self.changes.close()
+        resources = self.grading.resources
+        # The code runner is this service's wrapper (``fairness``): it closes the sandbox only if owned.
+        adapters = (resources.code_runner, resources.judge_client) if self.owns_resources else (resources.code_runner,)
+        for adapter in adapters:
             close = getattr(adapter, "close", None)
             if close is not None:
                 close()

@@ -19,6 +19,7 @@ from assay.core.grader import Grader
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError
+from assay.server.fairness import as_user
 from assay.server.grading import Grading
 from assay.server.schemas.common import envelope_response
 from assay.server.schemas.evaluators import TestRequest, TestResult
@@ -45,7 +46,7 @@ async def grade(grading: Grading, grader: Grader[Any], sample: Sample, user_id: 
         return result
     if grader.traits.batches_io:
         return await grading.coalescer.grade(user_id, grader, sample)
-    return await run_in_threadpool(grading.grade, grader, sample)
+    return await run_in_threadpool(as_user, user_id, grading.grade, grader, sample)
 
 
 def check_code_size(settings: Settings, evaluator_type: str, config: Mapping[str, Any]) -> None:

@@ -16,7 +16,19 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -156,6 +168,7 @@ class EvaluationResult(Base):
         UniqueConstraint("run_id", "sample_id", "evaluator_id", name="uq_result_run_sample_evaluator"),
         Index("ix_results_run_status", "run_id", "status"),
         Index("ix_results_run_evaluator", "run_id", "evaluator_id"),
+        Index("ix_results_run_index", "run_id", "sample_index"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -172,3 +185,49 @@ class EvaluationResult(Base):
     error_code: Mapped[str | None] = mapped_column(String(32), nullable=True)
     latency_ms: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SliceState(StrEnum):
+    """Where a slice of a run stands in the queue."""
+
+    PENDING = "pending"
+    """Waiting for a server (never taken, or given back by a server that stopped)."""
+    LEASED = "leased"
+    """Being graded by ``holder`` until ``lease_until``, which its heartbeats push back; once
+    that time passes without a heartbeat, any server may take the slice over."""
+    DONE = "done"
+    """Every (sample, evaluator) result of the slice is stored."""
+
+
+class RunSlice(Base):
+    """A range of a run's samples (``start`` <= index < ``stop``), graded by every evaluator of
+    the run by one server at a time: the unit of the run queue shared by all servers of the
+    database. ``user_id`` copies the run's creator, so the queue can serve users in turn."""
+
+    __tablename__ = "run_slices"
+    __table_args__ = (
+        Index("ix_slices_state_lease", "state", "lease_until"),
+        Index("ix_slices_run_state", "run_id", "state"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    user_id: Mapped[str] = mapped_column(String(36))
+    start: Mapped[int] = mapped_column(Integer)
+    stop: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16), default=SliceState.PENDING)
+    holder: Mapped[str | None] = mapped_column(String(120), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class ChangeCounter(Base):
+    """A counter per topic (``evaluators``, ``tokens``) that grows with every change of it, so
+    every server of the database, on any host, drops what it keeps of that topic within one
+    poll of the table."""
+
+    __tablename__ = "change_counters"
+
+    topic: Mapped[str] = mapped_column(String(32), primary_key=True)
+    counter: Mapped[int] = mapped_column(BigInteger, default=0)

@@ -10,29 +10,37 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Select, func, select, update
+from sqlalchemy import CursorResult, Select, func, select, tuple_, update
 from sqlalchemy.orm import Session
 
-from assay.store import listing
+from assay.store import listing, queue
 from assay.store.clean import storable
 from assay.store.models import ACTIVE_STATES, FINAL_STATES, EvaluationResult, Run, RunState, is_row_id, utcnow
 
 ACTIVE = ACTIVE_STATES
 
 
-def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], total: int,
-               created_by_id: str | None) -> Run:
-    """A queued run grading ``total`` (sample, evaluator) pairs with the snapshotted specs."""
-    run = Run(task_id=task_id, status=RunState.QUEUED.value, evaluators=evaluators, total=total, done=0,
-              created_by_id=created_by_id)
+def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], samples: int,
+               created_by_id: str | None, slice_size: int) -> Run:
+    """A queued run grading ``samples`` samples with the snapshotted evaluator specs, cut into
+    slices of ``slice_size`` samples in the run queue (``store.queue``), in the same transaction."""
+    run = Run(task_id=task_id, status=RunState.QUEUED.value, evaluators=evaluators,
+              total=samples * len(evaluators), done=0, created_by_id=created_by_id)
     session.add(run)
     session.flush()
+    queue.plan(session, run.id, created_by_id, samples, slice_size)
     return run
 
 
 def get_run(session: Session, run_id: str) -> Run | None:
     """The run, or None (also for an id that is not a row id at all)."""
     return session.get(Run, run_id) if is_row_id(run_id) else None
+
+
+def status_of(session: Session, run_id: str) -> str | None:
+    """The run's status alone (None when there is no such run): what a grading slot reads
+    between chunks, without the run's evaluator snapshot."""
+    return session.scalar(select(Run.status).where(Run.id == run_id)) if is_row_id(run_id) else None
 
 
 def list_runs(session: Session, task_id: str) -> list[Run]:
@@ -70,6 +78,18 @@ def graded_sample_ids(session: Session, run_id: str, evaluator_id: str) -> set[s
     query = select(EvaluationResult.sample_id).where(EvaluationResult.run_id == run_id,
                                                      EvaluationResult.evaluator_id == evaluator_id)
     return set(session.scalars(query))
+
+
+def graded_in_range(session: Session, run_id: str, start: int, stop: int) -> set[tuple[str, str]]:
+    """``(sample id, evaluator id)`` of the results stored for samples ``start`` <= index < ``stop``."""
+    query = select(EvaluationResult.sample_id, EvaluationResult.evaluator_id).where(
+        EvaluationResult.run_id == run_id, EvaluationResult.sample_index >= start, EvaluationResult.sample_index < stop)
+    return {(sample_id, evaluator_id) for sample_id, evaluator_id in session.execute(query).all()}
+
+
+def add_done(session: Session, run_id: str, graded: int) -> None:
+    """Count ``graded`` more results in the run's progress (made exact when the run ends)."""
+    session.execute(update(Run).where(Run.id == run_id).values(done=Run.done + graded))
 
 
 def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
@@ -125,14 +145,19 @@ def list_results(session: Session, query: Select[EvaluationResult], *, limit: in
 
 def iter_results(session: Session, query: Select[EvaluationResult], *,
                  batch: int = 500) -> Iterator[EvaluationResult]:
-    """Every row of ``query``, fetched ``batch`` at a time (an export of a large run streams)."""
-    offset = 0
+    """Every row of ``query`` (a ``results_query``: in sample index then id order), fetched
+    ``batch`` at a time after the last one seen (keyset paging: each batch costs the same at the
+    end of a run of millions as at its start, unlike an offset), so an export or a summary of a
+    large run streams."""
+    r = EvaluationResult
+    after = query
     while True:
-        rows = list(session.scalars(query.limit(batch).offset(offset)))
+        rows = list(session.scalars(after.limit(batch)))
         yield from rows
         if len(rows) < batch:
             return
-        offset += batch
+        last = rows[-1]
+        after = query.where(tuple_(r.sample_index, r.id) > tuple_(last.sample_index, last.id))
 
 
 def _dialect_insert(session: Session) -> Any:

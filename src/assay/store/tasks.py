@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from assay.store import listing
@@ -77,3 +78,15 @@ def find_tasks(session: Session, *, owner_id: str | None = None,
     window = window or listing.Window()
     query = listing.search(query, window.q, [Task.name, Task.description])
     return listing.page(session, query, window, TASK_SORTABLE, Task.id)
+
+
+def dataset_rows(session: Session, task_id: str, start: int, stop: int) -> list[dict[str, Any]]:
+    """Rows ``start`` <= index < ``stop`` of a task's dataset, read by the database from the JSON
+    column so that only these rows reach this process (a run's slice reads its own rows)."""
+    if session.get_bind().dialect.name == "postgresql":
+        query = text("SELECT jsonb_path_query_array(dataset, CAST(:path AS jsonpath)) FROM tasks WHERE id = :id")
+        found = session.execute(query, {"id": task_id, "path": f"$[{start} to {stop - 1}]"}).scalar()
+        return list(found or [])
+    query = text("SELECT value FROM tasks, json_each(tasks.dataset) WHERE tasks.id = :id "
+                 "AND CAST(key AS INTEGER) >= :start AND CAST(key AS INTEGER) < :stop ORDER BY CAST(key AS INTEGER)")
+    return [json.loads(value) for value in session.scalars(query, {"id": task_id, "start": start, "stop": stop})]

@@ -12,13 +12,13 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import event, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.core.errors import AssayError
+from assay.store.changes import bump
 from assay.store.clean import storable
 from assay.store.models import ApiToken, User, is_row_id, utcnow
-from assay.store.stamps import ChangeStamp, state_prefix
 
 TOKEN_PREFIX = "assay_"
 
@@ -94,15 +94,10 @@ def revoke_token(session: Session, token_or_id: str) -> ApiToken:
         raise AssayError("no such token: give the token's id (as `assay tokens create` printed it) or the token")
     if token.revoked_at is None:
         token.revoked_at = utcnow()
-        url = session.get_bind().engine.url.render_as_string(hide_password=False)
-        # Once committed, servers of this database on this machine drop the answers they keep.
-        event.listen(session, "after_commit", lambda _session: tokens_stamp(url).bump(), once=True)
+        # Committed with the revocation: every server of the database drops the answers it
+        # keeps at its next poll of the counters (``assay.store.changes``).
+        bump(session, "tokens")
     return token
-
-
-def tokens_stamp(database_url: str) -> ChangeStamp:
-    """The stamp that grows whenever a token of ``database_url`` is revoked."""
-    return ChangeStamp(state_prefix(database_url), "tokens")
 
 
 def list_tokens(session: Session, user_name: str | None = None) -> list[tuple[ApiToken, str]]:

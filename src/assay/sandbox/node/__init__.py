@@ -1,5 +1,5 @@
 """The Node.js code-evaluator sandbox: persistent, OS-confined workers, each running one
-evaluation at a time in a fresh isolated-vm context.
+evaluation at a time in a Compartment of its own, in an isolated-vm isolate locked down by SES.
 
 One module per job, as in :mod:`assay.sandbox.python`:
 ``pool`` (``NodePool``: hand workers out, replace them), ``batch`` (a batch's chunks on the
@@ -8,8 +8,8 @@ workers: each sample's deadline, the watchdog, the rest of a chunk to a fresh wo
 line protocol: hello, numbered requests, a batch's answers), ``outcome`` (a response into a
 ``CodeOutcome`` or a check's problem) and ``runtime`` (the ``node`` executable, the worker's
 files, the libraries, ``probe`` for ``assay doctor``). ``worker.js`` (the protocol),
-``evaluation.js`` (one evaluation in a fresh context), ``bootstrap.js`` (the harness in the
-context) and ``libraries.js`` are the worker itself.
+``evaluation.js`` (evaluations in an isolate), ``bootstrap.js`` (the harness of the isolate's
+SES realm: what is shared and why it is safe) and ``libraries.js`` are the worker itself.
 """
 
 from assay.sandbox.node.pool import NodePool

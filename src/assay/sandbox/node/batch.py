@@ -1,7 +1,7 @@
 """A batch's chunks on the pool's workers: one ``batch`` request per chunk, one answer per sample.
 
 A chunk goes to a worker as one request (``worker.js``); the worker runs its samples in turn,
-each in a fresh context under the batch's limits, and writes each sample's answer as soon as
+each in a compartment of its own under the batch's limits, and writes each sample's answer as soon as
 it has it. Each answer must come within the sample's ``timeout_ms`` plus the pool's margin of
 the previous one. When it does not, or the worker dies or answers out of protocol, that sample
 gets the timeout or error a single call gets, the worker is killed, and the rest of the chunk

@@ -7,7 +7,7 @@
  * bootstrap.js); each evaluation runs in a new Compartment of it with its own globals, and the
  * libraries it names are instantiated once per isolate and shared hardened (bootstrap.js says
  * what is shared and why no evaluation can change what another sees). A compartment costs a
- * few microseconds where a fresh context cost ~0.6 ms and a fresh lodash 5.5 ms.
+ * few tens of microseconds where a fresh context cost ~0.6 ms and a fresh lodash 5.5 ms.
  *
  * Every call into the isolate is synchronous but the polls after a timer: an asynchronous one
  * costs a thread hop each way. The isolate is replaced when it is disposed (memory limit,

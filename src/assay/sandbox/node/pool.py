@@ -66,7 +66,7 @@ class NodePool:
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         """One outcome per sample of ``batch``, in order; never raises. The samples go to the
         workers in chunks (``sandbox.chunks``: up to 256 samples and 4 MiB of arguments each),
-        on every worker at once; each sample runs in a fresh context under the batch's limits."""
+        on every worker at once; each sample runs in a compartment of its own under the batch's limits."""
         limits = {"timeout_ms": batch.timeout_ms, "memory_mb": batch.memory_mb, "layers": []}
         if batch.language != "nodejs":
             return refused(len(batch.args), limits, f"NodePool runs nodejs evaluators, not {batch.language}")

@@ -93,8 +93,8 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
         raise ApiError(422, f"task {task_id!r} has no dataset rows: add rows or upload a file first")
     snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
                 for e, w in rows.task_evaluators(session, task_id)]
-    run = run_rows.create_run(session, task_id=task_id, evaluators=snapshot, total=samples * len(snapshot),
-                              created_by_id=user.id)
+    run = run_rows.create_run(session, task_id=task_id, evaluators=snapshot, samples=samples,
+                              created_by_id=user.id, slice_size=service.worker.slice_size(snapshot))
     session.commit()
     service.worker.submit(run.id)
     return Envelope(data=run_out(run))

@@ -25,60 +25,22 @@ from pydantic import BaseModel
 
 from assay.core import registry
 from assay.core.errors import format_loc
+from assay.runner.suites.dialects._waza_kinds import (
+    ENTRY_KEYS,
+    GO_KINDS,
+    GO_ONLY,
+    GO_TOOL_CALLS,
+    PYTHON_ONLY,
+    UNSUPPORTED,
+    WAZA_PARAMS,
+    go_kinds,
+)
 from assay.runner.suites.dialects._waza_releases import Release
 from assay.runner.suites.filemodel import Keys, model_in
 from assay.runner.suites.graders import SPEC_KEYS, fold_grader
 from assay.runner.yamlsrc import YamlDoc
 
 Edition = Literal["python", "go"]
-
-GO_KINDS = {"text": "waza_text", "file": "waza_file", "diff": "waza_diff", "behavior": "waza_behavior",
-            "action_sequence": "waza_action_sequence", "skill_invocation": "waza_skill_invocation",
-            "tool_constraint": "waza_tool_constraint", "program": "waza_program", "trigger": "waza_trigger"}
-"""waza (Go edition) kinds with semantics of their own, and the assay graders for them."""
-GO_ONLY = frozenset({*GO_KINDS, "prompt", "json_schema", "keyword"})
-PYTHON_ONLY = frozenset({"regex", "script", "llm", "llm_comparison", "human", "human_calibration"})
-GO_TOOL_CALLS = frozenset({"required_tools", "forbidden_tools", "expect"})
-"""Keys only the Go edition's ``tool_calls`` has (the Python one: required, forbidden, sequence)."""
-
-WAZA_PARAMS: dict[str, tuple[str, frozenset[str]]] = {
-    kind: (type_name, frozenset(keys.split())) for kind, type_name, keys in (
-        ("code", "InlineScriptGraderParameters", "assertions language"),
-        ("text", "TextGraderParameters", "contains not_contains contains_cs not_contains_cs regex_match "
-                                         "regex_not_match"),
-        ("file", "FileGraderParameters", "must_exist must_not_exist content_patterns"),
-        ("behavior", "BehaviorGraderParameters", "max_tool_calls max_tokens required_tools forbidden_tools "
-                                                 "max_duration_ms"),
-        ("action_sequence", "ActionSequenceGraderParameters", "matching_mode expected_actions"),
-        ("skill_invocation", "SkillInvocationGraderParameters", "required_skills forbidden_skills mode allow_extra"),
-        ("tool_constraint", "ToolConstraintGraderParameters", "expect_tools reject_tools"),
-        ("tool_calls", "ToolCallsGraderParameters", "required_tools forbidden_tools min_calls max_calls expect"),
-        ("diff", "DiffGraderParameters", "expected_files context_dir update_snapshots"),
-        ("prompt", "PromptGraderParameters", "prompt model continue_session mode reasoning_effort"),
-        ("json_schema", "JSONSchemaGraderParameters", "schema schema_file"),
-        ("program", "ProgramGraderParameters", "command args timeout"),
-        ("trigger", "TriggerHeuristicGraderParameters", "skill_path mode threshold"))}
-"""Each Go kind's parameter type and the config keys it defines (microsoft/waza
-``internal/models/grader_params.go``, f7e6155e; ``expect`` from tool_calls_grader.go, 0f670754;
-``forbidden_skills`` from docs/graders/skill_invocation.md, 44a4b08f)."""
-
-ENTRY_KEYS = {"eval": ("rawGraderConfig", frozenset({*SPEC_KEYS, "script", "rubric", "model"})),
-              "task": ("rawValidatorInline", frozenset({*SPEC_KEYS, "assertions", "rubric"}))}
-"""The keys a grader entry may have beside ``config`` from 0.24 (``internal/models/spec.go``
-``GraderConfig.UnmarshalYAML``; ``testcase.go`` ``ValidatorInline.UnmarshalYAML``)."""
-
-
-def go_kinds(release: Release) -> list[str]:
-    """The grader kinds waza's ``Create`` accepts at ``release``."""
-    kinds = ["code", "prompt", "file", "json_schema", "program", "behavior", "action_sequence",
-             "skill_invocation", "diff", "tool_constraint"]
-    if release.has("go_regex_keyword"):
-        kinds += ["regex", "keyword"]
-    if release.has("text"):
-        kinds += ["text", "trigger"]
-    if release.has("tool_calls"):
-        kinds.append("tool_calls")
-    return kinds
 _LANGUAGES = {"python": "python", "javascript": "nodejs", "js": "nodejs", "nodejs": "nodejs"}
 
 
@@ -101,6 +63,9 @@ class WazaGraders:
 
     def prepare(self, entry: Any, keys: Keys) -> dict[str, Any]:
         self._entry_keys(entry, keys)
+        if isinstance(entry, Mapping) and "ref" in entry:
+            raise self.doc.error("a remote grader reference (`ref`, resolved by `waza get`) is not supported by "
+                                 "assay; write the grader inline", *keys, "ref")
         spec = fold_grader(self.doc, entry, keys, default_type=self.default_type)
         kind = spec.get("type")
         config = dict(spec["config"])
@@ -202,6 +167,8 @@ class WazaGraders:
         folded = set(entry) - set(SPEC_KEYS) if isinstance(entry, Mapping) else set()
         kept = {}
         for key, value in config.items():
+            if (kind, key) in UNSUPPORTED:
+                raise self.doc.error(f"waza's {kind} option {key!r} is not supported by assay yet", *where(key))
             if key in known or key in folded or key in ("edition", "scoring", "flip_passes", "flags"):
                 kept[key] = value  # waza's, folded from beside `type`, or set by this dialect
                 continue

@@ -40,7 +40,8 @@ from assay.core.errors import SpecError
 from assay.graders._waza_context import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
 from assay.runner.suites.dialects._waza_files import WazaExpectation, WazaFile, WazaInputs, WazaTask
-from assay.runner.suites.dialects._waza_graders import GO_TOOL_CALLS, Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
 from assay.runner.suites.dialects._waza_releases import Release, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
 from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump
@@ -79,6 +80,9 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     strict = _Strict(release) if edition == "go" and release.has("strict") else None
     spec = read_model(WazaFile, doc.data, doc, warnings=warnings,
                       unknown=None if strict is None else strict.at(doc))
+    if strict is not None and spec.config is not None and "max_workers" in spec.config.model_fields_set:
+        # renamed `workers` in 0.24 (a breaking change, CHANGELOG.md): the old key is now unknown
+        strict.at(doc)(("config",), "max_workers", spec.config)
     base = doc.path.parent.resolve()
     if spec.tasks is None and spec.tasks_from is None:
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")

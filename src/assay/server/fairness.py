@@ -1,0 +1,164 @@
+"""Sharing one server's sandbox fairly between users: task runs and ``/test`` requests alike.
+
+Every code evaluation of the process (a sandbox call, or a piece of a batch) passes through
+one ``FairGate`` before it reaches the sandbox. The gate keeps at most ``slots`` sandbox workers
+busy (more would only queue inside the sandbox, behind whoever came first) and, when workers
+free, gives them to the next user in turn who has a call waiting and is under ``per_user``. So a user
+whose large run or slow tests fill the sandbox delays another user's test or one-sample run by
+at most one evaluation: the next free slot is theirs.
+
+Who is asking travels with the call in a context variable (``acting_for``), set by the run
+worker around a slice and by the routes around a test, so graders need not know users exist.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
+
+PIECE = 16
+"""Samples of a batch sent to the sandbox under one slot: the unit another user may wait for."""
+
+_user: ContextVar[str] = ContextVar("assay_user", default="")
+T = TypeVar("T")
+
+
+@contextmanager
+def acting_for(user: str) -> Iterator[None]:
+    """Code evaluations in this block (in this thread) are ``user``'s."""
+    token = _user.set(user)
+    try:
+        yield
+    finally:
+        _user.reset(token)
+
+
+def as_user(user: str, function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` acting for ``user``: what a route hands to the threadpool."""
+    with acting_for(user):
+        return function(*args)
+
+
+@dataclass(slots=True)
+class _Queue:
+    waiting: deque[tuple[threading.Event, int]] = field(default_factory=deque)
+    running: int = 0
+
+
+class FairGate:
+    """At most ``slots`` sandbox workers busy at once, at most ``per_user`` of them for one
+    user, users in turn. A call weighs the workers it keeps busy (the sandbox spreads a batch
+    over all of its workers): a user whose turn it is waits for room rather than being passed
+    over, so a large batch is never starved by a stream of small ones."""
+
+    def __init__(self, slots: int, per_user: int) -> None:
+        self.slots = max(1, slots)
+        self.per_user = max(1, per_user)
+        self._lock = threading.Lock()
+        self._users: OrderedDict[str, _Queue] = OrderedDict()
+        """Users with work waiting or running, in turn order: the next served goes last."""
+        self._running = 0
+
+    def in_flight(self) -> dict[str, int]:
+        """Sandbox workers busy now, per user (for metrics and tests)."""
+        with self._lock:
+            return {user: queue.running for user, queue in self._users.items() if queue.running}
+
+    @contextmanager
+    def slot(self, user: str, weight: int = 1) -> Iterator[None]:
+        """Hold ``weight`` sandbox workers for ``user`` for the block (waits for its turn)."""
+        weight = max(1, min(weight, self.slots))
+        ticket = threading.Event()
+        with self._lock:
+            queue = self._users.get(user)
+            if queue is None:  # new in the turn order: nobody has waited on them yet, so first
+                queue = self._users[user] = _Queue()
+                self._users.move_to_end(user, last=False)
+            queue.waiting.append((ticket, weight))
+            self._dispatch()
+        ticket.wait()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= weight
+                queue.running -= weight
+                if not queue.running and not queue.waiting:
+                    self._users.pop(user, None)
+                self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand free workers to waiting users in turn (under the lock)."""
+        while True:
+            for user, queue in self._users.items():
+                if not queue.waiting:
+                    continue
+                weight = queue.waiting[0][1]
+                if queue.running and queue.running + weight > self.per_user:
+                    continue  # at their cap: the next user's turn
+                if self._running and self._running + weight > self.slots:
+                    return  # their turn, but no room yet: nobody overtakes them
+                queue.running += weight
+                self._running += weight
+                queue.waiting.popleft()[0].set()
+                self._users.move_to_end(user)  # served: the others come first next time
+                break
+            else:
+                return
+
+
+class FairCodeRunner:
+    """A ``CodeRunner`` whose calls take turns through a ``FairGate``. A batch goes to the inner
+    runner in pieces of ``PIECE`` samples, one slot each, sent at once (the gate lets through as
+    many as the user's cap and the other users' turns allow), so a large batch is as fast as it
+    was when it has the sandbox to itself and yields a slot every piece when it has not."""
+
+    def __init__(self, inner: CodeRunner, gate: FairGate, *, owns_inner: bool = True) -> None:
+        self.inner = inner
+        self.gate = gate
+        self.owns_inner = owns_inner
+        self._pieces = ThreadPoolExecutor(max_workers=4 * gate.slots, thread_name_prefix="assay-sandbox-piece")
+
+    def call(self, request: CodeCall) -> CodeOutcome:
+        with self.gate.slot(_user.get(), 1):
+            return self.inner.call(request)
+
+    def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
+        user = _user.get()
+        pieces = [replace(batch, args=batch.args[start:start + PIECE]) for start in range(0, len(batch.args), PIECE)]
+        if len(pieces) == 1:
+            return self._piece(user, pieces[0])
+        outcomes: list[CodeOutcome] = []
+        for done in self._pieces.map(lambda piece: self._piece(user, piece), pieces):
+            outcomes.extend(done)
+        return outcomes
+
+    def _piece(self, user: str, piece: CodeBatch) -> list[CodeOutcome]:
+        with self.gate.slot(user, len(piece.args)):  # the sandbox spreads it over that many workers at most
+            return call_batch(self.inner, piece)
+
+    def check(self, language: Any, source: str, function: str = "evaluate") -> str | None:
+        return self.inner.check(language, source, function)
+
+    def close(self) -> None:
+        """Stop the piece threads, and the inner runner when it is this one's."""
+        self._pieces.shutdown(wait=False, cancel_futures=True)
+        close = getattr(self.inner, "close", None)
+        if close is not None and self.owns_inner:
+            close()
+
+
+def fair_resources(resources: Resources, gate: FairGate, *, owned: bool) -> Resources:
+    """``resources`` with its code runner behind ``gate`` (a copy: the caller's stays as it is);
+    ``owned``: closing the wrapper closes the runner too."""
+    if resources.code_runner is None:
+        return resources
+    return replace(resources, code_runner=FairCodeRunner(resources.code_runner, gate, owns_inner=owned))

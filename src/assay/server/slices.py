@@ -1,0 +1,131 @@
+"""Grading one leased slice of a run: its rows, every evaluator of the run's snapshot, the
+results committed chunk by chunk, then the slice marked done (and the run finished when it was
+the last). What is already stored for the slice (a previous holder died half-way) is skipped,
+and the insert ignores a result present anyway, so each (sample, evaluator) is stored once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from assay.core.errors import SpecError
+from assay.core.grader import Grader
+from assay.core.result import ErrorCode, GraderResult, Status
+from assay.core.sample import Sample
+from assay.runner.execute import grade_many
+from assay.runner.sizing import BatchSizes, batch_sizes
+from assay.server.fairness import acting_for
+from assay.server.grading import Grading
+from assay.server.run_summary import summarise
+from assay.store import queue
+from assay.store import runs as run_rows
+from assay.store import tasks as task_rows
+from assay.store.db import Database
+from assay.store.models import RunState
+from assay.store.queue import Claim
+
+Rows = Callable[[Any, str, int, int], list[dict[str, Any]]]
+
+
+class SliceGrader:
+    """Grades slices for one server: results through ``grading``'s resources, I/O fanned out on
+    ``pool``. ``rows`` reads a slice's dataset rows (``store.tasks.dataset_rows``)."""
+
+    def __init__(self, database: Database, grading: Grading, pool: ThreadPoolExecutor, concurrency: int,
+                 rows: Rows = task_rows.dataset_rows) -> None:
+        self.database = database
+        self.concurrency = concurrency
+        self.grading = grading
+        self.pool = pool
+        self.rows = rows
+
+    def grade(self, claim: Claim, stopped: Callable[[], bool]) -> bool:
+        """Grade what the slice lacks; False when ``stopped`` said to stop before the end (the
+        slice stays unfinished, to be given back)."""
+        with self.database.session() as session:
+            run = run_rows.get_run(session, claim.run_id)
+            if run is None or run.status not in run_rows.ACTIVE:
+                return False
+            rows = self.rows(session, run.task_id, claim.start, claim.stop)
+            graded = run_rows.graded_in_range(session, claim.run_id, claim.start, claim.stop)
+            specs = list(run.evaluators)
+        samples = [Sample.model_validate(row) for row in rows]
+        with acting_for(claim.user_id):
+            for spec in specs:
+                todo = [(claim.start + i, s) for i, s in enumerate(samples)
+                        if (s.id, spec["evaluatorId"]) not in graded]
+                if todo and not self._grade_evaluator(claim, spec, todo, stopped):
+                    return False
+        with self.database.session() as session:
+            queue.finish(session, claim.id)
+            last = queue.remaining(session, claim.run_id) == 0
+        if last:
+            self.finish_run(claim.run_id, specs)
+        return True
+
+    def sizes(self, specs: Sequence[dict[str, Any]]) -> BatchSizes:
+        """``runner.sizing``'s sizes for a run's evaluator specs (those that no longer compile
+        count as pure: they are graded as config errors)."""
+        compiled = []
+        for spec in specs:
+            try:
+                compiled.append(self.grading.compile_stored(spec["type"], spec["config"], spec["name"],
+                                                            spec["weight"]))
+            except SpecError:
+                continue
+        return batch_sizes(compiled, self.concurrency)
+
+    def finish_run(self, run_id: str, specs: Sequence[dict[str, Any]]) -> None:
+        """Every slice is done: the exact count, the summary (counted in SQL), ``completed``
+        (unless it was cancelled meanwhile)."""
+        with self.database.session() as session:
+            weights = {spec["evaluatorId"]: spec["weight"] for spec in specs}
+            run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
+            run_rows.set_status(session, run_id, RunState.COMPLETED, summary=summarise(session, run_id, weights),
+                                only_from=run_rows.ACTIVE)
+
+    def _grade_evaluator(self, claim: Claim, spec: dict[str, Any], todo: list[tuple[int, Sample]],
+                         stopped: Callable[[], bool]) -> bool:
+        grader: Grader[Any] | None = None
+        problem, step = "", len(todo)
+        try:
+            compiled = self.grading.compile_stored(spec["type"], spec["config"], spec["name"], spec["weight"])
+            grader = compiled.build(self.grading.resources)
+            # A pure grader takes the slice in one call and one commit; one that waits on I/O goes
+            # in smaller chunks, each committed, so a cancel or a stop waits for one chunk at most.
+            step = batch_sizes([compiled], self.concurrency).first
+        except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
+            problem = str(exc)
+        for first in range(0, len(todo), step):
+            if stopped():
+                return False
+            chunk = todo[first:first + step]
+            samples = [sample for _, sample in chunk]
+            if grader is None:
+                results = [config_error(spec, problem) for _ in chunk]
+            else:
+                results = grade_many(grader, samples, pool=self.pool)
+            rows = [result_row(claim.run_id, spec, sample, index, result)
+                    for (index, sample), result in zip(chunk, results)]
+            with self.database.session() as session:
+                run_rows.add_results(session, rows)
+                run_rows.add_done(session, claim.run_id, len(rows))
+        return True
+
+
+def config_error(spec: dict[str, Any], problem: str) -> GraderResult:
+    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False,
+                        reason=f"the evaluator's config is no longer valid: {problem}",
+                        error=ErrorCode.INVALID_CONFIG, weight=spec["weight"])
+
+
+def result_row(run_id: str, spec: dict[str, Any], sample: Sample, position: int,
+               result: GraderResult) -> dict[str, Any]:
+    """The ``evaluation_results`` row of one verdict."""
+    return {"run_id": run_id, "sample_id": sample.id, "sample_index": position,
+            "evaluator_id": spec["evaluatorId"], "evaluator_name": spec["name"], "status": str(result.status),
+            "passed": result.passed, "score": result.score, "reason": result.reason,
+            "details": result.details, "error_code": None if result.error is None else str(result.error),
+            "latency_ms": result.latency_ms}

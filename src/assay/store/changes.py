@@ -1,0 +1,90 @@
+"""Change counters in the database: how a change committed by one server (or by the command
+line) reaches every other server of the database, on any host, with nothing shared but the
+database URL.
+
+``evaluators`` grows when an evaluator changes (servers drop the graders they keep); ``tokens``
+grows when a token is revoked (servers drop the answers they keep). A server reads every
+counter once per poll (``Changes``, on one background thread) and its caches compare the
+counter they last saw with the one in memory, which costs no query per request: a change is
+seen everywhere within one poll interval.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from assay.store.db import Database
+from assay.store.models import ChangeCounter
+
+TOPICS = ("evaluators", "tokens")
+log = logging.getLogger("assay.store.changes")
+
+
+def bump(session: Session, topic: str) -> None:
+    """Count a change of ``topic`` in the caller's transaction, so that it is seen exactly when
+    the change itself is committed."""
+    session.execute(update(ChangeCounter).where(ChangeCounter.topic == topic)
+                    .values(counter=ChangeCounter.counter + 1))
+
+
+def read_all(session: Session) -> dict[str, int]:
+    return {topic: int(counter) for topic, counter in session.execute(select(ChangeCounter.topic,
+                                                                            ChangeCounter.counter))}
+
+
+class ChangeStamp:
+    """One topic's counter as this process last saw it; ``read`` costs no query."""
+
+    def __init__(self, changes: Changes | None, topic: str) -> None:
+        self.changes = changes
+        self.topic = topic
+
+    def read(self) -> int:
+        return 0 if self.changes is None else self.changes.seen.get(self.topic, 0)
+
+    def bump(self) -> None:
+        """Count a change (in its own transaction) and see it here at once."""
+        if self.changes is not None:
+            with self.changes.database.session() as session:
+                bump(session, self.topic)
+            self.changes.refresh()
+
+
+class Changes:
+    """The change counters of one database, read every ``poll_s`` on a background thread."""
+
+    def __init__(self, database: Database, poll_s: float = 1.0) -> None:
+        self.database = database
+        self.poll_s = poll_s
+        self.seen: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def stamp(self, topic: str) -> ChangeStamp:
+        return ChangeStamp(self, topic)
+
+    def refresh(self) -> None:
+        with self.database.session() as session:
+            self.seen = read_all(session)
+
+    def start(self) -> None:
+        """Read the counters now (the schema is up to date) and then every ``poll_s``."""
+        self.refresh()
+        self._thread = threading.Thread(target=self._poll, name="assay-changes", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.poll_s):
+            try:
+                self.refresh()
+            except Exception:  # noqa: BLE001  the database may be away for a moment: try again
+                log.warning("reading the change counters failed", exc_info=True)

@@ -1,0 +1,158 @@
+"""The run queue: a run's samples in slices that any server of the database leases, grades
+and marks done. Nothing but the database is shared, so servers may sit on any hosts.
+
+A slice is ``pending`` until a server claims it: the claim sets ``leased``, the holder and
+``lease_until``, in one conditional statement (on PostgreSQL after ``SELECT … FOR UPDATE SKIP
+LOCKED``, so servers claiming at once take different slices without waiting on each other; on
+SQLite, whose writers take turns, the condition alone makes a single holder). The holder's
+heartbeats push ``lease_until`` back; a server that dies stops them, and once the time passes
+any server may claim the slice again. The results themselves are unique per (run, sample,
+evaluator) and inserted "ignore if present", so a slice graded twice (its first holder was
+only slow, not dead) still stores each result once.
+
+Users are served in turn: a claim goes to the user with the fewest slices leased now, then to
+the one served longest ago, so one user's large run delays another's small one by at most the
+slice each busy server is grading.
+
+Times are this host's clock (UTC); servers sharing a queue are expected to keep theirs in sync
+(NTP), well within the lease.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy.orm import Session
+
+from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceState, utcnow
+
+ACTIVE_RUNS = ACTIVE_STATES
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A slice this server holds: grade samples ``start`` <= index < ``stop`` of ``run_id``."""
+
+    id: int
+    run_id: str
+    user_id: str
+    start: int
+    stop: int
+
+
+def plan(session: Session, run_id: str, user_id: str | None, samples: int, size: int) -> int:
+    """Cut a run of ``samples`` samples into pending slices of ``size``; returns how many."""
+    rows = [{"run_id": run_id, "user_id": user_id or "", "start": start, "stop": min(start + size, samples),
+             "state": SliceState.PENDING, "attempts": 0} for start in range(0, samples, size)]
+    for first in range(0, len(rows), 1000):
+        session.execute(insert(RunSlice), rows[first:first + 1000])
+    return len(rows)
+
+
+def unplanned_runs(session: Session) -> list[Run]:
+    """Queued or running runs that have no slice at all (queued before the queue existed)."""
+    planned = select(RunSlice.id).where(RunSlice.run_id == Run.id).exists()
+    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_RUNS), ~planned)))
+
+
+def _claimable(now: datetime) -> object:
+    return and_(Run.status.in_(ACTIVE_RUNS), _claimable_row(now))
+
+
+def _claimable_row(now: datetime) -> object:
+    """The claim's condition on the slice itself: the compare-and-set that makes one holder."""
+    return or_(RunSlice.state == SliceState.PENDING,
+               and_(RunSlice.state == SliceState.LEASED, RunSlice.lease_until < now))
+
+
+def _users_in_turn(session: Session, now: datetime) -> list[str]:
+    """Users with a slice to claim, the one to serve first first: fewest slices leased now,
+    then served longest ago, then waiting longest."""
+    waiting = {user: _aware(oldest) for user, oldest in session.execute(
+        select(RunSlice.user_id, func.min(Run.created_at)).join(Run, Run.id == RunSlice.run_id)
+        .where(_claimable(now)).group_by(RunSlice.user_id)).all()}
+    if len(waiting) < 2:
+        return list(waiting)
+    leased = dict(session.execute(
+        select(RunSlice.user_id, func.count()).where(RunSlice.state == SliceState.LEASED, RunSlice.lease_until >= now,
+                                                     RunSlice.user_id.in_(waiting))
+        .group_by(RunSlice.user_id)).all())
+    served = dict(session.execute(
+        select(RunSlice.user_id, func.max(RunSlice.claimed_at)).join(Run, Run.id == RunSlice.run_id)
+        .where(Run.status.in_(ACTIVE_RUNS), RunSlice.user_id.in_(waiting)).group_by(RunSlice.user_id)).all())
+    epoch = datetime.min.replace(tzinfo=now.tzinfo)
+    return sorted(waiting, key=lambda user: (leased.get(user, 0), _aware(served.get(user)) or epoch,
+                                             waiting[user] or epoch))
+
+
+def claim(session: Session, holder: str, lease_s: float) -> Claim | None:
+    """Lease the next slice for ``holder`` (fair between users), or None when there is none."""
+    now = utcnow()
+    skip_locked = session.get_bind().dialect.name == "postgresql"
+    for user in _users_in_turn(session, now):
+        query = (select(RunSlice).join(Run, Run.id == RunSlice.run_id)
+                 .where(RunSlice.user_id == user, _claimable(now))
+                 .order_by(Run.created_at, RunSlice.run_id, RunSlice.start).limit(1))
+        if skip_locked:
+            query = query.with_for_update(skip_locked=True, of=RunSlice)
+        found = session.scalars(query).first()
+        if found is None:
+            continue  # taken meanwhile by another server
+        taken = session.execute(
+            update(RunSlice).where(RunSlice.id == found.id, _claimable_row(now))
+            .values(state=SliceState.LEASED, holder=holder, lease_until=now + timedelta(seconds=lease_s),
+                    claimed_at=now, attempts=RunSlice.attempts + 1)
+            .execution_options(synchronize_session=False))
+        if taken.rowcount != 1:
+            continue
+        session.execute(update(Run).where(Run.id == found.run_id, Run.status == RunState.QUEUED.value)
+                        .values(status=RunState.RUNNING.value, started_at=now))
+        return Claim(found.id, found.run_id, found.user_id, found.start, found.stop)
+    return None
+
+
+def renew(session: Session, holder: str, slice_ids: list[int], lease_s: float) -> set[int]:
+    """Push back the leases ``holder`` still has among ``slice_ids``; returns those ids (a
+    slice missing from the answer was taken over: its holder must stop grading it)."""
+    if not slice_ids:
+        return set()
+    session.execute(update(RunSlice).where(RunSlice.id.in_(slice_ids), RunSlice.holder == holder,
+                                           RunSlice.state == SliceState.LEASED)
+                    .values(lease_until=utcnow() + timedelta(seconds=lease_s))
+                    .execution_options(synchronize_session=False))
+    return set(session.scalars(select(RunSlice.id).where(RunSlice.id.in_(slice_ids), RunSlice.holder == holder,
+                                                         RunSlice.state == SliceState.LEASED)))
+
+
+def finish(session: Session, slice_id: int) -> None:
+    """Mark a slice done (its results are committed)."""
+    session.execute(update(RunSlice).where(RunSlice.id == slice_id)
+                    .values(state=SliceState.DONE, lease_until=None)
+                    .execution_options(synchronize_session=False))
+
+
+def give_back(session: Session, holder: str, slice_ids: list[int] | None = None) -> None:
+    """Return ``holder``'s leased slices (or those of ``slice_ids``) to the queue at once: a
+    server that stops cleanly lets another take over without waiting for the lease to expire."""
+    statement = update(RunSlice).where(RunSlice.holder == holder, RunSlice.state == SliceState.LEASED)
+    if slice_ids is not None:
+        statement = statement.where(RunSlice.id.in_(slice_ids))
+    session.execute(statement.values(state=SliceState.PENDING, holder=None, lease_until=None)
+                    .execution_options(synchronize_session=False))
+
+
+def remaining(session: Session, run_id: str) -> int:
+    """Slices of the run not done yet."""
+    return session.scalar(select(func.count()).where(RunSlice.run_id == run_id,
+                                                     RunSlice.state != SliceState.DONE)) or 0
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """SQLite gives back naive datetimes (stored as UTC)."""
+    if moment is not None and moment.tzinfo is None:
+        from datetime import UTC
+
+        return moment.replace(tzinfo=UTC)
+    return moment

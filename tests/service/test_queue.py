@@ -1,0 +1,86 @@
+"""The run queue on SQLite and PostgreSQL: slices claimed once, users served in turn, an
+expired lease taken over, a lost lease reported to its old holder, slices given back."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import update
+
+from assay.store import Database, queue, upgrade
+from assay.store import runs as run_rows
+from assay.store import tasks as task_rows
+from assay.store.models import RunSlice
+from assay.store.users import create_user
+
+
+@pytest.fixture
+def database(db_url):
+    db = Database(db_url)
+    upgrade(db)
+    yield db
+    db.dispose()
+
+
+def make_run(database: Database, user: str, samples: int, size: int) -> str:
+    with database.session() as session:
+        owner = create_user(session, user)
+        task = task_rows.create_task(session, name="t", description=None, dataset_name=None,
+                                     rows=[{"id": f"s{i}"} for i in range(samples)], evaluators=[],
+                                     created_by_id=owner.id)
+        return run_rows.create_run(session, task_id=task.id, evaluators=[], samples=samples,
+                                   created_by_id=owner.id, slice_size=size).id
+
+
+def claim(database: Database, holder: str, lease_s: float = 30) -> queue.Claim | None:
+    with database.session() as session:
+        return queue.claim(session, holder, lease_s)
+
+
+def test_a_run_is_cut_into_slices_each_claimed_once(database):
+    run_id = make_run(database, "alice", 10, 4)
+    claims = [claim(database, f"server{n}") for n in range(4)]
+    assert [(c.start, c.stop) for c in claims[:3]] == [(0, 4), (4, 8), (8, 10)] and claims[3] is None
+    with database.session() as session:
+        assert run_rows.get_run(session, run_id).status == "running"
+        assert queue.remaining(session, run_id) == 3
+        queue.finish(session, claims[0].id)
+        assert queue.remaining(session, run_id) == 2
+
+
+def test_users_are_served_in_turn(database):
+    alice = make_run(database, "alice", 40, 4)  # ten slices, queued first
+    bob = make_run(database, "bob", 4, 4)  # one
+    first, second, third = (claim(database, "s") for _ in range(3))
+    assert first.run_id == alice and second.run_id == bob and third.run_id == alice
+
+
+def test_an_expired_lease_is_taken_over_and_its_old_holder_learns_it(database):
+    make_run(database, "alice", 4, 4)
+    held = claim(database, "dead", lease_s=30)
+    assert claim(database, "alive") is None  # leased: nobody else takes it
+    with database.session() as session:  # the holder died: no heartbeat pushed its lease back
+        session.execute(update(RunSlice).where(RunSlice.id == held.id).values(lease_until=queue.utcnow()))
+    time.sleep(0.01)
+    taken = claim(database, "alive")
+    assert taken is not None and taken.id == held.id
+    with database.session() as session:
+        assert queue.renew(session, "dead", [held.id], 30) == set()  # its heartbeat finds it lost
+        assert queue.renew(session, "alive", [held.id], 30) == {held.id}
+
+
+def test_a_slice_given_back_is_claimed_again_at_once(database):
+    make_run(database, "alice", 4, 4)
+    held = claim(database, "stopping")
+    with database.session() as session:
+        queue.give_back(session, "stopping")
+    again = claim(database, "other")
+    assert again is not None and again.id == held.id
+
+
+def test_slices_of_a_cancelled_run_are_not_claimed(database):
+    run_id = make_run(database, "alice", 8, 4)
+    with database.session() as session:
+        run_rows.set_status(session, run_id, "cancelled")
+    assert claim(database, "s") is None
