@@ -35,8 +35,15 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
         _progress,
         _report,
     )
-    from assay.runner.ray_engine import LineSink, RayPlace, SuiteRef, grade_on_ray, ray_session, require_ray
-    from assay.runner.ray_engine._summary import PartialSummary
+    from assay.runner.ray_engine import (
+        LineSink,
+        PartialSummary,
+        RayPlace,
+        SuiteRef,
+        grade_on_ray,
+        ray_session,
+        require_ray,
+    )
 
     require_ray()
     if out is None and (junit is not None or export is not None):

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.runner.dataset._csv import csv_rows
+from assay.runner.dataset import csv_rows
 from assay.runner.files import open_regular
 from assay.runner.suites import Suite
 from assay.runner.suites.streamed import delimiter_of, open_streamed
