@@ -96,6 +96,7 @@ class RunWorker:
             with self.database.session() as session:
                 queue.give_back(session, self.holder, held)
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self.slices.close()
 
     def _spawn(self, target: object, name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)  # type: ignore[arg-type]
