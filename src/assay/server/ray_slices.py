@@ -45,6 +45,9 @@ class RayGrading:
                 ray.init(num_cpus=place.num_cpus, include_dashboard=False, logging_level=logging.WARNING,
                          log_to_driver=False, object_store_memory=place.object_store_bytes)
             self._started = True
+        from assay.runner.ray_engine import BatchGrader
+
+        self._actor_class = ray.remote(BatchGrader).options(num_cpus=1)
         self._actors: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -63,7 +66,7 @@ class RayGrading:
     def _actor(self, run_id: str, specs: Sequence[dict[str, Any]]) -> Any:
         import ray
 
-        from assay.runner.ray_engine import BatchGrader, SpecsRef
+        from assay.runner.ray_engine import SpecsRef
 
         with self._lock:
             actor = self._actors.get(run_id)
@@ -71,7 +74,7 @@ class RayGrading:
                 ref = SpecsRef(tuple((s["evaluatorId"], s["type"], s["config"], float(s["weight"])) for s in specs),
                                self.settings.code_timeout_max_ms, self.settings.api_judge_base_urls,
                                self.settings.api_judge_key_envs)
-                actor = ray.remote(BatchGrader).options(num_cpus=1).remote(
+                actor = self._actor_class.remote(
                     ref, self.settings, fingerprint=None, concurrency=self.settings.run_concurrency)
                 self._actors[run_id] = actor
                 while len(self._actors) > ACTORS_KEPT:

@@ -6,6 +6,7 @@ and the insert ignores a result present anyway, so each (sample, evaluator) is s
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ class SliceGrader:
         self.concurrency = concurrency
         self.engine = grading.settings.run_engine
         self._ray: RayGrading | None = None
+        self._ray_lock = threading.Lock()
         self.grading = grading
         self.pool = pool
         self.rows = rows
@@ -82,10 +84,11 @@ class SliceGrader:
                 if any((s.id, spec["evaluatorId"]) not in graded for spec in specs)]
         if not todo or stopped():
             return not todo
-        if self._ray is None:
-            from assay.server.ray_slices import RayGrading
+        with self._ray_lock:  # every slot may get here first: one connection to Ray
+            if self._ray is None:
+                from assay.server.ray_slices import RayGrading
 
-            self._ray = RayGrading(self.grading.settings)
+                self._ray = RayGrading(self.grading.settings)
         by_id = {spec["evaluatorId"]: spec for spec in specs}
         index = {sample.id: position for position, sample in todo}
         rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
