@@ -70,6 +70,10 @@ def test_repeats_ask_the_judge_afresh_and_report_consistency(tmp_path, judge_ser
     assert doc["graders"][1]["repeats"]["consistency"] == 1.0  # exact_match agrees with itself
     assert quality["repeats"]["consistency"] < 1.0  # the flaky judge does not
     assert "pass@3" in first.stdout and "self-agreement" in first.stdout
+    # Per-sample consistency: the two samples the judge wavered on, with how many attempts passed.
+    assert [(w["sample"], w["grader"], w["passed"], w["attempts"]) for w in doc["inconsistent"]] == [
+        ("q2", "quality", 2, 3), ("q3", "quality", 2, 3)]
+    assert "inconsistent across attempts (2): q2 quality 2/3, q3 quality 2/3" in first.stdout
 
     calls.clear()
     again = _run(tmp_path, judge_server, str(path), "-q", "--repeats", "2")

@@ -8,20 +8,47 @@ import { fmtCi } from './common/intervals.js';
 
 const root = document.getElementById('app');
 const ACTIVE = ['queued', 'running'];
-const POLL_MS = 1000;
+const POLL_MS = 500; // live figures at least once a second
 const PAGE = 50;
 const runId = params.id;
 const ui = {};
 
 function progressView(run) {
+  const share = run.total ? run.done / run.total : 1;
   return [
     h('span', { class: `badge run-${run.status}`, id: 'run-status' }, t(`run.status.${run.status}`)),
-    h('progress', { max: run.total || 1, value: run.done, id: 'run-progress' }),
-    h('span', { class: 'num' }, `${run.done}/${run.total} (${(run.progress * 100).toFixed(0)}%)`),
+    h('progress', { max: run.total || 1, value: run.done, id: 'run-progress', 'aria-label': t('run.progress') }),
+    h('span', { class: 'num', id: 'run-done' }, `${run.done}/${run.total} (${(share * 100).toFixed(0)}%)`),
     ACTIVE.includes(run.status) ? h('button', { type: 'button', class: 'secondary', onclick: cancel },
       t('run.cancel')) : null,
     run.error ? h('p', { class: 'alert error' }, t('run.runError', { message: run.error })) : null,
   ];
+}
+
+/** Says what a pass rate counts, beside every pass rate shown: one definition, errors apart. */
+function explainRates(container, summary) {
+  const text = t('run.passRateDefinition', { n: summary.leftOut ?? ((summary.samplesErrored ?? 0)
+    + (summary.samplesPending ?? 0)) });
+  for (const el of container.querySelectorAll('#pass-rate, #per-evaluator thead th:nth-child(6)')) {
+    el.title = text;
+    const label = el.id === 'pass-rate' ? el.previousElementSibling : el;
+    label?.append(h('span', { class: 'info', title: text, 'aria-hidden': 'true' }, ' ⓘ'));
+  }
+  container.append(h('p', { class: 'hint', id: 'pass-rate-definition' }, text));
+}
+
+/** The evaluators the run graded, as it snapshotted them: version (a hash of the config), weight. */
+function gradedWith(evaluators) {
+  return h('section', { class: 'card', id: 'graded-with' }, h('h2', {}, t('run.gradedWith')),
+    h('div', { class: 'table-box' }, h('table', { class: 'table cards' },
+      h('thead', {}, h('tr', {}, ['evaluator', 'version', 'weight'].map((k) => h('th', {}, t(`run.col.${k}`))))),
+      h('tbody', {}, evaluators.map((e) => h('tr', {},
+        h('td', { dataset: { label: t('run.col.evaluator') } }, h('a', { href: `/evaluators/${e.evaluatorId}` },
+          e.name)),
+        h('td', { dataset: { label: t('run.col.version') } }, h('code', { class: 'version' }, e.version),
+          e.changedSince ? h('span', { class: 'badge warn', title: t('run.changedSinceHint') },
+            t('run.changedSince')) : null),
+        h('td', { class: 'num', dataset: { label: t('run.col.weight') } }, e.weight)))))));
 }
 
 async function cancel() {
@@ -147,17 +174,23 @@ function resultsView(run) {
 async function poll() {
   let run;
   try {
-    run = await get(`/api/v1/runs/${runId}`);
+    run = await get(`/pages/api/runs/${runId}/live`);
   } catch (err) {
     mount(ui.progress, errorState(err, poll));
     return;
   }
   mount(ui.progress, progressView(run));
+  if (!ui.versions) {
+    ui.versions = gradedWith(run.evaluators);
+    ui.summary.after(ui.versions);
+  }
+  // Live figures: the same summary as the finished run's, of what is graded so far.
+  mount(ui.summary, run.summary ? summaryView(run.summary) : null);
+  if (run.summary) explainRates(ui.summary, run.summary);
   if (ACTIVE.includes(run.status)) {
     setTimeout(poll, POLL_MS);
     return;
   }
-  mount(ui.summary, run.summary ? summaryView(run.summary) : null);
   mount(ui.results, resultsView(run));
 }
 

@@ -103,9 +103,10 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
         write_junit(junit, suite.name, verdicts, duration_s, suite.warnings, summary=s)
     if export is not None and export_path is not None:
         _export(export, export_path, suite, s, verdicts)
+    wavering = _inconsistent(verdicts) if complete and (summary_json is not None or not quiet) else []
     if summary_json is not None:
         doc = {"suite": suite.name, **s.to_dict(), "duration_s": duration_s, "resumed": resumed_count,
-               "warnings": suite.warnings}
+               "warnings": suite.warnings, **({"inconsistent": wavering} if wavering else {})}
         write_output(summary_json, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if not quiet:
         from assay.cli._console import make_console
@@ -121,6 +122,11 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
             _print_problem(console, v)
         if s.total - s.passed > MAX_LISTED:
             console.print(f"... and {s.total - s.passed - MAX_LISTED} more (see --out for every result)")
+        if wavering:
+            shown = ", ".join(f"{w['sample']} {w['grader']} {w['passed']}/{w['attempts']}"
+                              for w in wavering[:MAX_LISTED])
+            console.print(f"inconsistent across attempts ({len(wavering)}): {shown}"
+                          + (" ..." if len(wavering) > MAX_LISTED else ""), markup=False)
     mean = "-" if s.mean_score is None else f"{s.mean_score:.3f}"
     resumed = f", {resumed_count} resumed from the earlier run" if resumed_count else ""
     line = (f"{s.passed}/{s.total} passed, {s.failed} failed, {s.errors} errors, {s.pending} pending"
@@ -134,6 +140,15 @@ def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: i
         console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
     print(line, flush=True)
     return 0 if s.all_passed else 1
+
+
+def _inconsistent(verdicts: list) -> list:
+    """Samples whose attempts disagreed (``runner.report.inconsistent``), when any has a cluster."""
+    if not any(v.cluster is not None for v in verdicts):
+        return []
+    from assay.runner.report import inconsistent
+
+    return inconsistent(verdicts)
 
 
 def _resources(no_cache: bool) -> Resources:

@@ -24,8 +24,15 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
                 export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False) -> int:
     """`assay run` on Ray; the same arguments and exit codes as ``run_cmd.execute``."""
     from assay.cli.run_cmd import MAX_LISTED, PROGRESS_MIN_SAMPLES, _outputs, _print_warnings, _progress, _report
-    from assay.runner.ray_engine import LineSink, RayPlace, SuiteRef, grade_on_ray, ray_session, require_ray
-    from assay.runner.ray_engine._summary import PartialSummary
+    from assay.runner.ray_engine import (
+        LineSink,
+        PartialSummary,
+        RayPlace,
+        SuiteRef,
+        grade_on_ray,
+        ray_session,
+        require_ray,
+    )
 
     require_ray()
     if out is None and (junit is not None or export is not None):

@@ -135,3 +135,20 @@ def _caption(summary: SuiteSummary) -> str:
     if again and agreement:
         parts.append(f"grader self-agreement: {agreement}")
     return "; ".join(parts)
+
+
+def inconsistent(verdicts: Sequence[SampleVerdict]) -> list[dict[str, Any]]:
+    """Per-sample consistency across attempts (repeats, trials): each task and grader whose
+    attempts disagreed, ``{sample, grader, passed, attempts}`` (errors and pending left out), in
+    the order tasks first appear. Empty when no sample was attempted twice."""
+    tally: dict[tuple[str, str], list[int]] = {}
+    for v in verdicts:
+        if v.cluster is None:
+            continue
+        for r in v.results:
+            if r.status is Status.PASSED or r.status is Status.FAILED:
+                seen = tally.setdefault((v.cluster, r.name), [0, 0])
+                seen[0] += r.status is Status.PASSED
+                seen[1] += 1
+    return [{"sample": cluster, "grader": name, "passed": c, "attempts": n}
+            for (cluster, name), (c, n) in tally.items() if 0 < c < n]

@@ -20,6 +20,7 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -98,8 +99,8 @@ class RunWorker:
         self._pool.shutdown(wait=True, cancel_futures=True)
         self.slices.close()
 
-    def _spawn(self, target: object, name: str) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)  # type: ignore[arg-type]
+    def _spawn(self, target: Callable[[], object], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
         thread.start()
         self._threads.append(thread)
 

@@ -28,12 +28,14 @@ from pydantic import ValidationError
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.untrusted import MAX_DEPTH, clean_text
-from assay.runner.dataset._csv import DELIMITERS, csv_rows
-from assay.runner.dataset._json import json_rows, jsonl_rows
+from assay.runner.dataset._csv import DELIMITERS, csv_metadata, csv_rows
+from assay.runner.dataset._json import BadJson, json_rows, jsonl_rows, parse_json
 from assay.runner.dataset._parquet import parquet_rows
 from assay.runner.files import open_regular
 
-__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "load_dataset", "samples_from_rows"]
+# The readers are public too: the Ray engine and the suites read rows of these formats themselves.
+__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "BadJson", "csv_metadata", "csv_rows", "jsonl_rows", "load_dataset",
+           "parse_json", "samples_from_rows"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",

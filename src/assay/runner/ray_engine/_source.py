@@ -22,8 +22,7 @@ from typing import Any, Literal
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
-from assay.runner.dataset import DELIMITERS
-from assay.runner.dataset._csv import csv_rows
+from assay.runner.dataset import DELIMITERS, csv_rows
 from assay.runner.files import open_regular
 from assay.runner.suites import Suite, load_suite
 from assay.runner.suites.dialects import assay as assay_dialect

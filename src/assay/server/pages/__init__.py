@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from assay.server.pages import api, facts, views
+from assay.server.pages import api, facts, live, views
 from assay.server.pages.session import CookieAuth
 from assay.server.pages.views import STATIC_DIR
 
@@ -24,6 +24,7 @@ def install(app: FastAPI, api_prefix: str) -> None:
     app.include_router(views.router)
     app.include_router(api.router)
     app.include_router(facts.router)
+    app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR), check_dir=False), name="static")
     app.add_middleware(CookieAuth, prefixes=(api_prefix + "/", "/pages/api/"))
     json_error = app.exception_handlers[HTTPException]

@@ -1,0 +1,48 @@
+"""A run as its page shows it while it goes: ``GET /pages/api/runs/{id}/live`` → the stored
+results counted now (not the worker's last checkpoint), the summary of what is graded so far
+by the same function that writes the finished run's summary (``run_summary.summarise``: one
+definition of pass rate everywhere, errors and pending counted apart), and the version of each
+evaluator the run graded (a hash of the config it snapshotted) with whether it changed since."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+from fastapi import APIRouter
+
+from assay.server.deps import CurrentUser, SessionDep
+from assay.server.errors import not_found
+from assay.server.run_summary import summarise
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope
+from assay.store import evaluators as evaluator_rows
+from assay.store import runs as run_rows
+
+router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
+
+
+def config_version(config: Any) -> str:
+    """A short, stable name of a config's content: equal configs, equal versions."""
+    return hashlib.sha256(orjson.dumps(config, option=orjson.OPT_SORT_KEYS)).hexdigest()[:8]
+
+
+@router.get("/runs/{run_id}/live", response_model=Envelope[dict[str, Any]])
+def live_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+    run = run_rows.get_run(session, run_id)
+    if run is None:
+        raise not_found("run", run_id)
+    snapshot = list(run.evaluators or [])
+    active = run.status in run_rows.ACTIVE
+    done = run_rows.count_results(session, run_id) if active else run.done
+    summary = summarise(session, run_id, {s["evaluatorId"]: s["weight"] for s in snapshot}) if active else run.summary
+    versions = []
+    for spec in snapshot:
+        version = config_version(spec.get("config"))
+        current = evaluator_rows.get_evaluator(session, spec["evaluatorId"])
+        versions.append({"evaluatorId": spec["evaluatorId"], "name": spec.get("name"), "type": spec.get("type"),
+                         "weight": spec.get("weight"), "version": version,
+                         "changedSince": current is None or config_version(current.config) != version})
+    return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
+                          "done": min(done, run.total), "error": run.error, "summary": summary,
+                          "evaluators": versions})
