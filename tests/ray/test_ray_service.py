@@ -1,5 +1,5 @@
 """``ASSAY_RUN_ENGINE=ray``: a service run's slices graded on a local Ray by the Ray engine's
-workers (``BatchGrader``), the results batched into the database, equal to the local path's."""
+workers (``GradingActor``), the results batched into the database, equal to the local path's."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Slices of service runs graded on Ray (``ASSAY_RUN_ENGINE=ray``), by the workers of
-``assay run --engine ray`` (``runner.ray_engine.BatchGrader``).
+``assay run --engine ray`` (``runner.ray_engine.GradingActor``).
 
 The server connects to Ray once (Ray's own ``RAY_ADDRESS``; a local Ray on this machine when
-it is unset) and keeps one ``BatchGrader`` actor per run it grades: the actor compiles the
+it is unset) and keeps one ``GradingActor`` actor per run it grades: the actor compiles the
 run's evaluator snapshot once (``SpecsRef``) and keeps its sandbox pool warm. A slice goes to
 it as one batch of JSON lines; its verdicts come back as results lines, which this module
 turns into result rows for the database (inserted by the slice, in one batch).
@@ -45,9 +45,9 @@ class RayGrading:
                 ray.init(num_cpus=place.num_cpus, include_dashboard=False, logging_level=logging.WARNING,
                          log_to_driver=False, object_store_memory=place.object_store_bytes)
             self._started = True
-        from assay.runner.ray_engine import BatchGrader
+        from assay.runner.ray_engine import GradingActor
 
-        self._actor_class = ray.remote(BatchGrader).options(num_cpus=1)
+        self._actor_class = ray.remote(GradingActor).options(num_cpus=1)
         self._actors: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 

@@ -15,7 +15,7 @@ from assay.runner.ray_engine._driver import LineSink, RayRun, batch_rows, grade_
 from assay.runner.ray_engine._source import Source, SuiteRef, open_suite
 from assay.runner.ray_engine._specs import SpecsRef
 from assay.runner.ray_engine._summary import PartialSummary
-from assay.runner.ray_engine._worker import BatchGrader
+from assay.runner.ray_engine._worker import GradingActor
 
-__all__ = ["BatchGrader", "LineSink", "PartialSummary", "RayPlace", "RayRun", "Source", "SpecsRef", "SuiteRef",
+__all__ = ["GradingActor", "LineSink", "PartialSummary", "RayPlace", "RayRun", "Source", "SpecsRef", "SuiteRef",
            "batch_rows", "grade_on_ray", "open_suite", "ray_session", "require_ray"]

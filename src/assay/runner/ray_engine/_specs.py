@@ -1,6 +1,6 @@
 """A suite made of stored evaluator specs, for the service's runs graded on Ray.
 
-``BatchGrader`` (the workers of ``assay run --engine ray``) opens its suite on each worker;
+``GradingActor`` (the workers of ``assay run --engine ray``) opens its suite on each worker;
 a ``SpecsRef`` opens to the run's snapshot of evaluators compiled under the rules of stored,
 untrusted configs (the service's), each grader named by its evaluator id so that two
 evaluators with one name stay apart, and a source of JSON lines: the service sends a slice's
