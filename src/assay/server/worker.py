@@ -61,7 +61,7 @@ class RunWorker:
         heartbeat; returns the ids of the runs waiting in the queue now."""
         with self.database.session() as session:
             for run in queue.unplanned_runs(session):
-                samples = run.total // max(1, len(run.evaluators))
+                samples = max(1, run.total // max(1, len(run.evaluators)))  # one slice at least: it ends the run
                 queue.plan(session, run.id, run.created_by_id, samples, self.slice_size(list(run.evaluators)))
             waiting = run_rows.active_run_ids(session)
         for n in range(self.settings.run_slots):
