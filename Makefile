@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test lint bench node-deps browser postgres wrk web clean peers-refresh
+.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -33,16 +33,33 @@ browser:
 	fi
 
 # Rebuild the pages' committed scripts and styles (src/assay/server/static/) from web/.
-web:
-	cd web && npm install --no-package-lock --no-audit --no-fund --loglevel=error && node build.mjs
+web: web-deps
+	cd web && node build.mjs
+
+# web/'s npm modules: the build's, and axe-core, which the browser tests inject. Never fatal:
+# without them the accessibility checks are skipped and say why.
+web-deps:
+	@(cd web && npm install --no-package-lock --no-audit --no-fund --loglevel=error) || echo "npm install in web/ failed: the accessibility checks will be skipped"
 
 # The example suite has failing samples on purpose: exit 1 (some failed) is a good demo.
 demo: setup
 	$(BIN)/assay run examples/presets/eval.yaml; status=$$?; [ $$status -le 1 ]
 	$(BIN)/assay run examples/json-schema/eval.yaml; status=$$?; [ $$status -le 1 ]
 
+# The service with a demo workspace: open the address it prints and paste the token.
+serve: setup
+	$(BIN)/assay serve --demo
+
 lint: setup
 	$(BIN)/ruff check src tests bench
+
+# mypy over src/assay and import-linter's layer contracts (both configured in pyproject.toml).
+# Run through this venv's python, so that they read this tree's assay, whichever venv made the scripts.
+typecheck: setup
+	$(BIN)/python -m mypy
+
+layers: setup
+	$(BIN)/python $(BIN)/lint-imports
 
 # The service tests start a PostgreSQL server from Debian's binaries; wrk drives the service
 # benchmark. Never fatal: without them the PostgreSQL tests are skipped and say why, and the
@@ -63,7 +80,7 @@ apt_install = if ! ls $(1) >/dev/null 2>&1; then \
 	  else echo "$(2) not found (as root: apt-get install $(2)): $(3)"; fi; \
 	fi
 
-test: setup lint browser postgres
+test: setup lint typecheck layers browser web-deps postgres
 	$(BIN)/python -m pytest
 
 # Not part of `make test` or CI: how far a newer waza is from what assay knows. WAZA is a git

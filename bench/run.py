@@ -93,9 +93,18 @@ def main() -> None:
 
     upload.main(["--quick"] if "--quick" in sys.argv else [])
     print()
+    import pages  # the pages in chromium: page ready, editor test runs
+
+    pages.main([])
+    print()
     import run_queue  # the run queue on PostgreSQL: one and two servers, two users
 
     run_queue.main(["--quick"] if "--quick" in sys.argv else [])
+    print()
+    import flat_memory
+
+    print("assay run, local engine: peak RSS and time at 100,000 and 1,000,000 samples (median of 3 runs)")
+    flat_memory.report(flat_memory.main(["--quick"] if "--quick" in sys.argv else []))
     print()
     import ray_engine  # skipped with a message when Ray (assay[ray]) is missing
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay._lazy import lazy_names
+from assay.core.lazy import lazy_names
 
 __version__ = "0.1.0"
 

@@ -9,7 +9,7 @@ import pytest
 from assay.core import stats
 from assay.core.aggregate import judge_sample, summarize
 from assay.core.result import GraderResult
-from assay.runner.ray_engine._summary import PartialSummary
+from assay.runner.ray_engine import PartialSummary
 
 
 def _verdicts(tasks: int, repeats: int, seed: int = 3) -> list:

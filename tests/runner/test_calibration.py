@@ -4,6 +4,7 @@ import pytest
 
 from assay.core.context import SpecContext
 from assay.core.spec import compile_spec
+from assay.core.stats import wilson
 from assay.runner.calibration import (
     Pair,
     RocPoint,
@@ -50,11 +51,15 @@ def test_compare_counts_and_rates():
     assert c.agreement == pytest.approx(0.7) and c.kappa == pytest.approx(0.4)
     assert c.tpr == pytest.approx(20 / 30)  # of the human passes, the share the judge passed
     assert c.tnr == pytest.approx(15 / 20)  # of the human fails, the share the judge failed
+    doc = c.to_dict()  # each rate with its Wilson 95% interval (core.stats, checked against statsmodels)
+    assert (doc["agreement_ci"], doc["tpr_ci"], doc["tnr_ci"]) == (
+        list(wilson(35, 50)), list(wilson(20, 30)), list(wilson(15, 20)))
 
 
 def test_rates_are_none_without_their_class():
     c = compare(pairs_from(*counts(tp=3, fn=1)))  # no human fails
     assert c.tnr is None and c.tpr == 0.75 and c.kappa == 0.0
+    assert c.to_dict()["tnr_ci"] is None
     empty = compare([])
     assert (empty.n, empty.agreement, empty.kappa, empty.best) == (0, None, None, None)
 

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from assay.cli._console import make_console
+from assay.runner import figures
 
 ROC_ROWS = 25
 """ROC points shown in the table; --json has them all."""
@@ -51,10 +52,10 @@ def _print(report: dict[str, Any]) -> None:
         ("compared", str(report["n"])),
         ("left out: sample not in results", str(report["missing"])),
         ("left out: judge error or pending", str(report["unscored"])),
-        ("agreement", _num(report["agreement"], ".1%")),
+        ("agreement [95% CI]", figures.rate(report["agreement"], report.get("agreement_ci"))),
         ("Cohen's kappa", _num(report["kappa"])),
-        ("true-positive rate (human pass)", _num(report["tpr"], ".1%")),
-        ("true-negative rate (human fail)", _num(report["tnr"], ".1%")),
+        ("true-positive rate (human pass)", figures.rate(report["tpr"], report.get("tpr_ci"))),
+        ("true-negative rate (human fail)", figures.rate(report["tnr"], report.get("tnr_ci"))),
         ("confusion tp / fp / fn / tn", f"{conf['tp']} / {conf['fp']} / {conf['fn']} / {conf['tn']}"),
         ("mean |judge - human score|", _num(report["mean_abs_diff"])),
         ("judge's threshold", _num(report["judge_threshold"], "g")),

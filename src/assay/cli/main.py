@@ -244,13 +244,16 @@ def serve(
     log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")] = "info",
     workers: Annotated[int, typer.Option("--workers", min=1, max=64,
                                          help="Server processes (one of them grades task runs).")] = 1,
+    demo: Annotated[bool, typer.Option("--demo", help="Open a demo workspace (example evaluators, a task with a "
+                                                      "Chinese dataset, a finished run) in ./assay-demo.db "
+                                                      "unless --database-url.")] = False,
     log_format: Annotated[str, typer.Option("--log-format", callback=_log_format,
                                             help="text (uvicorn's lines) or json (one object per line).")] = "text",
 ) -> None:
     """Run the evaluator service (REST API under /api/v1, docs at /docs); migrates the database first."""
     from assay.cli.serve_cmd import serve as run_server
 
-    _delegate(run_server, host, port, database_url, log_level, workers, log_format)
+    _delegate(run_server, host, port, database_url, log_level, workers, demo, log_format)
 
 
 db_app = typer.Typer(no_args_is_help=True, help="The service's database.")

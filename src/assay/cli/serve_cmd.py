@@ -33,17 +33,24 @@ def _database(database_url: str | None) -> Database:
     return database
 
 
+DEMO_DATABASE = "sqlite:///./assay-demo.db"
+
+
 def serve(host: str, port: int, database_url: str | None, log_level: str, workers: int = 1,
-          log_format: str = "text") -> int:
+          demo: bool = False, log_format: str = "text") -> int:
     import uvicorn
 
     from assay.server import create_app
     from assay.server.logs import log_config
     from assay.store import redact
 
+    if demo:
+        database_url = database_url or DEMO_DATABASE
     settings = settings_with(database_url)
     typer.echo(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
                f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})", err=True)
+    if demo:
+        _demo(settings.database_url, f"http://{host}:{port}")
     _welcome(database_url, f"http://{host}:{port}")
     config = log_config(log_format, log_level)
     logging_options: dict[str, Any] = {} if config is None else {"log_config": config}
@@ -62,6 +69,15 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
         os.environ["ASSAY_DATABASE_URL"] = database_url
     run("assay.server.app:app_from_env", factory=True, processes=workers)
     return 0
+
+
+def _demo(database_url: str, url: str) -> None:
+    """Sign-in details of the demo workspace, which is filled once the server answers."""
+    from assay.server.demo import demo_token, seed_in_background
+
+    token = demo_token(database_url)
+    typer.echo(f"demo workspace: open {url}/signin and paste this token (user 'demo'):\n{token}", err=True)
+    seed_in_background(url.replace("0.0.0.0", "127.0.0.1"), token)
 
 
 def _welcome(database_url: str | None, url: str) -> None:

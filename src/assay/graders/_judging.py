@@ -17,12 +17,12 @@ from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationInfo, field_validator
 
 from assay.core.context import spec_context
-from assay.core.grader import ConfigT, Grader, GraderConfig, Taxonomy, Traits
+from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.judge import JudgeMessage, JudgeReply, JudgeRequest
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -122,7 +122,10 @@ class Plan:
     finish: Callable[[list[JudgeReply]], GraderResult]
 
 
-class JudgeGrader(Grader[ConfigT]):
+JudgeConfigT = TypeVar("JudgeConfigT", bound=JudgeConfig)
+
+
+class JudgeGrader(Grader[JudgeConfigT]):
     """Base of the judge graders: batch path, request building, injection policy."""
 
     kind = "llm"
@@ -164,7 +167,7 @@ class JudgeGrader(Grader[ConfigT]):
         grader type and config, the model, the sampling parameters, the schema, ``slot`` (which
         call of several: a swap order, a panel seat) and the messages rendered with the
         placeholder delimiter: everything stable, nothing random."""
-        cfg: JudgeConfig = self.config  # type: ignore[assignment]
+        cfg = self.config
         model = model or cfg.model
         stable = {"v": 1, "type": self.type, "config": cfg.model_dump(mode="json"), "model": model,
                   "params": [cfg.temperature, cfg.max_tokens, cfg.seed], "schema": schema, "slot": slot,
@@ -199,7 +202,7 @@ class JudgeGrader(Grader[ConfigT]):
         flags: list[Flag] = [f for name, text in fields.items() for f in scan(name, text)]
         if not flags:
             return None, None
-        cfg: JudgeConfig = self.config  # type: ignore[assignment]
+        cfg = self.config
         entry = {"flagged": True, "action": cfg.on_injection, "flags": [f.as_dict() for f in flags]}
         first = flags[0]
         what = f"{first.field} contains {first.kind.replace('_', ' ')} {first.match!r} aimed at the judge"

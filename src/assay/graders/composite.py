@@ -220,7 +220,7 @@ class Composite(Grader[CompositeConfig]):
             if errors or not pending:
                 return self._error(errors, details, none_scored=True)
             return self.pending_result(_names("awaiting", pending), details)
-        mean = sum(r.score * r.weight for r in scored) / total  # type: ignore[operator]
+        mean = sum((r.score or 0.0) * r.weight for r in scored) / total  # (no score in scored is None)
         mean = min(1.0, max(0.0, mean))
         ok = mean >= self.config.threshold
         left_out = f"; left out: {len(errors)} errors, {len(pending)} pending" if errors or pending else ""

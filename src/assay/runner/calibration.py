@@ -20,6 +20,7 @@ from typing import Any, Literal
 import orjson
 
 from assay.core.spec import CompiledSpec
+from assay.core.stats import wilson
 
 DEFAULT_MIN_LABELS = 20
 """Fewest compared labels for a judge to count as calibrated."""
@@ -51,7 +52,7 @@ class RocPoint:
 
 
 @dataclass(slots=True)
-class Comparison:
+class LabelComparison:
     """A judge against human labels. Rates are None where their denominator is 0."""
 
     n: int
@@ -68,7 +69,14 @@ class Comparison:
     """The ROC point of highest agreement (ties: the larger TPR - FPR, then the lower threshold)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields, with the Wilson 95% intervals of agreement, TPR and TNR beside them."""
+        c = self.confusion
+        def ci(hits: int, total: int) -> list[float] | None:
+            found = wilson(hits, total)
+            return list(found) if found else None
+
+        return {**asdict(self), "agreement_ci": ci(c["tp"] + c["tn"], self.n),
+                "tpr_ci": ci(c["tp"], c["tp"] + c["fn"]), "tnr_ci": ci(c["tn"], c["tn"] + c["fp"])}
 
 
 def confusion(pairs: Sequence[Pair]) -> dict[str, int]:
@@ -113,19 +121,19 @@ def best_threshold(points: Sequence[RocPoint]) -> RocPoint | None:
     return max(points, key=lambda p: (p.agreement, (p.tpr or 0.0) - (p.fpr or 0.0), -p.threshold))
 
 
-def compare(pairs: Sequence[Pair]) -> Comparison:
+def compare(pairs: Sequence[Pair]) -> LabelComparison:
     """Every statistic of the judge against the labels in ``pairs``."""
     conf = confusion(pairs)
     n = len(pairs)
     diffs = [abs(p.judge_score - p.human_score) for p in pairs
              if p.judge_score is not None and p.human_score is not None]
     roc = roc_points(pairs)
-    return Comparison(n=n, confusion=conf, agreement=(conf["tp"] + conf["tn"]) / n if n else None,
+    return LabelComparison(n=n, confusion=conf, agreement=(conf["tp"] + conf["tn"]) / n if n else None,
                       kappa=cohen_kappa(conf), tpr=_rate(conf["tp"], conf["fn"]), tnr=_rate(conf["tn"], conf["fp"]),
                       mean_abs_diff=sum(diffs) / len(diffs) if diffs else None, roc=roc, best=best_threshold(roc))
 
 
-def calibration_status(comparison: Comparison, *, min_labels: int = DEFAULT_MIN_LABELS,
+def calibration_status(comparison: LabelComparison, *, min_labels: int = DEFAULT_MIN_LABELS,
                        min_kappa: float = DEFAULT_MIN_KAPPA, compared_with: str | None = None,
                        current: str | None = None) -> tuple[Status, str]:
     """The status and why. ``stale`` when the judge's spec fingerprint the labels were

@@ -24,8 +24,7 @@ from typing import Any
 from assay.core.aggregate import SampleVerdict
 from assay.core.result import GraderResult, Status
 from assay.core.sample import Sample
-from assay.graders._waza import session_calls
-from assay.graders._waza_context import go_transcript
+from assay.graders import go_transcript, session_calls
 
 PEER_TYPES = {"waza_text": "text", "waza_file": "file", "waza_diff": "diff", "waza_behavior": "behavior",
               "waza_action_sequence": "action_sequence", "waza_skill_invocation": "skill_invocation",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay._lazy import lazy_names
+from assay.core.lazy import lazy_names
 
 _LAZY = {name: "assay.sandbox.runner" for name in ("LanguagePool", "SandboxRunner", "open_code_runner")}
 

@@ -127,7 +127,7 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-class Program:
+class FilterProgram:
     """A filter ready to install: the buffers live as long as this object (built in the parent)."""
 
     def __init__(self, code: bytes) -> None:

@@ -63,7 +63,7 @@ class Confinement:
 
 @dataclass(frozen=True)
 class _Prepared:
-    seccomp: _seccomp.Program | None
+    seccomp: _seccomp.FilterProgram | None
     landlock_attr: bytes | None
 
 
@@ -72,7 +72,7 @@ def prepare(c: Confinement) -> _Prepared:
     """Build what ``apply_in_child`` installs. Call it in the parent before forking (cached)."""
     program = None
     if "seccomp" not in c.skip and _seccomp.supported():
-        program = _seccomp.Program(_seccomp.build_filter(
+        program = _seccomp.FilterProgram(_seccomp.build_filter(
             block_exec=c.block_exec, block_threads=c.block_threads,
             block_sockets=c.block_sockets, block_signals=c.block_signals))
     abi = _landlock.abi_version() if "landlock" not in c.skip else 0

@@ -27,7 +27,7 @@ from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS
 from assay.core.errors import SpecError
 from assay.core.interfaces import CodeCall, CodeRunner
 from assay.core.result import ErrorCode
-from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
+from assay.core.strict_json import StrictJsonError, loads_strict
 from assay.sandbox.remote.wire import (
     BatchRequest,
     CallRequest,

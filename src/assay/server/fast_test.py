@@ -26,7 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from assay._asgi_body import read_messages, replay
 from assay.core.grader import Grader
-from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
+from assay.core.strict_json import StrictJsonError, loads_strict
 from assay.server import trial
 from assay.server.errors import ApiError
 from assay.server.schemas.evaluators import TestRequest

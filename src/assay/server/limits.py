@@ -6,7 +6,7 @@ Before any route reads a body, ``BodyLimit`` answers ``{code, message}``:
   body is counted as it arrives and dropped at the limit);
 - 415 for a compressed body (``Content-Encoding``: nothing here inflates, so no gzip bomb)
   and, on JSON routes, for a ``Content-Type`` that is not JSON;
-- 400 for a JSON body that is not strict JSON (``assay.sandbox.remote.strict_json``: NaN,
+- 400 for a JSON body that is not strict JSON (``assay.core.strict_json``: NaN,
   1e400, lone surrogates, 1,024+ levels of nesting, a key given twice, bytes not UTF-8), with
   what is wrong and where. The framework's own parser would take most of these silently.
 """
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay._asgi_body import read_body, replay
-from assay.sandbox.remote.strict_json import StrictJsonError, loads_strict
+from assay.core.strict_json import StrictJsonError, loads_strict
 from assay.server.errors import ApiError, send_error
 
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})

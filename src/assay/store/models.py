@@ -14,7 +14,7 @@ import re
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlalchemy import (
     JSON,
@@ -35,7 +35,9 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 Json = JSON().with_variant(JSONB(), "postgresql")
 """JSON everywhere, stored as JSONB on PostgreSQL."""
 
-EVALUATOR_TYPES = ("preset", "code", "llm", "composite")
+EvaluatorType = Literal["preset", "code", "llm", "composite"]
+"""What an evaluator row is (the API's ``type``), spelled here once."""
+EVALUATOR_TYPES: tuple[EvaluatorType, ...] = get_args(EvaluatorType)
 
 
 class RunState(StrEnum):
@@ -109,7 +111,7 @@ class Evaluator(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     name: Mapped[str] = mapped_column(String(200))
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
-    type: Mapped[str] = mapped_column(String(16), index=True)
+    type: Mapped[EvaluatorType] = mapped_column(String(16), index=True)
     config: Mapped[dict[str, Any]] = mapped_column(Json)
     is_preset: Mapped[bool] = mapped_column(Boolean, default=False)
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceState, utcnow
@@ -57,11 +58,11 @@ def unplanned_runs(session: Session) -> list[Run]:
     return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_RUNS), ~planned)))
 
 
-def _claimable(now: datetime) -> object:
+def _claimable(now: datetime) -> ColumnElement[bool]:
     return and_(Run.status.in_(ACTIVE_RUNS), _claimable_row(now))
 
 
-def _claimable_row(now: datetime) -> object:
+def _claimable_row(now: datetime) -> ColumnElement[bool]:
     """The claim's condition on the slice itself: the compare-and-set that makes one holder."""
     return or_(RunSlice.state == SliceState.PENDING,
                and_(RunSlice.state == SliceState.LEASED, RunSlice.lease_until < now))
@@ -100,11 +101,11 @@ def claim(session: Session, holder: str, lease_s: float) -> Claim | None:
         found = session.scalars(query).first()
         if found is None:
             continue  # taken meanwhile by another server
-        taken = session.execute(
+        taken = cast(CursorResult[Any], session.execute(  # an UPDATE's result: a CursorResult
             update(RunSlice).where(RunSlice.id == found.id, _claimable_row(now))
             .values(state=SliceState.LEASED, holder=holder, lease_until=now + timedelta(seconds=lease_s),
                     claimed_at=now, attempts=RunSlice.attempts + 1)
-            .execution_options(synchronize_session=False))
+            .execution_options(synchronize_session=False)))
         if taken.rowcount != 1:
             continue
         session.execute(update(Run).where(Run.id == found.run_id, Run.status == RunState.QUEUED.value)

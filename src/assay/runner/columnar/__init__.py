@@ -116,6 +116,7 @@ def _specs(given: Any, resources: Resources) -> tuple[list[CompiledSpec], bool, 
     from assay.runner.resources import Defaults, build_context
     from assay.runner.suites import Suite
 
+    specs: list[Any]  # in any form compile_spec takes
     if isinstance(given, Suite):
         if given.sample_graders:
             raise SpecError("grade_table grades every row with the same graders; this suite has task-level "

@@ -10,7 +10,7 @@ caps them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,7 +106,7 @@ class Columns:
         name, kind, type_, weight = grader.name, grader.kind, grader.type, grader.weight
         statuses = list(Status)
         reasons, details, objects, pass_reason = self.reasons, self.details, self.objects, self.pass_reason
-        if self.bulk is not None:
+        if self.bulk is not None and self.bulk_rows is not None:  # set together (_bulk)
             reasons = {**dict(zip(self.bulk_rows.tolist(), self.bulk.to_pylist())), **reasons}
         for i, (code, score) in enumerate(zip(self.status.tolist(), self.score.tolist())):
             r = objects.get(i)
@@ -119,11 +119,11 @@ class Columns:
         return out
 
 
-def _sparse(n: int, values: dict[int, str], default: str | None = None,
+def _sparse(n: int, values: Mapping[int, str | None], default: str | None = None,
             default_rows: np.ndarray | None = None) -> pa.Array:
     """A string column that is null (or ``default`` on ``default_rows``) except at the keys of
     ``values``: the few strings, gathered by index, without a Python object per row."""
-    strings = list(values.values())
+    strings: list[str | None] = list(values.values())
     fill = len(strings)
     strings += [None, default]
     index = np.full(n, fill, dtype=np.int64)

@@ -11,6 +11,8 @@ and leaves other rows to the object path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -21,9 +23,11 @@ from assay.runner.columnar._frame import Frame
 from assay.runner.columnar._reasons import completed, missing
 
 try:
-    from assay.runner.columnar._kernels import contains_rows
+    from assay.runner.columnar import _kernels
 except ImportError:  # not built (no C compiler at install time): same results, slower
-    contains_rows = None
+    contains_rows: Callable[..., bytes] | None = None
+else:
+    contains_rows = _kernels.contains_rows
 
 
 def grade(grader: Contains, frame: Frame, *, workers: int = 1) -> Graded | None:

@@ -22,9 +22,10 @@ from assay.runner.columnar._frame import Frame, take_text
 
 def grade(grader: sim.Similarity, frame: Frame, *, workers: int = 1) -> Graded | None:
     cfg = grader.config
-    texts = [frame.filled("output"), frame.filled("expected")]
-    if texts[0] is None or texts[1] is None:
+    output, expected = frame.filled("output"), frame.filled("expected")
+    if output is None or expected is None:
         return None
+    texts = [output, expected]
     fold = cfg.ignore_case and cfg.algorithm == "levenshtein"
     # Too long as given: exact for every row whose text preparing leaves unchanged (the others,
     # re-checked below, are the grader's to decide)

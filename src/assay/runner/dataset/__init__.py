@@ -28,13 +28,15 @@ from pydantic import ValidationError
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.untrusted import MAX_DEPTH, clean_text
-from assay.runner.dataset._csv import DELIMITERS, csv_rows
-from assay.runner.dataset._json import json_rows, jsonl_rows
+from assay.runner.dataset._csv import DELIMITERS, csv_metadata, csv_rows
+from assay.runner.dataset._json import BadJson, json_rows, jsonl_rows, parse_json
 from assay.runner.dataset._parquet import parquet_rows
 from assay.runner.files import open_regular
 
-__all__ = ["DELIMITERS", "FORMATS", "SAMPLE_FIELDS", "iter_samples", "load_dataset", "read_rows",
-           "samples_from_rows"]
+# The readers are public too: the Ray engine and the suites read rows of these formats themselves.
+__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "BadJson", "check_outputs", "csv_metadata", "csv_rows", "duplicate_error",
+           "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset", "parse_json",
+           "read_rows", "sample_from_row", "samples_from_rows", "FORMATS"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
@@ -49,17 +51,26 @@ def load_dataset(path: Path, *, delimiter: str | None = None) -> list[Sample]:
     and TSV files and is ignored for JSON ones, so a suite's setting does not break a JSONL file
     given in its place.
     """
+    return _unique(iter_dataset(path, delimiter=delimiter), str(path))
+
+
+def iter_dataset(path: Path, *, delimiter: str | None = None) -> Iterator[tuple[int, Sample]]:
+    """``(line, sample)`` pairs of a dataset file, read as they are used: a block of lines (a
+    Parquet batch) at a time, so a large file is never held. A ``.json`` file (one list) is
+    the exception: its text is read whole, its rows built one at a time. Ids are not checked
+    for uniqueness here (``load_dataset`` and ``runner.stream.DatasetStream`` do it).
+    SpecError with ``file:line`` on a bad row."""
     path = Path(path)
     with open_regular(path, what="dataset file") as fh:
         rows = read_rows(fh, path, delimiter=delimiter)
         # Parquet's typed columns are not text: cleaned (depth) like inline rows
-        return samples_from_rows(rows, source=str(path), clean=FORMATS.get(path.suffix.lower()) == "parquet")
+        yield from iter_samples(rows, source=str(path), clean=FORMATS.get(path.suffix.lower()) == "parquet")
 
 
 def read_rows(fh: BinaryIO, path: Path, *, delimiter: str | None = None) -> Iterator[tuple[int, Any]]:
     """The ``(line, row)`` pairs of an open dataset file, its format told by ``path``'s suffix
-    (``path`` names the file in messages; a Parquet ``fh`` must be seekable). Rows are read as
-    they are asked for, never all at once (a ``.json`` file's text is read whole)."""
+    (``path`` names the file in messages; a Parquet ``fh`` must be seekable), read as they are
+    asked for (a ``.json`` file's text is read whole). The API's uploads read request bodies so."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise SpecError(f"cannot tell the format of dataset {path.name!r} from its name: "
@@ -80,36 +91,67 @@ def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bo
     ``clean`` replaces lone surrogates in the rows' text (YAML can hold them) with U+FFFD and
     refuses nesting deeper than ``MAX_DEPTH``; the dataset readers deliver clean rows and skip it.
     """
+    return _unique(iter_samples(rows, source=source, clean=clean), source)
+
+
+def iter_samples(rows: Iterable[tuple[int, Any]], *, source: str,
+                 clean: bool = True) -> Iterator[tuple[int, Sample]]:
+    """``(line, sample)`` for each ``(line, row)``, built as they are used (``samples_from_rows``
+    without the check that ids differ); SpecError naming ``source:line`` on a bad row."""
+    for line, row in rows:
+        yield line, sample_from_row(row, f"{source}:{line}", line, clean=clean)
+
+
+def sample_from_row(row: Any, where: str, line: int, *, clean: bool = True) -> Sample:
+    """One row as a Sample (an empty id becomes ``row-<line>``); SpecError at ``where``."""
+    if not isinstance(row, dict):
+        raise SpecError(f"a row must be an object (id, input, output, ...), got {_kind(row)}", where=where)
+    if clean:
+        row = _clean(row, MAX_DEPTH, where)
+    data = _fold_metadata(row, where)
+    if data.get("id") in (None, ""):  # an empty CSV cell or `id: null` is no id
+        data = {**data, "id": f"row-{line}"}
+    try:
+        return Sample.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError.from_validation(exc, where=where) from None
+
+
+def duplicate_error(sample_id: str, first: int, where: str) -> SpecError:
+    """The error for a sample id seen before, on line ``first``."""
+    return SpecError(f"duplicate sample id {sample_id!r} (first on line {first})", where=where)
+
+
+def _unique(numbered: Iterable[tuple[int, Sample]], source: str) -> list[Sample]:
     samples: list[Sample] = []
     seen: dict[str, int] = {}
-    for line, sample in iter_samples(rows, source=source, clean=clean):
+    for line, sample in numbered:
         if sample.id in seen:
-            raise SpecError(f"duplicate sample id {sample.id!r} (first on line {seen[sample.id]})",
-                            where=f"{source}:{line}")
+            raise duplicate_error(sample.id, seen[sample.id], f"{source}:{line}")
         seen[sample.id] = line
         samples.append(sample)
     return samples
 
 
-def iter_samples(rows: Iterable[tuple[int, Any]], *, source: str,
-                 clean: bool = True) -> Iterator[tuple[int, Sample]]:
-    """``(line, Sample)`` for each ``(line, row)``, one at a time; SpecError naming
-    ``source:line`` on a bad row. Ids are not compared (a caller streaming millions of rows
-    checks them where they are kept); ``clean`` as in ``samples_from_rows``."""
-    for line, row in rows:
-        where = f"{source}:{line}"
-        if not isinstance(row, dict):
-            raise SpecError(f"a row must be an object (id, input, output, ...), got {_kind(row)}", where=where)
-        if clean:
-            row = _clean(row, MAX_DEPTH, where)
-        data = _fold_metadata(row, where)
-        if data.get("id") in (None, ""):  # an empty CSV cell or `id: null` is no id
-            data = {**data, "id": f"row-{line}"}
-        try:
-            sample = Sample.model_validate(data)
-        except ValidationError as exc:
-            raise SpecError.from_validation(exc, where=where) from None
-        yield line, sample
+def has_output(sample: Sample) -> bool:
+    """True when ``sample`` has something to grade: an output, a transcript or a workspace."""
+    return sample.output is not None or bool(sample.transcript) or bool(sample.workspace)
+
+
+def check_outputs(samples: Iterable[Sample], where: str) -> None:
+    """A dataset where no row has anything to grade is a mistake (a misnamed column), not
+    a run in which every sample fails: SpecError naming the columns of the first rows."""
+    first: list[Sample] = []
+    for sample in samples:
+        if has_output(sample):
+            return
+        if len(first) < 100:
+            first.append(sample)
+    if not first:
+        return
+    columns = sorted({k for s in first for k in s.metadata})
+    hint = f"; its columns are: {', '.join(columns[:20])}" if columns else ""
+    raise SpecError(f"no row has an `output` (nor a transcript or workspace) to grade{hint}", where=where)
 
 
 def _delimiter(delimiter: str | None, path: Path) -> str:

@@ -41,7 +41,7 @@ def csv_rows(fh: BinaryIO, path: Path, delimiter: str) -> Iterator[tuple[int, di
             raise _width_error(len(cells), len(header), delimiter, start, src.line_no, f"{path}:{start}")
         data: dict[str, Any] = dict(zip(header, cells))
         if "metadata" in data:
-            data["metadata"] = _metadata(data["metadata"], f"{path}:{start}")
+            data["metadata"] = csv_metadata(data["metadata"], f"{path}:{start}")
         yield start, data
 
 
@@ -134,7 +134,8 @@ def _csv_error(message: str, start: int, line: int, path: Path) -> SpecError:
     return SpecError(f"invalid CSV: {message}", where=f"{path}:{line}")
 
 
-def _metadata(cell: str, where: str) -> Any:
+def csv_metadata(cell: str, where: str) -> Any:
+    """A CSV ``metadata`` cell read as JSON (empty: ``{}``); SpecError at ``where`` otherwise."""
     if not cell:
         return {}
     try:

@@ -1,6 +1,6 @@
 """The driver side of a Ray run: build the pipeline, write each graded batch as it arrives.
 
-The pipeline is read -> ``map_batches(BatchGrader)`` -> the driver. Ray Data streams it: a
+The pipeline is read -> ``map_batches(GradingActor)`` -> the driver. Ray Data streams it: a
 block is read, graded and handed back while later ones are still being read, and its
 back-pressure bounds the blocks in flight, so the driver's memory does not grow with the
 dataset. The driver keeps the running summary, the first few problems and the ids it has
@@ -21,7 +21,7 @@ from assay.core.errors import AssayError, SpecError
 from assay.runner.ray_engine._judge import start_judge_actor, stop_judge_actor, uses_judges
 from assay.runner.ray_engine._source import Source, SuiteRef, read_blocks
 from assay.runner.ray_engine._summary import PartialSummary
-from assay.runner.ray_engine._worker import PROBLEMS_KEPT, BatchGrader
+from assay.runner.ray_engine._worker import PROBLEMS_KEPT, GradingActor
 from assay.runner.results import JsonlSink
 from assay.runner.sizing import CODE_BATCH_ROWS, batch_sizes
 from assay.runner.suites import Suite
@@ -98,7 +98,7 @@ def grade_on_ray(ref: SuiteRef, suite: Suite, source: Source, *, settings: Setti
         # the extra operator cost more than it spread: 27 s against 21 s for 200,000 rows.)
         blocks = blocks.repartition(target_num_rows_per_block=rows)
     graded = blocks.map_batches(
-        BatchGrader, batch_size=rows, batch_format="pyarrow",
+        GradingActor, batch_size=rows, batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=actor_cpus, fn_constructor_kwargs=worker_args)
     run = RayRun()
     seen: set[str] = set()

@@ -1,6 +1,6 @@
 """The Ray worker: grades one block of samples at a time, as the local engine grades a chunk.
 
-One ``BatchGrader`` lives in each worker process (a Ray Data actor) for the whole run: its
+One ``GradingActor`` lives in each worker process (a Ray Data actor) for the whole run: its
 resources (the warm sandbox pool; the run's one judge actor, ``_judge``) are built once, on
 first use, and serve every batch it is given. A batch comes back as one row: its results lines,
 exactly as ``JsonlSink`` writes them, and a partial summary the driver folds into the total.
@@ -20,11 +20,10 @@ from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
-from assay.runner.dataset import samples_from_rows
-from assay.runner.dataset._csv import _metadata
-from assay.runner.dataset._json import BadJson, parse_json
+from assay.runner.dataset import BadJson, csv_metadata, parse_json, samples_from_rows
 from assay.runner.ray_engine._judge import ActorJudgeClient
 from assay.runner.ray_engine._source import SuiteRef
+from assay.runner.ray_engine._specs import SpecsRef
 from assay.runner.ray_engine._summary import PartialSummary
 from assay.runner.resources import build_context, build_resources
 from assay.runner.results import verdict_line
@@ -35,10 +34,10 @@ PROBLEMS_KEPT = 20
 """Non-passing verdicts a batch sends back whole, for the CLI's list of problems."""
 
 
-class BatchGrader:
+class GradingActor:
     """A Ray Data callable class: ``__call__`` grades a pyarrow batch, returns one row."""
 
-    def __init__(self, suite: SuiteRef, settings: Settings, *, fingerprint: str | None,
+    def __init__(self, suite: SuiteRef | SpecsRef, settings: Settings, *, fingerprint: str | None,
                  done: Any = None, concurrency: int = 8, judge_cache_reads: bool = True, judge: Any = None) -> None:
         self._settings = settings
         self._judge = judge  # the run's JudgeActor, when the suite has LLM graders
@@ -117,7 +116,7 @@ class BatchGrader:
             if kind == "csv":
                 for row in rows:
                     if "metadata" in row:
-                        row["metadata"] = _metadata(row["metadata"] or "", _row_where(where, row))
+                        row["metadata"] = csv_metadata(row["metadata"] or "", _row_where(where, row))
         for row in rows:
             if not isinstance(row, dict) or row.get("id") in (None, ""):
                 raise SpecError("every row needs an `id` to be graded with --engine ray (a row without one: "

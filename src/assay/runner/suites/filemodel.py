@@ -1,7 +1,7 @@
 """Typed models of suite files, validated with the file, line and field path of each problem.
 
-Each dialect describes its files as ``FileModel`` subclasses (``AssayFile``; ``WazaFile`` and
-``WazaTask``; ``VallyFile``); ``read_model`` validates a YAML document against one.
+Each dialect describes its files as ``FileModel`` subclasses (``AssayFile``; ``WazaEvalFile`` and
+``WazaTask``; ``VallyEvalFile``); ``read_model`` validates a YAML document against one.
 
 Unknown keys follow the dialect (DESIGN.md, "Peer dialects"): a model with
 ``extra="forbid"`` (the default) refuses them, as assay's own format and the peers that

@@ -10,7 +10,7 @@ from typing import Any
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.transcript import TranscriptError, parse_transcript
-from assay.runner.dataset._json import BadJson, jsonl_rows, parse_json
+from assay.runner.dataset import BadJson, jsonl_rows, parse_json
 from assay.runner.files import open_regular, read_regular
 from assay.runner.yamlsrc import YamlDoc
 

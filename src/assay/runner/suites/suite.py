@@ -40,8 +40,8 @@ class Suite:
     source: Path | None = None
     """The suite file."""
     definition: BaseModel | None = None
-    """The suite file as read, in its dialect's typed model (``AssayFile``, ``WazaFile``,
-    ``VallyFile``): the peer's own fields (a waza ``skill``, Vally ``scoring``) live there."""
+    """The suite file as read, in its dialect's typed model (``AssayFile``, ``WazaEvalFile``,
+    ``VallyEvalFile``): the peer's own fields (a waza ``skill``, Vally ``scoring``) live there."""
     inputs: list[Path] = field(default_factory=list)
     """Files the suite was read from (suite file, task files, dataset, results file): outputs
     must never overwrite them."""

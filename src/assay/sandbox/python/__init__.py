@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay._lazy import lazy_names
+from assay.core.lazy import lazy_names
 
 # Lazy, as in ``assay.sandbox``: the zygote imports ``zygote`` and ``child`` without the pool.
 _LAZY = {"ALLOWED_MODULES": "assay.sandbox.python.allowlist", "PythonPool": "assay.sandbox.python.pool"}

@@ -8,8 +8,8 @@ from pydantic import Field
 
 from assay.core.result import Status
 from assay.server.schemas.common import ApiModel, NoNul
+from assay.store.models import EvaluatorType
 
-EvaluatorType = Literal["preset", "code", "llm", "composite"]
 Language = Literal["python", "nodejs"]
 Name = Annotated[str, Field(min_length=1, max_length=200), NoNul]
 Description = Annotated[str, Field(max_length=4000), NoNul]

@@ -1,4 +1,4 @@
-"""The files of a waza suite as typed models (both editions): ``eval.yaml`` (``WazaFile`` and its
+"""The files of a waza suite as typed models (both editions): ``eval.yaml`` (``WazaEvalFile`` and its
 ``config``), task files (``WazaTask``, its ``inputs`` and ``expected``).
 
 Every model keeps unknown keys (``extra="allow"``) so the dialect decides what they mean for
@@ -65,7 +65,7 @@ class WazaConfig(FileModel):
     disabled_skills: Any = None
 
 
-class WazaFile(FileModel):
+class WazaEvalFile(FileModel):
     """A waza ``eval.yaml`` (both editions). ``results`` and ``cost_ordered`` are assay extensions."""
 
     model_config = ConfigDict(extra="allow")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import SpecError
-from assay.runner.dataset._csv import csv_rows
+from assay.runner.dataset import csv_rows
 from assay.runner.files import open_regular
 from assay.runner.yamlsrc import YamlDoc
 

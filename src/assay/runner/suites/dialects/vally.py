@@ -99,7 +99,7 @@ class VallyDefaults(FileModel):
                                                  "assay runs no agent, so it is kept, unused.")
 
 
-class VallyFile(FileModel):
+class VallyEvalFile(FileModel):
     """A Vally eval spec. ``results`` and ``cost_ordered`` are assay extensions."""
 
     model_config = _LENIENT
@@ -125,7 +125,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
          options: DialectOptions | None = None) -> Suite:
     """Load a Vally eval spec. Raises SpecError naming file, line and field for invalid input."""
     warnings: list[str] = []
-    spec = read_model(VallyFile, doc.data, doc, warnings=warnings)
+    spec = read_model(VallyEvalFile, doc.data, doc, warnings=warnings)
     base = doc.path.parent.resolve()
     scoring = spec.scoring or VallyScoring()
     weights = scoring.weights or {}

@@ -37,9 +37,9 @@ from pydantic import BaseModel
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.graders._waza_context import TASK_KEY
+from assay.graders import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
-from assay.runner.suites.dialects._waza_files import WazaExpectation, WazaFile, WazaInputs, WazaTask
+from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
 from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
 from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
 from assay.runner.suites.dialects._waza_releases import Release, choose
@@ -78,7 +78,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     pinned = options.waza_version is not None or raw_version is not None
     edition = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
     strict = _Strict(release) if edition == "go" and release.has("strict") else None
-    spec = read_model(WazaFile, doc.data, doc, warnings=warnings,
+    spec = read_model(WazaEvalFile, doc.data, doc, warnings=warnings,
                       unknown=None if strict is None else strict.at(doc))
     if strict is not None and spec.config is not None and "max_workers" in spec.config.model_fields_set:
         # renamed `workers` in 0.24 (a breaking change, CHANGELOG.md): the old key is now unknown
@@ -201,7 +201,7 @@ def _task_metadata(tdoc: YamlDoc, task: WazaTask, edition: Edition) -> dict[str,
     return {k: v for k, v in meta.items() if v is not None}
 
 
-def _tasks(doc: YamlDoc, spec: WazaFile, base: Path, warnings: list[str],
+def _tasks(doc: YamlDoc, spec: WazaEvalFile, base: Path, warnings: list[str],
            strict: _Strict | None) -> tuple[list[_Task], set[str], list[Path]]:
     """The enabled tasks, the ids of disabled ones, and the files they were read from. As in
     waza's runner (``loadTestCasesFromFiles``), only globs that together match nothing fail;

@@ -1,0 +1,95 @@
+"""A first look that isn't empty (issue 22): ``assay serve --demo`` prints how to sign in and
+fills a workspace through the API: the example evaluators (Python length check, Node.js keyword
+check, one made from the regex preset), a task with a small Chinese dataset and weights, and a
+finished run, which the pages show. A second start makes nothing twice."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+from pages_support import Live, sign_in
+from pg_server import free_port
+
+pytestmark = pytest.mark.browser
+
+
+def start_demo(folder: Path) -> tuple[subprocess.Popen, str, str, Path]:
+    port = free_port()
+    log = folder / f"demo-{port}.log"
+    env = {**os.environ, "ASSAY_JUDGE_CACHE": "off"}
+    env.pop("ASSAY_DATABASE_URL", None)
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "assay.cli.main", "serve", "--demo", "--host", "127.0.0.1",
+                                    "--port", str(port), "--log-level", "warning"], cwd=folder, env=env,
+                                   stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while not (found := re.search(r"paste this token \(user 'demo'\):\n(\S+)", log.read_text())):
+        assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+    return process, f"http://127.0.0.1:{port}", found.group(1), log
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def finished_run(url: str, token: str) -> tuple[dict, dict]:
+    deadline = time.monotonic() + 120
+    with httpx.Client(base_url=url + "/api/v1", headers={"Authorization": f"Bearer {token}"}, timeout=10) as api:
+        while True:
+            assert time.monotonic() < deadline, "the demo run did not finish"
+            try:
+                tasks = api.get("/tasks").json()["data"]
+                runs = api.get(f"/tasks/{tasks[0]['id']}/runs").json()["data"] if tasks else []
+            except httpx.TransportError:
+                tasks, runs = [], []
+            if runs and runs[0]["status"] == "completed":
+                return tasks[0], runs[0]
+            time.sleep(0.2)
+
+
+def test_serve_demo_opens_a_workspace_with_a_finished_run(browser, tmp_path, shots):
+    process, url, token, log = start_demo(tmp_path)
+    try:
+        task, run = finished_run(url, token)
+        assert task["name"] == "客服回答质量" and task["sampleCount"] == 8
+        assert [(e["name"], e["weight"]) for e in task["evaluators"]] == [("长度检查", 1), ("关键词检查", 2)]
+        assert run["summary"]["samples"] == 8 and run["summary"]["passRate"] == 0.75  # q03 and q08 fall short
+        context = browser.new_context(locale="zh-CN", viewport={"width": 1366, "height": 768})
+        page = context.new_page()
+        sign_in(page, Live(url, token))
+        page.wait_for_url("**/evaluators")
+        page.goto(url + "/evaluators?tab=custom")
+        page.locator("td.name:has-text('关键词检查')").wait_for()
+        assert {"长度检查", "关键词检查", "订单号格式"} <= set(page.locator("td.name").all_inner_texts())
+        page.goto(f"{url}/tasks/{task['id']}")
+        page.locator("svg.chart circle.dot").wait_for()
+        page.screenshot(path=shots / "demo-task.png", full_page=True)
+        page.goto(f"{url}/runs/{run['id']}")
+        page.locator("#run-status.run-completed").wait_for()
+        page.screenshot(path=shots / "demo-run.png", full_page=True)
+        context.close()
+    finally:
+        stop(process)
+    process, url, token, _ = start_demo(tmp_path)  # the same database: nothing is made twice
+    try:
+        finished_run(url, token)
+        time.sleep(1)
+        with httpx.Client(base_url=url + "/api/v1", headers={"Authorization": f"Bearer {token}"}) as api:
+            assert len(api.get("/tasks").json()["data"]) == 1
+            assert len(api.get("/evaluators", params={"isPreset": "false"}).json()["data"]) == 3
+    finally:
+        stop(process)
+    assert "could not be made" not in log.read_text()
