@@ -32,6 +32,7 @@ from assay.server.slices import SliceGrader
 from assay.settings import Settings
 from assay.store import queue
 from assay.store import runs as run_rows
+from assay.store import tasks as task_rows
 from assay.store.db import Database
 from assay.store.models import RunState
 from assay.store.queue import Claim
@@ -66,6 +67,10 @@ class RunWorker:
         heartbeat; returns the ids of the runs waiting in the queue now."""
         with self.database.session() as session:
             for run in queue.unplanned_runs(session):
+                if run.dataset_version_id is None:  # queued before runs named a version: the task's now
+                    task = task_rows.get_task(session, run.task_id)
+                    version = task_rows.graded_versions(session, [task]).get(run.task_id) if task else None
+                    run.dataset_version_id = version.id if version is not None else None
                 samples = max(1, run.total // max(1, len(run.evaluators)))  # one slice at least: it ends the run
                 queue.plan(session, run.id, run.created_by_id, samples, self.slice_size(list(run.evaluators)))
             waiting = run_rows.active_run_ids(session)
