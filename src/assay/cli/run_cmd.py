@@ -7,10 +7,11 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
-from assay.core.aggregate import summarize
+from assay.core.aggregate import SampleVerdict, SuiteSummary, summarize
 from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import Status
@@ -23,6 +24,9 @@ from assay.runner.results import JsonlSink, read_results, suite_fingerprint
 from assay.runner.reviews import apply_reviews, load_reviews
 from assay.runner.sizing import batch_sizes
 from assay.runner.suites import Suite, load_suite
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 PROGRESS_MIN_SAMPLES = 200
 MAX_LISTED = 20
@@ -88,7 +92,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     return against_baseline(baseline, verdicts, code, fail_on_regression=fail_on_regression, alpha=alpha)
 
 
-def _report(suite: Suite, verdicts: list, s, duration_s: float, resumed_count: int, *,
+def _report(suite: Suite, verdicts: list[SampleVerdict], s: SuiteSummary, duration_s: float, resumed_count: int, *,
             junit: Path | None, export: str | None, export_path: Path | None, summary_json: Path | None,
             quiet: bool, samples: int | None = None, complete: bool = True) -> int:
     """Write the reports asked for and print the summary; the exit code. ``verdicts`` are all
@@ -168,8 +172,8 @@ def _print_warnings(suite: Suite) -> None:
         print(f"warning: {cap_text(clean_text(warning), 2000)}", file=sys.stderr)
 
 
-def _outputs(suite, *, out: Path | None, junit: Path | None, summary_json: Path | None, export: str | None,
-             export_path: Path | None, resume: bool) -> tuple[Path | None, str, list]:
+def _outputs(suite: Suite, *, out: Path | None, junit: Path | None, summary_json: Path | None, export: str | None,
+             export_path: Path | None, resume: bool) -> tuple[Path | None, str, list[SampleVerdict]]:
     """Before a run (either engine): the export path (``results.<tool>.json`` unless given), once
     every output is checked not to overwrite an input; the suite's fingerprint; and, with
     ``resume``, the verdicts already in ``out``."""
@@ -182,7 +186,7 @@ def _outputs(suite, *, out: Path | None, junit: Path | None, summary_json: Path 
     return export_path, fingerprint, previous
 
 
-def _previous(out: Path, suite, fingerprint: str) -> list:
+def _previous(out: Path, suite: Suite, fingerprint: str) -> list[SampleVerdict]:
     """The verdicts a resumed run keeps: those already in ``out``, which must come from this
     suite (same fingerprint) and name only its samples. A torn last line is cut off."""
     if not out.exists():
@@ -219,7 +223,7 @@ def _progress(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda n: bar.advance(task, n)
 
 
-def _export(tool: str, path: Path, suite, summary, verdicts) -> None:
+def _export(tool: str, path: Path, suite: Suite, summary: SuiteSummary, verdicts: list[SampleVerdict]) -> None:
     if tool == "waza":
         from assay.runner.export_waza import export_waza
 
@@ -231,7 +235,7 @@ def _export(tool: str, path: Path, suite, summary, verdicts) -> None:
     write_output(path, json_bytes(doc))
 
 
-def _judge_counts(verdicts) -> tuple[int, int]:
+def _judge_counts(verdicts: list[SampleVerdict]) -> tuple[int, int]:
     """LLM results in ``verdicts``, and how many of them the judge cache answered."""
     total = cached = 0
     for v in verdicts:
@@ -242,7 +246,7 @@ def _judge_counts(verdicts) -> tuple[int, int]:
     return total, cached
 
 
-def _print_problem(console, v) -> None:
+def _print_problem(console: Console, v: SampleVerdict) -> None:
     score = "-" if v.score is None else f"{v.score:.3f}"
     console.print(f"[bold]{v.status.value.upper()}[/] {v.id} (score {score})")
     for r in v.results:
