@@ -176,3 +176,31 @@ def make_api_again(db_url, resources):
 
     with TestClient(create_app(Settings(database_url=db_url), resources=resources)) as client:
         yield Api(client, {"alice": token}, db_url)
+
+
+def test_a_run_queued_before_the_queue_existed_is_cut_into_slices_at_start(db_url, shared_resources):
+    """A run row without slices (queued by a version of assay before the run queue) is planned
+    when a server starts, and graded in full."""
+    from assay.store import Database
+    from assay.store import tasks as task_rows
+    from assay.store.models import Run
+
+    apps = make_api(db_url, shared_resources)
+    api = next(apps)
+    ids = presets(api)
+    task = make_task(api, [{"evaluatorId": ids["exact_match"]}, {"evaluatorId": ids["contains"]}])
+    apps.close()
+
+    database = Database(db_url)
+    with database.session() as session:
+        snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
+                    for e, w in task_rows.task_evaluators(session, task["id"])]
+        run = Run(task_id=task["id"], status="queued", evaluators=snapshot, total=18, done=0)
+        session.add(run)
+        session.flush()
+        run_id = run.id
+    database.dispose()
+
+    for api in make_api_again(db_url, shared_resources):
+        finished = wait_for(api, run_id)
+        assert finished["status"] == "completed" and finished["done"] == 18

@@ -6,9 +6,10 @@ and the insert ignores a result present anyway, so each (sample, evaluator) is s
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
@@ -26,6 +27,9 @@ from assay.store.db import Database
 from assay.store.models import RunState
 from assay.store.queue import Claim
 
+if TYPE_CHECKING:
+    from assay.server.ray_slices import RayGrading
+
 Rows = Callable[[Any, str, int, int], list[dict[str, Any]]]
 
 
@@ -37,6 +41,9 @@ class SliceGrader:
                  rows: Rows = task_rows.dataset_rows) -> None:
         self.database = database
         self.concurrency = concurrency
+        self.engine = grading.settings.run_engine
+        self._ray: RayGrading | None = None
+        self._ray_lock = threading.Lock()
         self.grading = grading
         self.pool = pool
         self.rows = rows
@@ -52,6 +59,10 @@ class SliceGrader:
             graded = run_rows.graded_in_range(session, claim.run_id, claim.start, claim.stop)
             specs = list(run.evaluators)
         samples = [Sample.model_validate(row) for row in rows]
+        if self.engine == "ray":
+            if not self._grade_on_ray(claim, specs, samples, graded, stopped):
+                return False
+            specs = []  # graded
         with acting_for(claim.user_id):
             for spec in specs:
                 todo = [(claim.start + i, s) for i, s in enumerate(samples)
@@ -64,6 +75,33 @@ class SliceGrader:
         if last:
             self.finish_run(claim.run_id, specs)
         return True
+
+    def _grade_on_ray(self, claim: Claim, specs: list[dict[str, Any]], samples: list[Sample],
+                      graded: set[tuple[str, str]], stopped: Callable[[], bool]) -> bool:
+        """The slice's samples that lack a result, graded on Ray with every evaluator; the results
+        it lacks inserted in one batch."""
+        todo = [(claim.start + i, s) for i, s in enumerate(samples)
+                if any((s.id, spec["evaluatorId"]) not in graded for spec in specs)]
+        if not todo or stopped():
+            return not todo
+        with self._ray_lock:  # every slot may get here first: one connection to Ray
+            if self._ray is None:
+                from assay.server.ray_slices import RayGrading
+
+                self._ray = RayGrading(self.grading.settings)
+        by_id = {spec["evaluatorId"]: spec for spec in specs}
+        index = {sample.id: position for position, sample in todo}
+        rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
+                for line in self._ray.grade(claim.run_id, specs, [s for _, s in todo])
+                for result in line["results"] if (line["id"], result["name"]) not in graded]
+        with self.database.session() as session:
+            run_rows.add_results(session, rows)
+            run_rows.add_done(session, claim.run_id, len(rows))
+        return True
+
+    def close(self) -> None:
+        if self._ray is not None:
+            self._ray.close()
 
     def sizes(self, specs: Sequence[dict[str, Any]]) -> BatchSizes:
         """``runner.sizing``'s sizes for a run's evaluator specs (those that no longer compile
@@ -129,3 +167,13 @@ def result_row(run_id: str, spec: dict[str, Any], sample: Sample, position: int,
             "passed": result.passed, "score": result.score, "reason": result.reason,
             "details": result.details, "error_code": None if result.error is None else str(result.error),
             "latency_ms": result.latency_ms}
+
+
+def line_row(run_id: str, spec: dict[str, Any], sample_id: str, position: int,
+             result: dict[str, Any]) -> dict[str, Any]:
+    """The ``evaluation_results`` row of one result of a results line (the Ray workers' answer)."""
+    return {"run_id": run_id, "sample_id": sample_id, "sample_index": position,
+            "evaluator_id": spec["evaluatorId"], "evaluator_name": spec["name"], "status": result["status"],
+            "passed": result["passed"], "score": result["score"], "reason": result["reason"],
+            "details": result.get("details") or {}, "error_code": result.get("error"),
+            "latency_ms": result.get("latency_ms") or 0.0}

@@ -61,7 +61,7 @@ class RunWorker:
         heartbeat; returns the ids of the runs waiting in the queue now."""
         with self.database.session() as session:
             for run in queue.unplanned_runs(session):
-                samples = run.total // max(1, len(run.evaluators))
+                samples = max(1, run.total // max(1, len(run.evaluators)))  # one slice at least: it ends the run
                 queue.plan(session, run.id, run.created_by_id, samples, self.slice_size(list(run.evaluators)))
             waiting = run_rows.active_run_ids(session)
         for n in range(self.settings.run_slots):
@@ -97,6 +97,7 @@ class RunWorker:
             with self.database.session() as session:
                 queue.give_back(session, self.holder, held)
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self.slices.close()
 
     def _spawn(self, target: Callable[[], object], name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)

@@ -13,7 +13,9 @@ cluster; without it a local Ray is started for the run and stopped after it.
 from assay.runner.ray_engine._cluster import RayPlace, ray_session, require_ray
 from assay.runner.ray_engine._driver import LineSink, RayRun, batch_rows, grade_on_ray
 from assay.runner.ray_engine._source import Source, SuiteRef, open_suite
+from assay.runner.ray_engine._specs import SpecsRef
 from assay.runner.ray_engine._summary import PartialSummary
+from assay.runner.ray_engine._worker import GradingActor
 
-__all__ = ["LineSink", "PartialSummary", "RayPlace", "RayRun", "Source", "SuiteRef", "batch_rows", "grade_on_ray",
-           "open_suite", "ray_session", "require_ray"]
+__all__ = ["GradingActor", "LineSink", "PartialSummary", "RayPlace", "RayRun", "Source", "SpecsRef", "SuiteRef",
+           "batch_rows", "grade_on_ray", "open_suite", "ray_session", "require_ray"]

@@ -23,6 +23,7 @@ from assay.core.spec import CompiledSpec
 from assay.runner.dataset import BadJson, csv_metadata, parse_json, samples_from_rows
 from assay.runner.ray_engine._judge import ActorJudgeClient
 from assay.runner.ray_engine._source import SuiteRef
+from assay.runner.ray_engine._specs import SpecsRef
 from assay.runner.ray_engine._summary import PartialSummary
 from assay.runner.resources import build_context, build_resources
 from assay.runner.results import verdict_line
@@ -36,7 +37,7 @@ PROBLEMS_KEPT = 20
 class GradingActor:
     """A Ray Data callable class: ``__call__`` grades a pyarrow batch, returns one row."""
 
-    def __init__(self, suite: SuiteRef, settings: Settings, *, fingerprint: str | None,
+    def __init__(self, suite: SuiteRef | SpecsRef, settings: Settings, *, fingerprint: str | None,
                  done: Any = None, concurrency: int = 8, judge_cache_reads: bool = True, judge: Any = None) -> None:
         self._settings = settings
         self._judge = judge  # the run's JudgeActor, when the suite has LLM graders
