@@ -93,6 +93,11 @@ def main() -> None:
 
     run_queue.main(["--quick"] if "--quick" in sys.argv else [])
     print()
+    import flat_memory
+
+    print("assay run, local engine: peak RSS and time at 100,000 and 1,000,000 samples (median of 3 runs)")
+    flat_memory.report(flat_memory.main(["--quick"] if "--quick" in sys.argv else []))
+    print()
     import ray_engine  # skipped with a message when Ray (assay[ray]) is missing
 
     ray_engine.report(ray_engine.main(["--quick"] if "--quick" in sys.argv else []))

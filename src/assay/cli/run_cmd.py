@@ -11,25 +11,33 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from assay.core.aggregate import SampleVerdict, SuiteSummary, summarize
-from assay.core.errors import SpecError
+from assay.core.errors import AssayError, SpecError
 from assay.core.interfaces import Resources
 from assay.core.result import Status
+from assay.core.summary import SuiteSummary
 from assay.core.untrusted import cap_text, clean_text
 from assay.runner import figures
 from assay.runner.files import check_outputs, json_bytes, write_output
+from assay.runner.ids import IdIndex
 from assay.runner.repeats import run_attempts, sample_ids
 from assay.runner.resources import Defaults, build_resources
-from assay.runner.results import JsonlSink, read_results, suite_fingerprint
-from assay.runner.reviews import apply_reviews, load_reviews
+from assay.runner.results import JsonlSink, suite_fingerprint
+from assay.runner.reviews import load_reviews
 from assay.runner.sizing import batch_sizes
+from assay.runner.stream import DatasetStream, Previous, read_previous
 from assay.runner.suites import Suite, load_suite
+from assay.runner.suites.streamed import open_streamed
+from assay.runner.tally import RunTally
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from assay.core.aggregate import SampleVerdict
+
 PROGRESS_MIN_SAMPLES = 200
 MAX_LISTED = 20
+STREAMED = frozenset({".jsonl", ".ndjson", ".csv", ".tsv", ".json", ".parquet"})
+"""Dataset formats the local engine reads as it grades (every one it reads)."""
 
 
 def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
@@ -54,60 +62,98 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
                            dialect=dialect, no_cache=no_cache)
-    suite = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
-                       waza_version=waza_version)
+    suite, dataset = _open(suite_path, results=results, dialect=dialect, waza_version=waza_version,
+                           whole=export is not None)
+    _overrides(suite, threshold=threshold, cost_ordered=cost_ordered, repeats=repeats)
+    if suite.repeats > 1 and dataset is not None:  # each attempt is a copy of the samples (runner.repeats)
+        suite, dataset = _open(suite_path, results=results, dialect=dialect, waza_version=waza_version, whole=True)
+        _overrides(suite, threshold=threshold, cost_ordered=cost_ordered, repeats=repeats)
     _print_warnings(suite)
+    export_path, fingerprint = _checked_outputs(suite, out=out, junit=junit, summary_json=summary_json,
+                                                export=export, export_path=export_path)
+    if dataset is not None:
+        dataset.scan()
+    count = dataset.count if dataset is not None else len(suite.samples)
+    # Everything reported covers the whole results file (earlier verdicts of a resumed run
+    # too), with reviews applied, exactly as `assay report` on that file would. Only --export,
+    # --baseline and attempts of one task (their disagreements are listed) keep every verdict.
+    clustered = bool(suite.clusters) or suite.repeats > 1
+    tally = RunTally(threshold=suite.threshold, reviews=load_reviews(out) if out is not None else [],
+                     max_problems=MAX_LISTED, junit=junit, suite_name=suite.name,
+                     keep=export is not None or baseline is not None or clustered, count_judged=not quiet,
+                     clustered=clustered)
+    previous = _resume(out, suite, dataset, fingerprint, tally) if resume and out is not None else None
+    done = previous.ids if previous is not None else IdIndex()
+    sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
+
+    def graded(verdicts: list) -> None:
+        if sink is not None:
+            sink(verdicts)
+        tally.add(verdicts)
+
+    sizes = batch_sizes(suite.all_graders(), concurrency)
+    show_progress = not quiet and sys.stderr.isatty() and count >= PROGRESS_MIN_SAMPLES
+    try:
+        with _progress(show_progress, count * suite.repeats - len(done)) as advance:
+            result = run_attempts(suite, resources=_resources(no_cache), fresh=lambda: _resources(True),
+                                  concurrency=concurrency, done_ids=done, sink=graded, on_progress=advance,
+                                  chunk_size=sizes.first, max_chunk=sizes.largest, samples=dataset,
+                                  keep_verdicts=False)
+    finally:
+        if sink is not None:
+            sink.close()
+    resumed = previous.count if previous is not None else 0
+    if result.resumed != resumed:
+        raise AssayError(f"{out} holds {resumed} samples but {result.resumed} were skipped as done (two sample ids "
+                         "share a 64-bit hash, a chance of about one in 10^7); run again without --resume")
+    tally.finish(result.duration_s, suite.warnings)
+    if export is not None and export_path is not None:
+        _export(export, export_path, suite, tally.verdicts or [])
+    code = _report(suite, tally.running.summary(), tally.problems, result.duration_s, resumed,
+                   judged=(tally.judged, tally.judged_cached), summary_json=summary_json, quiet=quiet, samples=count,
+                   verdicts=tally.verdicts)
+    if baseline is None:
+        return code
+    from assay.cli.compare_cmd import against_baseline
+
+    return against_baseline(baseline, tally.verdicts or [], code, fail_on_regression=fail_on_regression, alpha=alpha)
+
+
+def _overrides(suite: Suite, *, threshold: float | None, cost_ordered: bool | None, repeats: int | None) -> None:
+    """The command line's settings over the suite file's."""
     if threshold is not None:
         suite.threshold = threshold
     if cost_ordered is not None:
         suite.cost_ordered = cost_ordered
     if repeats is not None:
         suite.repeats = repeats
-    export_path, fingerprint, previous = _outputs(suite, out=out, junit=junit, summary_json=summary_json,
-                                                  export=export, export_path=export_path, resume=resume)
-    sink = JsonlSink(out, fingerprint=fingerprint, append=resume) if out is not None else None
-    done = {v.id for v in previous}
-    sizes = batch_sizes(suite.all_graders(), concurrency)
-    show_progress = not quiet and sys.stderr.isatty() and len(suite.samples) >= PROGRESS_MIN_SAMPLES
-    try:
-        with _progress(show_progress, len(suite.samples) * suite.repeats - len(done)) as advance:
-            result = run_attempts(suite, resources=_resources(no_cache), fresh=lambda: _resources(True),
-                                  concurrency=concurrency, done_ids=done, sink=sink, on_progress=advance,
-                                  chunk_size=sizes.first, max_chunk=sizes.largest)
-    finally:
-        if sink is not None:
-            sink.close()
-    # Everything below covers the whole results file (earlier verdicts of a resumed run
-    # too), with reviews applied, exactly as `assay report` on that file would.
-    verdicts = previous + result.verdicts
-    reviews = load_reviews(out) if out is not None else []
-    if reviews:
-        verdicts = apply_reviews(verdicts, reviews, threshold=suite.threshold)
-    code = _report(suite, verdicts, summarize(verdicts), result.duration_s, len(previous), junit=junit,
-                   export=export, export_path=export_path, summary_json=summary_json, quiet=quiet)
-    if baseline is None:
-        return code
-    from assay.cli.compare_cmd import against_baseline
-
-    return against_baseline(baseline, verdicts, code, fail_on_regression=fail_on_regression, alpha=alpha)
 
 
-def _report(suite: Suite, verdicts: list[SampleVerdict], s: SuiteSummary, duration_s: float, resumed_count: int, *,
-            junit: Path | None, export: str | None, export_path: Path | None, summary_json: Path | None,
-            quiet: bool, samples: int | None = None, complete: bool = True) -> int:
-    """Write the reports asked for and print the summary; the exit code. ``verdicts`` are all
-    the run's verdicts, or (``complete`` False: a Ray run without per-sample reports) the first
-    problems it kept; ``samples`` is the dataset's size when the suite holds no samples.
+def _open(path: Path, *, results: Path | None, dialect: str | None, waza_version: str | None,
+          whole: bool) -> tuple[Suite, DatasetStream | None]:
+    """The suite, and the dataset to stream when it has one (``whole``: load every sample, as
+    ``--export`` and repeats need them)."""
+    if whole:
+        return load_suite(path, results=results, dialect=dialect, context=Defaults.context(),
+                          waza_version=waza_version), None
+    suite, source = open_streamed(path, formats=STREAMED, results=results, dialect=dialect,
+                                  context=Defaults.context(), waza_version=waza_version)
+    if source is None:
+        return suite, None
+    return suite, DatasetStream(source, getattr(suite.definition, "delimiter", None))
+
+
+def _report(suite: Suite, s: SuiteSummary, problems: list, duration_s: float, resumed_count: int, *,
+            judged: tuple[int, int], summary_json: Path | None, quiet: bool, samples: int,
+            verdicts: list | None = None) -> int:
+    """Print the summary (and write ``summary_json``); the exit code. ``problems`` are the
+    first verdicts that did not pass; ``samples`` is the dataset's size; ``judged`` the judge
+    results and how many the cache answered; ``verdicts`` every verdict when they were kept
+    (a clustered run's: the samples whose attempts disagreed are listed).
 
     With ``quiet`` only the closing line is printed, plainly: the console library is not even
     loaded (a sixth of a short preset run's start-up)."""
-    if junit is not None:
-        from assay.runner.report import write_junit
-
-        write_junit(junit, suite.name, verdicts, duration_s, suite.warnings, summary=s)
-    if export is not None and export_path is not None:
-        _export(export, export_path, suite, s, verdicts)
-    wavering = _inconsistent(verdicts) if complete and (summary_json is not None or not quiet) else []
+    wavering = _inconsistent(verdicts) if verdicts and (summary_json is not None or not quiet) else []
     if summary_json is not None:
         doc = {"suite": suite.name, **s.to_dict(), "duration_s": duration_s, "resumed": resumed_count,
                "warnings": suite.warnings, **({"inconsistent": wavering} if wavering else {})}
@@ -119,9 +165,7 @@ def _report(suite: Suite, verdicts: list[SampleVerdict], s: SuiteSummary, durati
         console = make_console()
         if suite.missing:
             console.print(f"not graded (no output found): {', '.join(suite.missing)}", markup=False)
-        count = len(suite.samples) if samples is None else samples
-        console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {count} samples)"))
-        problems = [v for v in verdicts if v.status is not Status.PASSED]
+        console.print(summary_table(s, f"{suite.name} ({suite.dialect}, {samples} samples)"))
         for v in problems[:MAX_LISTED]:
             _print_problem(console, v)
         if s.total - s.passed > MAX_LISTED:
@@ -139,8 +183,7 @@ def _report(suite: Suite, verdicts: list[SampleVerdict], s: SuiteSummary, durati
             f"{duration_s:.2f}s")
     if suite.threshold is not None:
         line += f"; threshold {suite.threshold}"
-    judged = _judge_counts(verdicts) if complete and not quiet else (0, 0)
-    if judged[0]:
+    if judged[0] and not quiet:
         console.print(f"judge results: {judged[0]} ({judged[1]} from the judge cache)", markup=False)
     print(line, flush=True)
     return 0 if s.all_passed else 1
@@ -172,40 +215,28 @@ def _print_warnings(suite: Suite) -> None:
         print(f"warning: {cap_text(clean_text(warning), 2000)}", file=sys.stderr)
 
 
-def _outputs(suite: Suite, *, out: Path | None, junit: Path | None, summary_json: Path | None, export: str | None,
-             export_path: Path | None, resume: bool) -> tuple[Path | None, str, list[SampleVerdict]]:
+def _checked_outputs(suite: Suite, *, out: Path | None, junit: Path | None, summary_json: Path | None,
+                     export: str | None, export_path: Path | None) -> tuple[Path | None, str]:
     """Before a run (either engine): the export path (``results.<tool>.json`` unless given), once
-    every output is checked not to overwrite an input; the suite's fingerprint; and, with
-    ``resume``, the verdicts already in ``out``."""
+    every output is checked not to overwrite an input; and the suite's fingerprint."""
     if export is not None:
         export_path = export_path or Path(f"results.{export}.json")
     check_outputs({"--out": out, "--junit": junit, "--summary-json": summary_json, "--export-path": export_path},
                   suite.inputs)
-    fingerprint = suite_fingerprint(suite)
-    previous = _previous(out, suite, fingerprint) if resume and out is not None else []
-    return export_path, fingerprint, previous
+    return export_path, suite_fingerprint(suite)
 
 
-def _previous(out: Path, suite: Suite, fingerprint: str) -> list[SampleVerdict]:
-    """The verdicts a resumed run keeps: those already in ``out``, which must come from this
-    suite (same fingerprint) and name only its samples. A torn last line is cut off."""
+def _resume(out: Path, suite: Suite, dataset: DatasetStream | None, fingerprint: str,
+            tally: RunTally) -> Previous | None:
+    """The results a resumed run keeps, handed to ``tally``: those already in ``out``, which must
+    come from this suite (same fingerprint) and name only its samples. A torn last line is cut off."""
     if not out.exists():
-        return []
-    log = read_results(out)
-    others = log.fingerprints - {fingerprint}
-    if others:
-        written = "without a fingerprint (an older assay)" if others == {None} else \
-            f"by another suite or grader set (fingerprint {sorted(map(str, others))[0]})"
-        raise SpecError(f"{out} was written {written}, not by this suite (fingerprint {fingerprint}); "
-                        "write to another --out, or run without --resume to start again")
-    known = sample_ids(suite)
-    # A streamed suite (--engine ray) has no samples loaded: its ids are not known up front.
-    strangers = [v.id for v in log.verdicts if v.id not in known] if suite.samples else []
-    if strangers:
-        raise SpecError(f"{out} holds sample {strangers[0]!r} that this suite's dataset does not have "
-                        f"({len(strangers)} such samples); resume only with the dataset that started the run")
-    log.drop_torn_line()
-    return log.verdicts
+        return None
+    ids = sample_ids(suite) if dataset is None else set()
+    previous = read_previous(out, fingerprint, tally.add,
+                             known=dataset.ids.contains if dataset is not None else lambda b: [i in ids for i in b])
+    previous.log.drop_torn_line()
+    return previous
 
 
 @contextmanager
@@ -223,7 +254,7 @@ def _progress(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
         yield lambda n: bar.advance(task, n)
 
 
-def _export(tool: str, path: Path, suite: Suite, summary: SuiteSummary, verdicts: list[SampleVerdict]) -> None:
+def _export(tool: str, path: Path, suite: Suite, verdicts: list) -> None:
     if tool == "waza":
         from assay.runner.export_waza import export_waza
 
@@ -235,15 +266,6 @@ def _export(tool: str, path: Path, suite: Suite, summary: SuiteSummary, verdicts
     write_output(path, json_bytes(doc))
 
 
-def _judge_counts(verdicts: list[SampleVerdict]) -> tuple[int, int]:
-    """LLM results in ``verdicts``, and how many of them the judge cache answered."""
-    total = cached = 0
-    for v in verdicts:
-        for r in v.results:
-            if r.kind == "llm":
-                total += 1
-                cached += bool(r.details.get("cached"))
-    return total, cached
 
 
 def _print_problem(console: Console, v: SampleVerdict) -> None:

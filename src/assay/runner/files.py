@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -86,19 +87,21 @@ def _is_regular_or_new(path: Path) -> bool:
         return True
 
 
-def write_output(path: Path, data: bytes) -> None:
-    """Write a whole report file. A regular file is replaced atomically (a crash never leaves
-    half a report); a device such as /dev/null or /dev/stdout is written in place."""
+def write_output(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write a whole report file, given whole or in parts. A regular file is replaced atomically
+    (a crash never leaves half a report); a device such as /dev/null or /dev/stdout is written
+    in place."""
+    parts = [data] if isinstance(data, bytes) else data
     try:
         if not _is_regular_or_new(path):
             with path.open("wb") as fh:
-                fh.write(data)
+                fh.writelines(parts)
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             with tmp.open("wb") as fh:
-                fh.write(data)
+                fh.writelines(parts)
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from assay.core.aggregate import SampleVerdict, summarize
 from assay.core.interfaces import Resources
+from assay.runner.ids import IdIndex
 from assay.runner.run import RunResult, run_suite
 from assay.runner.suites import Suite
 
@@ -57,7 +58,7 @@ def _clustering(clusters: dict[str, str], sink: Sink | None) -> Sink:
 
 
 def run_attempts(suite: Suite, *, resources: Resources, fresh: Callable[[], Resources],
-                 done_ids: Collection[str] = (), sink: Sink | None = None, **options: Any) -> RunResult:
+                 done_ids: Collection[str] | IdIndex = (), sink: Sink | None = None, **options: Any) -> RunResult:
     """``run_suite`` over every attempt of ``suite`` (see the module): the first with
     ``resources``, the others with ``fresh()`` ones whose judge client reads no cache. The
     verdicts carry their cluster, before ``sink`` sees them."""

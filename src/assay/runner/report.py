@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 from xml.etree import ElementTree as ET
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary
@@ -23,20 +24,54 @@ def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], dura
     the loader's warnings (unknown keys a peer format ignores, results matching no task) in the
     suite's ``system-err``; with ``summary``, the pass rates and mean scores with their 95%
     intervals as the suite's ``properties``."""
-    counts = {s: 0 for s in Status}
-    for v in verdicts:
-        counts[v.status] += 1
-    root = ET.Element("testsuites", name="assay", tests=str(len(verdicts)),
-                      failures=str(counts[Status.FAILED]), errors=str(counts[Status.ERROR]),
-                      skipped=str(counts[Status.PENDING]), time=f"{duration_s:.3f}")
-    ts = ET.SubElement(root, "testsuite", name=_x(suite_name), tests=str(len(verdicts)),
-                       failures=str(counts[Status.FAILED]), errors=str(counts[Status.ERROR]),
-                       skipped=str(counts[Status.PENDING]), time=f"{duration_s:.3f}")
-    if summary is not None:
-        _properties(ET.SubElement(ts, "properties"), summary)
-    for v in verdicts:
+    writer = JunitWriter(path, suite_name)
+    writer.add(verdicts)
+    writer.finish(duration_s, warnings, summary=summary)
+
+
+class JunitWriter:
+    """``write_junit`` for verdicts that come a chunk at a time and are not kept: each testcase
+    is written to an unnamed temporary file beside ``path`` as it comes, and ``finish`` writes
+    the report (whose counts come before the testcases) around them."""
+
+    def __init__(self, path: Path, suite_name: str) -> None:
+        self.path, self.suite_name = path, suite_name
+        self._counts = {s: 0 for s in Status}
+        try:
+            self._cases: IO[bytes] = tempfile.TemporaryFile(dir=path.parent if path.parent.is_dir() else None)
+        except OSError:
+            self._cases = tempfile.TemporaryFile()
+
+    def add(self, verdicts: Iterable[SampleVerdict]) -> None:
+        parts = []
+        for v in verdicts:
+            self._counts[v.status] += 1
+            parts.append(_CASE_SEP + ET.tostring(self._case(v), encoding="utf-8"))
+        self._cases.write(b"".join(parts))
+
+    def finish(self, duration_s: float, warnings: Sequence[str] = (), summary: SuiteSummary | None = None) -> None:
+        """Write the report and let the temporary file go."""
+        counts, total = self._counts, sum(self._counts.values())
+        attrs = {"tests": str(total), "failures": str(counts[Status.FAILED]), "errors": str(counts[Status.ERROR]),
+                 "skipped": str(counts[Status.PENDING]), "time": f"{duration_s:.3f}"}
+        root = ET.Element("testsuites", {"name": "assay", **attrs})
+        ts = ET.SubElement(root, "testsuite", {"name": _x(self.suite_name), **attrs})
+        if summary is not None:
+            _properties(ET.SubElement(ts, "properties"), summary)
+        if total:
+            ET.SubElement(ts, _SLOT)  # where the testcases go
+        if warnings:
+            ET.SubElement(ts, "system-err").text = _x("\n".join(f"warning: {w}" for w in warnings), 64 * 1024)
+        ET.indent(root)
+        head, _, tail = ET.tostring(root, encoding="utf-8", xml_declaration=True).partition(f"<{_SLOT} />".encode())
+        self._cases.seek(len(_CASE_SEP))  # the first testcase follows the head's own indentation
+        write_output(self.path, _framed(head, self._cases, tail))
+        self._cases.close()
+
+    def _case(self, v: SampleVerdict) -> ET.Element:
+        name = self.suite_name
         elapsed = sum(r.latency_ms for r in v.results) / 1000.0
-        case = ET.SubElement(ts, "testcase", classname=_x(suite_name), name=_x(v.id), time=f"{elapsed:.4f}")
+        case = ET.Element("testcase", classname=_x(name), name=_x(v.id), time=f"{elapsed:.4f}")
         if v.status is Status.FAILED:
             bad = [r for r in v.results if r.status is Status.FAILED]
             msg = "; ".join(f"{r.name}: {r.reason or 'failed'}" for r in bad) or (
@@ -50,10 +85,20 @@ def write_junit(path: Path, suite_name: str, verdicts: list[SampleVerdict], dura
             el.text = _x(_case_text(v), 64 * 1024)
         elif v.status is Status.PENDING:
             ET.SubElement(case, "skipped", message="awaiting human review")
-    if warnings:
-        ET.SubElement(ts, "system-err").text = _x("\n".join(f"warning: {w}" for w in warnings), 64 * 1024)
-    ET.indent(root)
-    write_output(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
+        ET.indent(case, level=2)
+        return case
+
+
+_SLOT = "assay-testcases"
+_CASE_SEP = b"\n    "
+"""What ``ET.indent`` puts between two testcases (their depth is two)."""
+
+
+def _framed(head: bytes, cases: IO[bytes], tail: bytes) -> Iterator[bytes]:
+    yield head
+    while block := cases.read(1024 * 1024):
+        yield block
+    yield tail
 
 
 def _properties(props: ET.Element, summary: SuiteSummary) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -30,6 +31,7 @@ from assay.runner.files import open_regular
 from assay.runner.suites import Suite
 
 FINGERPRINT_KEY = "fingerprint"
+_BLOCK = 1024 * 1024
 
 
 def suite_fingerprint(suite: Suite) -> str:
@@ -116,41 +118,60 @@ class ResultsLog:
 
 def read_results(path: Path) -> ResultsLog:
     """Read a results file strictly; raises SpecError with ``file:line`` for a damaged line."""
-    with open_regular(path, what="results file") as fh:
-        data = fh.read()
     log = ResultsLog(path)
     seen: dict[str, int] = {}
-    lines = data.splitlines(keepends=True)
-    offset = 0
-    for n, line in enumerate(lines, 1):
-        last = n == len(lines)
-        where = f"{path}:{n}"
-        if not line.strip():
-            offset += len(line)
-            log.good_bytes = offset
-            continue
-        if last and not line.endswith(b"\n"):
-            # A crash mid-write: even a line that parses lost its newline, so regrade it.
-            log.torn_line = n
-            break
-        try:
-            row = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            raise SpecError(f"damaged line (not JSON: {exc}); was the file edited, or written by two runs "
-                            "at once?", where=where) from None
-        verdict = verdict_from_row(row, where)
+    for n, verdict in iter_results(log):
         if verdict.id in seen:
             raise SpecError(f"sample {verdict.id!r} is written twice (first on line {seen[verdict.id]})",
-                            where=where)
+                            where=f"{path}:{n}")
         seen[verdict.id] = n
         log.verdicts.append(verdict)
-        fingerprint = row.get(FINGERPRINT_KEY)
-        if fingerprint is not None and not isinstance(fingerprint, str):
-            raise SpecError(f"`{FINGERPRINT_KEY}` must be text, got {type(fingerprint).__name__}", where=where)
-        log.fingerprints.add(fingerprint)
-        offset += len(line)
-        log.good_bytes = offset
     return log
+
+
+def iter_results(log: ResultsLog) -> Iterator[tuple[int, SampleVerdict]]:
+    """``(line, verdict)`` for each line of ``log.path``, read a block at a time, filling in
+    ``log``'s fingerprints, ``good_bytes`` and ``torn_line`` as it goes (``log.verdicts`` is
+    left alone). A damaged line is a SpecError with ``file:line``; ids are not checked for
+    repeats here (``read_results`` and ``runner.resume`` do it)."""
+    path = log.path
+    with open_regular(path, what="results file") as fh:
+        for n, line, last in _lines(fh):
+            if not line.strip():
+                log.good_bytes += len(line)
+                continue
+            if last and not line.endswith(b"\n"):
+                # A crash mid-write: even a line that parses lost its newline, so regrade it.
+                log.torn_line = n
+                return
+            where = f"{path}:{n}"
+            try:
+                row = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                raise SpecError(f"damaged line (not JSON: {exc}); was the file edited, or written by two runs "
+                                "at once?", where=where) from None
+            verdict = verdict_from_row(row, where)
+            fingerprint = row.get(FINGERPRINT_KEY)
+            if fingerprint is not None and not isinstance(fingerprint, str):
+                raise SpecError(f"`{FINGERPRINT_KEY}` must be text, got {type(fingerprint).__name__}", where=where)
+            log.fingerprints.add(fingerprint)
+            log.good_bytes += len(line)
+            yield n, verdict
+
+
+def _lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """``(number, line with its newline, whether it is the file's last)`` for each line."""
+    n, rest = 0, b""
+    while True:
+        block = fh.read(_BLOCK)
+        parts = (rest + block).split(b"\n") if block else [rest]
+        rest = parts.pop() if block else b""
+        for i, part in enumerate(parts):
+            n += 1
+            last = not block and i == len(parts) - 1
+            yield n, part if last else part + b"\n", last
+        if not block:
+            return
 
 
 def verdict_from_row(row: Any, where: str) -> SampleVerdict:

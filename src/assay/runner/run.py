@@ -7,9 +7,10 @@ without grading anything twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import islice
 from time import perf_counter
 
 from assay.core.aggregate import SampleVerdict, SuiteSummary, judge_columns, judge_sample, summarize
@@ -21,6 +22,7 @@ from assay.core.spec import CompiledSpec
 from assay.runner.columnar import MIN_ROWS as COLUMNAR_MIN_ROWS
 from assay.runner.columnar import takes as columnar_takes
 from assay.runner.execute import grade_many
+from assay.runner.ids import IdIndex
 from assay.runner.resources import default_resources
 from assay.runner.suites import Suite
 
@@ -33,16 +35,24 @@ CHUNK_SHRINK_S = 2.0
 class RunResult:
     suite: Suite
     verdicts: list[SampleVerdict]
-    summary: SuiteSummary
+    """Empty when the run was asked not to keep them (``keep_verdicts=False``)."""
+    summary: SuiteSummary | None
+    """None when the verdicts were not kept: the ``sink`` has seen them all."""
     duration_s: float
     resumed: int = 0
 
 
 def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: int = 8,
-              chunk_size: int = 1000, max_chunk: int | None = None, done_ids: Collection[str] = (),
+              chunk_size: int = 1000, max_chunk: int | None = None, done_ids: Collection[str] | IdIndex = (),
               sink: Callable[[list[SampleVerdict]], None] | None = None,
-              on_progress: Callable[[int], None] | None = None, columnar: bool = True) -> RunResult:
+              on_progress: Callable[[int], None] | None = None, columnar: bool = True,
+              samples: Iterable[Sample] | None = None, keep_verdicts: bool = True) -> RunResult:
     """Grade ``suite``; verdicts come back in dataset order (resumed samples excluded).
+
+    ``samples`` (the suite's own when None) may be read as they are graded (a
+    ``runner.stream.DatasetStream``): with ``keep_verdicts=False`` nothing of a chunk outlives
+    it but what ``sink`` keeps, so memory does not grow with the dataset. ``done_ids`` are the
+    samples a resumed run skips.
 
     With ``columnar`` (the default), a suite whose graders all have columnar kernels is graded
     column by column (``runner.columnar``; needs pyarrow), with the same verdicts, once it has
@@ -54,7 +64,9 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
     results file of a slow suite still advances every second or two."""
     start = perf_counter()
     resources = resources or default_resources()
-    todo = [s for s in suite.samples if s.id not in done_ids] if done_ids else suite.samples
+    source = iter(suite.samples if samples is None else samples)
+    # Enough samples read ahead to tell whether the columnar path pays.
+    ahead, skipped = _todo(list(islice(source, COLUMNAR_MIN_ROWS)), done_ids)
     built: dict[int, Grader] = {}
 
     def grader_for(spec: CompiledSpec) -> Grader:
@@ -64,25 +76,44 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
         return g
 
     grade_chunk = _grade_chunk
-    if columnar and len(todo) >= COLUMNAR_MIN_ROWS and columnar_takes(suite):
+    if columnar and len(ahead) + skipped >= COLUMNAR_MIN_ROWS and columnar_takes(suite):
         from assay.runner.columnar.run import grade_chunk
     verdicts: list[SampleVerdict] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="assay-grade") as pool:
-        i, size = 0, chunk_size
-        while i < len(todo):
-            chunk = todo[i:i + size]
-            i += len(chunk)
+        size = chunk_size
+        while True:
+            if len(ahead) < size:
+                more, n = _todo(list(islice(source, size - len(ahead))), done_ids)
+                skipped += n
+                ahead += more
+                if not more and n:
+                    continue  # a run of resumed samples: read on
+            chunk, ahead = ahead[:size], ahead[size:]
+            if not chunk:
+                break
             began = perf_counter()
             graded = grade_chunk(suite, chunk, grader_for, pool)
             if max_chunk is not None:
                 size = _next_size(size, perf_counter() - began, chunk_size, max_chunk)
             if sink is not None:
                 sink(graded)
-            verdicts.extend(graded)
+            if keep_verdicts:
+                verdicts.extend(graded)
             if on_progress is not None:
                 on_progress(len(chunk))
-    return RunResult(suite, verdicts, summarize(verdicts), perf_counter() - start,
-                     resumed=len(suite.samples) - len(todo))
+    return RunResult(suite, verdicts, summarize(verdicts) if keep_verdicts else None, perf_counter() - start,
+                     resumed=skipped)
+
+
+def _todo(samples: list[Sample], done_ids: Collection[str] | IdIndex) -> tuple[list[Sample], int]:
+    """The samples still to grade, and how many were done before."""
+    if not done_ids or not samples:
+        return samples, 0
+    if isinstance(done_ids, IdIndex):
+        todo = [s for s, done in zip(samples, done_ids.contains([s.id for s in samples])) if not done]
+    else:
+        todo = [s for s in samples if s.id not in done_ids]
+    return todo, len(samples) - len(todo)
 
 
 def _grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[CompiledSpec], Grader],

@@ -19,7 +19,7 @@ An empty dataset (no rows) loads as ``[]``; whether that is an error is the suit
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,9 @@ from assay.runner.dataset._parquet import parquet_rows
 from assay.runner.files import open_regular
 
 # The readers are public too: the Ray engine and the suites read rows of these formats themselves.
-__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "BadJson", "csv_metadata", "csv_rows", "jsonl_rows", "load_dataset",
-           "parse_json", "samples_from_rows"]
+__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "BadJson", "check_outputs", "csv_metadata", "csv_rows", "duplicate_error",
+           "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset", "parse_json",
+           "sample_from_row", "samples_from_rows"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
@@ -49,6 +50,15 @@ def load_dataset(path: Path, *, delimiter: str | None = None) -> list[Sample]:
     and TSV files and is ignored for JSON ones, so a suite's setting does not break a JSONL file
     given in its place.
     """
+    return _unique(iter_dataset(path, delimiter=delimiter), str(path))
+
+
+def iter_dataset(path: Path, *, delimiter: str | None = None) -> Iterator[tuple[int, Sample]]:
+    """``(line, sample)`` pairs of a dataset file, read as they are used: a block of lines (a
+    Parquet batch) at a time, so a large file is never held. A ``.json`` file (one list) is
+    the exception: its text is read whole, its rows built one at a time. Ids are not checked
+    for uniqueness here (``load_dataset`` and ``runner.stream.DatasetStream`` do it).
+    SpecError with ``file:line`` on a bad row."""
     path = Path(path)
     fmt = _FORMATS.get(path.suffix.lower())
     sep = _delimiter(delimiter, path)
@@ -61,10 +71,10 @@ def load_dataset(path: Path, *, delimiter: str | None = None) -> list[Sample]:
         elif fmt == "json":
             rows = json_rows(fh, path)
         elif fmt == "parquet":  # typed columns, not text: cleaned (depth) like inline rows
-            return samples_from_rows(parquet_rows(fh, path), source=str(path), clean=True)
+            rows = parquet_rows(fh, path)
         else:
             rows = csv_rows(fh, path, sep)
-        return samples_from_rows(rows, source=str(path), clean=False)
+        yield from iter_samples(rows, source=str(path), clean=fmt == "parquet")
 
 
 def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bool = True) -> list[Sample]:
@@ -73,26 +83,67 @@ def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bo
     ``clean`` replaces lone surrogates in the rows' text (YAML can hold them) with U+FFFD and
     refuses nesting deeper than ``MAX_DEPTH``; the dataset readers deliver clean rows and skip it.
     """
+    return _unique(iter_samples(rows, source=source, clean=clean), source)
+
+
+def iter_samples(rows: Iterable[tuple[int, Any]], *, source: str,
+                 clean: bool = True) -> Iterator[tuple[int, Sample]]:
+    """``(line, sample)`` for each ``(line, row)``, built as they are used (``samples_from_rows``
+    without the check that ids differ); SpecError naming ``source:line`` on a bad row."""
+    for line, row in rows:
+        yield line, sample_from_row(row, f"{source}:{line}", line, clean=clean)
+
+
+def sample_from_row(row: Any, where: str, line: int, *, clean: bool = True) -> Sample:
+    """One row as a Sample (an empty id becomes ``row-<line>``); SpecError at ``where``."""
+    if not isinstance(row, dict):
+        raise SpecError(f"a row must be an object (id, input, output, ...), got {_kind(row)}", where=where)
+    if clean:
+        row = _clean(row, MAX_DEPTH, where)
+    data = _fold_metadata(row, where)
+    if data.get("id") in (None, ""):  # an empty CSV cell or `id: null` is no id
+        data = {**data, "id": f"row-{line}"}
+    try:
+        return Sample.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError.from_validation(exc, where=where) from None
+
+
+def duplicate_error(sample_id: str, first: int, where: str) -> SpecError:
+    """The error for a sample id seen before, on line ``first``."""
+    return SpecError(f"duplicate sample id {sample_id!r} (first on line {first})", where=where)
+
+
+def _unique(numbered: Iterable[tuple[int, Sample]], source: str) -> list[Sample]:
     samples: list[Sample] = []
     seen: dict[str, int] = {}
-    for line, row in rows:
-        where = f"{source}:{line}"
-        if not isinstance(row, dict):
-            raise SpecError(f"a row must be an object (id, input, output, ...), got {_kind(row)}", where=where)
-        if clean:
-            row = _clean(row, MAX_DEPTH, where)
-        data = _fold_metadata(row, where)
-        if data.get("id") in (None, ""):  # an empty CSV cell or `id: null` is no id
-            data = {**data, "id": f"row-{line}"}
-        try:
-            sample = Sample.model_validate(data)
-        except ValidationError as exc:
-            raise SpecError.from_validation(exc, where=where) from None
+    for line, sample in numbered:
         if sample.id in seen:
-            raise SpecError(f"duplicate sample id {sample.id!r} (first on line {seen[sample.id]})", where=where)
+            raise duplicate_error(sample.id, seen[sample.id], f"{source}:{line}")
         seen[sample.id] = line
         samples.append(sample)
     return samples
+
+
+def has_output(sample: Sample) -> bool:
+    """True when ``sample`` has something to grade: an output, a transcript or a workspace."""
+    return sample.output is not None or bool(sample.transcript) or bool(sample.workspace)
+
+
+def check_outputs(samples: Iterable[Sample], where: str) -> None:
+    """A dataset where no row has anything to grade is a mistake (a misnamed column), not
+    a run in which every sample fails: SpecError naming the columns of the first rows."""
+    first: list[Sample] = []
+    for sample in samples:
+        if has_output(sample):
+            return
+        if len(first) < 100:
+            first.append(sample)
+    if not first:
+        return
+    columns = sorted({k for s in first for k in s.metadata})
+    hint = f"; its columns are: {', '.join(columns[:20])}" if columns else ""
+    raise SpecError(f"no row has an `output` (nor a transcript or workspace) to grade{hint}", where=where)
 
 
 def _delimiter(delimiter: str | None, path: Path) -> str:

@@ -21,15 +21,10 @@ from typing import Any, Literal
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.core.sample import Sample
-from assay.runner.dataset import DELIMITERS, csv_rows
+from assay.runner.dataset import csv_rows
 from assay.runner.files import open_regular
-from assay.runner.suites import Suite, load_suite
-from assay.runner.suites.dialects import assay as assay_dialect
-from assay.runner.suites.filemodel import read_model
-from assay.runner.suites.graders import compile_graders
-from assay.runner.suites.loader import check_runnable, detect_dialect, suite_file
-from assay.runner.yamlsrc import YamlDoc
+from assay.runner.suites import Suite
+from assay.runner.suites.streamed import delimiter_of, open_streamed
 
 Kind = Literal["jsonl", "csv", "parquet", "memory"]
 STREAMED: dict[str, Kind] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "csv",
@@ -85,55 +80,15 @@ def open_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     """The suite at ``path`` and the source of its samples. A streamed suite comes back with
     no samples; everything else about it (graders, threshold, fingerprint) is as ``load_suite``
     gives it."""
-    found = suite_file(Path(path))
-    doc = YamlDoc(found)
-    chosen = dialect or (detect_dialect(doc.data) if isinstance(doc.data, dict) else None)
-    data = doc.data if chosen == assay_dialect.NAME else None
-    dataset = data.get("dataset") if isinstance(data, dict) else None
-    source_path = results or (found.parent / dataset if isinstance(dataset, str) else None)
-    kind = STREAMED.get(source_path.suffix.lower()) if source_path is not None else None
-    if kind is None or source_path is None or (isinstance(data, dict) and "samples" in data):
-        suite = load_suite(path, results=results, dialect=dialect, context=context)
+    suite, source_path = open_streamed(path, formats=STREAMED, results=results, dialect=dialect, context=context)
+    if source_path is None:
         return suite, Source("memory")
-    try:
-        suite = _header(doc, source_path, context or SpecContext())
-    except SpecError as exc:
-        if exc.where or not exc.focus:
-            raise
-        raise doc.locate(exc) from None
-    if results is not None and results not in suite.inputs:
-        suite.inputs.append(results)
-    delimiter = _delimiter(suite, source_path)
+    kind = STREAMED[source_path.suffix.lower()]
+    delimiter = delimiter_of(suite, source_path)
     columns = _csv_header(source_path, delimiter) if kind == "csv" else []
     if kind != "csv":
         open_regular(source_path, what="dataset file").close()  # a clear error for a missing file, here
     return suite, Source(kind, source_path, delimiter, columns)
-
-
-def _header(doc: YamlDoc, source: Path, context: SpecContext) -> Suite:
-    """The assay suite in ``doc`` with its graders compiled and no samples (streamed later)."""
-    warnings: list[str] = []
-    model = read_model(assay_dialect.AssayFile, doc.data, doc, warnings=warnings)
-    graders = compile_graders(model.graders, doc, ("graders",), context.at(doc.path.parent.resolve()))
-    suite = Suite(name=model.name, samples=[], graders=graders, threshold=model.threshold,
-                  cost_ordered=model.cost_ordered, dialect=assay_dialect.NAME, source=doc.path, definition=model,
-                  inputs=[doc.path, source], warnings=warnings)
-    # check_runnable's per-sample checks, on one stand-in sample: every sample has these graders.
-    check_runnable(_with_samples(suite, [Sample(id="-", output="")]))
-    return suite
-
-
-def _with_samples(suite: Suite, samples: list[Sample]) -> Suite:
-    from dataclasses import replace
-
-    return replace(suite, samples=samples)
-
-
-def _delimiter(suite: Suite, path: Path) -> str:
-    chosen = getattr(suite.definition, "delimiter", None)
-    if chosen is None:
-        return "\t" if path.suffix.lower() == ".tsv" else ","
-    return DELIMITERS[chosen]
 
 
 def _csv_header(path: Path, delimiter: str) -> list[str]:

@@ -20,9 +20,8 @@ from pydantic import Field
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
-from assay.core.sample import Sample
 from assay.core.spec import Fraction
-from assay.runner.dataset import load_dataset, samples_from_rows
+from assay.runner.dataset import check_outputs, load_dataset, samples_from_rows
 from assay.runner.suites.dialects import detect_assay
 from assay.runner.suites.filemodel import FileModel, read_model
 from assay.runner.suites.graders import compile_graders
@@ -62,11 +61,11 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     source = results or (doc.path.parent / suite.dataset if suite.dataset else None)
     if source is not None:
         samples = load_dataset(source, delimiter=suite.delimiter)
-        _check_outputs(samples, str(source))
+        check_outputs(samples, str(source))
     elif suite.samples is not None:
         samples = samples_from_rows(((doc.line("samples", i) or 0, _with_id(row, i))
                                      for i, row in enumerate(suite.samples)), source=str(doc.path))
-        _check_outputs(samples, doc.where("samples"))
+        check_outputs(samples, doc.where("samples"))
     else:
         raise SpecError("give a `dataset` file or inline `samples`", where=str(doc.path))
     return Suite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
@@ -81,13 +80,3 @@ def _with_id(row: object, index: int) -> object:
     if isinstance(row, dict) and row.get("id") in (None, ""):
         return {**row, "id": f"sample-{index + 1}"}
     return row
-
-
-def _check_outputs(samples: list[Sample], where: str) -> None:
-    """A dataset where no row has anything to grade is a mistake (a misnamed column), not
-    a run in which every sample fails."""
-    if not samples or any(s.output is not None or s.transcript or s.workspace for s in samples):
-        return
-    columns = sorted({k for s in samples[:100] for k in s.metadata})
-    hint = f"; its columns are: {', '.join(columns[:20])}" if columns else ""
-    raise SpecError(f"no row has an `output` (nor a transcript or workspace) to grade{hint}", where=where)
