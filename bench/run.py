@@ -89,6 +89,10 @@ def main() -> None:
     print()
     service.main([])
     print()
+    import pages  # the pages in chromium: page ready, editor test runs
+
+    pages.main([])
+    print()
     import run_queue  # the run queue on PostgreSQL: one and two servers, two users
 
     run_queue.main(["--quick"] if "--quick" in sys.argv else [])

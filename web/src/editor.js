@@ -102,8 +102,6 @@ function draw(evaluator, schemas, facts) {
       ui.timeout = h('input', { id: 'timeout', type: 'number', min: 1, step: 1, value: config.timeout ?? 5000,
         readOnly, oninput: changed });
       const timeoutField = labelled('timeout', 'editor.timeout', ui.timeout);
-      const codeField = labelled('code-box', 'editor.code', holder, { required: true });
-      codeField.el.querySelector('label').removeAttribute('for');
       mount(ui.configCard, h('h2', {}, t('editor.code')), holder, timeoutField.el);
       ui.editor = createEditor(holder, { doc: config.code || '', language: ui.language.value, readOnly,
         onChange: changed });

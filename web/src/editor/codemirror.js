@@ -78,6 +78,8 @@ export function createEditor(parent, { doc, language, readOnly = false, onChange
       doc,
       extensions: [
         Prec.highest(stepOverClosing),
+        // focusable by Tab order too (axe: a scrollable region must hold focusable content)
+        EditorView.contentAttributes.of({ tabindex: '0' }),
         keymap.of([indentWithTab]),
         basicSetup,
         mode.of(modes[language] ? modes[language]() : []),

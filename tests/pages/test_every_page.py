@@ -1,0 +1,93 @@
+"""Every page at 1366x768 and at 375x812 (issue 22): a screenshot of each saved (under the
+screenshots folder, pages/), no horizontal scroll on a phone, and axe-core (web/'s npm
+devDependency, injected into the page) finding no serious or critical accessibility violation."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from pages_support import ROOT, sign_in
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+SIZES = [(1366, 768), (375, 812)]
+
+
+@pytest.fixture(scope="module")
+def places(live) -> dict[str, str]:
+    """Every kind of page, with real ids behind it."""
+    with live.api() as api:
+        presets = {p["config"]["presetType"]: p["id"] for p in api.get("/evaluators/presets").json()["data"]}
+        rows = [{"id": f"s{i}", "input": f"问题 {i}", "output": "北京" if i % 2 else "上海", "expected": "北京"}
+                for i in range(4)]
+        task = api.post("/tasks", json={"name": "每页检查", "evaluators": [{"evaluatorId": presets["exact_match"]}],
+                                        "dataset": {"rows": rows}}).json()["data"]
+        run = api.post(f"/tasks/{task['id']}/runs").json()["data"]
+        deadline = time.monotonic() + 60
+        while api.get(f"/runs/{run['id']}").json()["data"]["status"] != "completed":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    return {"evaluators": "/evaluators", "evaluators-custom": "/evaluators?tab=custom",
+            "editor-new": "/evaluators/new", "editor-preset": f"/evaluators/{presets['regex']}",
+            "tasks": "/tasks", "task": f"/tasks/{task['id']}", "run": f"/runs/{run['id']}",
+            "sample": f"/runs/{run['id']}/samples/s0", "not-found": "/no/such/page"}
+
+
+@pytest.fixture(scope="module")
+def signed_in(browser, live):
+    context = browser.new_context(locale="zh-CN")
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    sign_in(tab, live)
+    tab.wait_for_url("**/evaluators")
+    yield tab
+    context.close()
+
+
+def settle(page) -> None:
+    """Wait until the page's script has drawn (no loading state left)."""
+    page.wait_for_function("document.querySelector('main') && !document.querySelector('.state.loading')"
+                           " && document.querySelector('main').children.length > 0")
+    page.wait_for_timeout(150)
+
+
+def serious_violations(page) -> list[str]:
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: make web (npm install in web/)")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
+                          ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+                          ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))")
+    return list(found)
+
+
+@pytest.mark.parametrize("name", ["evaluators", "evaluators-custom", "editor-new", "editor-preset", "tasks", "task",
+                                  "run", "sample", "not-found"])
+def test_each_page_fits_a_phone_and_passes_axe(signed_in, live, places, shots, name):
+    page = signed_in
+    folder: Path = shots / "pages"
+    folder.mkdir(exist_ok=True)
+    problems = []
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(live.url + places[name])
+        settle(page)
+        page.screenshot(path=folder / f"{name}-{width}x{height}.png", full_page=True)
+        overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if overflow > 0:
+            problems.append(f"{width}px: {overflow}px of horizontal scroll")
+        problems += [f"{width}px: {v}" for v in serious_violations(page)]
+    assert not problems, problems
+
+
+def test_the_signin_page_fits_a_phone_and_passes_axe(browser, live, shots):
+    context = browser.new_context(locale="zh-CN", viewport={"width": 375, "height": 812})
+    page = context.new_page()
+    page.goto(live.url + "/signin")
+    page.screenshot(path=shots / "signin-375x812.png")
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    assert serious_violations(page) == []
+    context.close()
