@@ -8,6 +8,7 @@ from typing import Any, TypeGuard
 from pydantic import TypeAdapter, ValidationError
 
 from assay.core.errors import SpecError
+from assay.core.grader import Grader
 from assay.core.interfaces import Resources
 from assay.core.result import GraderResult
 from assay.core.sample import Sample, trusted_samples
@@ -36,7 +37,7 @@ def _mapping(value: Any, where: str) -> Mapping[str, Any]:
     return value
 
 
-def _grader(spec: Mapping[str, Any] | GraderSpec, resources: Resources | None):
+def _grader(spec: Mapping[str, Any] | GraderSpec, resources: Resources | None) -> Grader[Any]:
     """Compile ``spec`` and build its grader; Node.js code is checked by the sandbox that will run it."""
     resources = resources or Defaults.resources()
     return compile_spec(spec, context=build_context(Defaults.settings(), resources)).build(resources)

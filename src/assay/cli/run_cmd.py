@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -27,6 +28,11 @@ from assay.runner.stream import DatasetStream, Previous, read_previous
 from assay.runner.suites import Suite, load_suite
 from assay.runner.suites.streamed import open_streamed
 from assay.runner.tally import RunTally
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from assay.core.aggregate import SampleVerdict
 
 PROGRESS_MIN_SAMPLES = 200
 MAX_LISTED = 20
@@ -262,7 +268,7 @@ def _export(tool: str, path: Path, suite: Suite, verdicts: list) -> None:
 
 
 
-def _print_problem(console, v) -> None:
+def _print_problem(console: Console, v: SampleVerdict) -> None:
     score = "-" if v.score is None else f"{v.score:.3f}"
     console.print(f"[bold]{v.status.value.upper()}[/] {v.id} (score {score})")
     for r in v.results:

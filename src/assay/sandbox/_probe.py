@@ -6,6 +6,7 @@ import json
 import os
 import resource
 import socket
+from collections.abc import Callable
 
 from assay.sandbox import _landlock, _seccomp
 from assay.sandbox.confine import Confinement, apply_in_child, enter_network_namespace, prepare
@@ -80,7 +81,7 @@ def _probe_in_child() -> dict[str, dict]:
     return out
 
 
-def _denied(action) -> bool:
+def _denied(action: Callable[[], object]) -> bool:
     try:
         result = action()
     except PermissionError:

@@ -4,14 +4,14 @@ which hands over an open connection in ``config.attributes["connection"]``."""
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine
+from sqlalchemy import Connection, create_engine
 
 from assay.store.models import Base
 
 config = context.config
 
 
-def _run(connection) -> None:  # noqa: ANN001  (a SQLAlchemy Connection)
+def _run(connection: Connection) -> None:
     context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True,
                       compare_type=True)
     with context.begin_transaction():
