@@ -22,7 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "service"))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from pages_support import ROOT, Live, find_browser, seed, sign_in  # noqa: E402
+from pages_support import ROOT, Live, find_browser, seed, sign_in, stop  # noqa: E402
 from pg_server import free_port  # noqa: E402
 
 
@@ -50,12 +50,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
                 time.sleep(0.1)
         yield Live(url, token)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process)
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,3 +51,13 @@ def sign_in(page, live: Live, token: str | None = None) -> None:
     page.goto(live.url + "/signin")
     page.fill("#token", token or live.token)
     page.click("button[type=submit]")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End a server the test started: terminate, then kill if it does not exit in 30 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from pages_support import Live, sign_in
+from pages_support import Live, sign_in, stop
 from pg_server import free_port
 
 pytestmark = pytest.mark.browser
@@ -34,15 +34,6 @@ def start_demo(folder: Path) -> tuple[subprocess.Popen, str, str, Path]:
         assert process.poll() is None and time.monotonic() < deadline, log.read_text()
         time.sleep(0.1)
     return process, f"http://127.0.0.1:{port}", found.group(1), log
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
 
 
 def finished_run(url: str, token: str) -> tuple[dict, dict]:

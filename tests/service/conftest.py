@@ -20,6 +20,7 @@ from pg_server import PostgresServer, missing  # noqa: E402
 from service_support import Api, make_api  # noqa: E402
 
 from assay.settings import Settings  # noqa: E402
+from assay.store import Database, upgrade  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -50,6 +51,15 @@ def shared_resources():
     yield resources
     resources.code_runner.close()
     resources.judge_client.close()
+
+
+@pytest.fixture
+def database(db_url: str) -> Iterator[Database]:
+    """The store on ``db_url``, migrated (presets seeded), disposed after the test."""
+    db = Database(db_url)
+    upgrade(db)
+    yield db
+    db.dispose()
 
 
 @pytest.fixture

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from sqlalchemy import update
 
-from assay.store import Database, queue, upgrade
+from assay.store import Database, queue
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.models import RunSlice
 from assay.store.users import create_user
-
-
-@pytest.fixture
-def database(db_url):
-    db = Database(db_url)
-    upgrade(db)
-    yield db
-    db.dispose()
 
 
 def make_run(database: Database, user: str, samples: int, size: int) -> str:

@@ -11,18 +11,10 @@ from sqlalchemy import text
 
 from assay.core.context import SpecContext
 from assay.core.errors import AssayError, SpecError
-from assay.store import Database, current_revision, head_revision, normalise_url, upgrade
+from assay.store import current_revision, head_revision, normalise_url, upgrade
 from assay.store.models import Base
 from assay.store.presets import PRESETS
 from assay.store.translate import api_types, compile_row, from_spec, to_spec
-
-
-@pytest.fixture
-def database(db_url):
-    db = Database(db_url)
-    upgrade(db)
-    yield db
-    db.dispose()
 
 
 def test_migrations_build_the_models_schema_and_run_once(database):
