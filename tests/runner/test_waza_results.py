@@ -164,8 +164,8 @@ def test_python_edition_results_regex_ignores_case_and_assertions_see_the_conver
     assert suite.samples[0].metadata["waza_task"]["inputs"]["context"] == {"lang": "go"}
 
 
-@pytest.mark.parametrize("version, own", [("0.21", "judge-9"), ("0.24", "mine"), ("0.35", "mine")])
-def test_judge_model_is_a_default_for_prompt_graders_from_0_24_and_an_override_before(tmp_path, version, own):
+@pytest.mark.parametrize("version, own", [("0.21", "judge-9"), ("0.26", "judge-9"), ("0.27", "mine"), ("0.35", "mine")])
+def test_judge_model_is_a_default_for_prompt_graders_from_0_27_and_an_override_before(tmp_path, version, own):
     # internal/graders/run.go applyDefaults (0a694334) fills only an empty model; runner.go's
     # injectJudgeModel (091a1f9e, before typed parameters) replaced it
     text = ("name: e\nskill: s\nconfig: {judge_model: judge-9}\ntasks: [tasks/*.yaml]\ngraders:\n"

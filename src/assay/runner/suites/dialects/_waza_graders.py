@@ -4,7 +4,7 @@ One function, ``prepare``, turns an entry into ``{type, name, config, weight}``:
 ``type`` fold into ``config`` (both editions' spellings), the kind maps to the assay grader
 with waza's semantics (``GO_KINDS``; ``program`` is waza's, not Vally's), the edition's rules
 apply (``code`` and ``script`` see that edition's context; the Python edition's ``regex``
-ignores case), ``config.judge_model`` is the model of ``prompt`` graders (from 0.24 only of
+ignores case), ``config.judge_model`` is the model of ``prompt`` graders (from 0.27 only of
 those naming none, as ``applyDefaults`` does; before, it replaced theirs), a grader ``ref`` is
 read from a file in the suite (``_waza_refs``; a remote one is refused), a ``json_schema`` with
 ``extract_json: true`` is ``waza_json_schema``, a weight of zero or less counts as 1
@@ -143,7 +143,7 @@ class WazaGraders:
         ``scoring: checks``; its ``mode: pairwise`` judges both orders and counts an
         order-dependent verdict as a passing tie: ``pairwise`` with ``flip_passes``."""
         if self.judge_model and (not config.get("model") or not self.release.has("judge_model_fills")):
-            config["model"] = self.judge_model  # a default from 0.24 (applyDefaults), an override before
+            config["model"] = self.judge_model  # a default from 0.27 (applyDefaults), an override before
         mode = config.pop("mode", None)
         if mode == "pairwise":
             config.pop("continue_session", None)
