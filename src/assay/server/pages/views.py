@@ -142,6 +142,16 @@ async def task_page(request: Request, task_id: str) -> Response:
     return await page(request, "task", "tasks.title", "tasks", id=task_id)
 
 
+@router.get("/datasets")
+async def datasets_page(request: Request) -> Response:
+    return await page(request, "datasets", "datasets.title", "datasets")
+
+
+@router.get("/datasets/{dataset_id}")
+async def dataset_page(request: Request, dataset_id: str) -> Response:
+    return await page(request, "dataset", "datasets.title", "datasets", id=dataset_id)
+
+
 @router.get("/runs/{run_id}")
 async def run_page(request: Request, run_id: str) -> Response:
     return await page(request, "run", "run.title", "tasks", id=run_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -14,6 +14,7 @@ from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found
+from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.datasets import (
     DatasetCreate,
@@ -59,9 +60,15 @@ def create_dataset(body: DatasetCreate, service: ServiceDep, user: CurrentUser) 
         return Envelope(data=_detail(session, _found(session, dataset_id)))
 
 
-@router.get("", response_model=Envelope[list[DatasetOut]], summary="List datasets (no rows are read)")
-def list_datasets(session: SessionDep, _user: CurrentUser) -> Any:
-    return Envelope(data=[dataset_out(d, v) for d, v in rows.list_datasets(session)])
+@router.get("", response_model=Envelope[list[DatasetOut]], summary="List datasets (no rows are read)",
+            description=f"Searched, sorted and paged by the query parameters; the total is in {TOTAL_HEADER}.")
+def list_datasets(session: SessionDep, user: CurrentUser, response: Response, window: WindowDep,
+                  owner: Annotated[str | None, Query(max_length=200, description="Only this user's (me: yours).")]
+                  = None) -> Any:
+    found, total = rows.find_datasets(session, owner_id=owner_of(session, user, owner),
+                                      window=checked(window, rows.DATASET_SORTABLE))
+    tell_total(response, total)
+    return Envelope(data=[dataset_out(d, v) for d, v in found])
 
 
 @router.get("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Get a dataset and its versions")
