@@ -112,7 +112,8 @@ class WazaCheckpoint(Composite, Grader[WazaCheckpointConfig]):
         if entry is None:
             return None
         status = str(entry.get("status") or "failed")
-        validations = entry.get("validations") if isinstance(entry.get("validations"), dict) else {}
+        validations = entry.get("validations")
+        validations = validations if isinstance(validations, dict) else {}
         failed = sorted(str(k) for k, v in validations.items() if not (isinstance(v, dict) and v.get("passed")))
         details = {"checkpoint": {"after_turn": cfg.after_turn, "on_failure": cfg.on_failure, "status": status,
                                   "recorded": True}, "children": []}
