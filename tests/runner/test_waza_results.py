@@ -164,11 +164,18 @@ def test_python_edition_results_regex_ignores_case_and_assertions_see_the_conver
     assert suite.samples[0].metadata["waza_task"]["inputs"]["context"] == {"lang": "go"}
 
 
-def test_prompt_graders_take_the_suite_judge_model(tmp_path):
-    text = EVAL.replace("graders:\n", "graders:\n  - type: prompt\n    name: judged\n"
-                                      "    config: {prompt: 'Is it right?', model: mine}\n", 1)
-    suite = load(write(tmp_path, {"eval.yaml": text, "tasks/fix.yaml": TASK, "results.json": json.dumps(OUTCOME)}))
-    assert suite.graders[0].config.model == "judge-9"
+@pytest.mark.parametrize("version, own", [("0.21", "judge-9"), ("0.26", "judge-9"), ("0.27", "mine"), ("0.35", "mine")])
+def test_judge_model_is_a_default_for_prompt_graders_from_0_27_and_an_override_before(tmp_path, version, own):
+    # internal/graders/run.go applyDefaults (0a694334) fills only an empty model; runner.go's
+    # injectJudgeModel (091a1f9e, before typed parameters) replaced it
+    text = ("name: e\nskill: s\nconfig: {judge_model: judge-9}\ntasks: [tasks/*.yaml]\ngraders:\n"
+            "  - {type: prompt, name: judged, config: {prompt: 'Is it right?', model: mine}}\n"
+            "  - {type: prompt, name: plain, config: {prompt: 'Is it right?'}}\n")
+    task = TASK.replace("colour: blue\n", "")
+    suite = load(write(tmp_path, {"eval.yaml": text, "tasks/fix.yaml": task, "results.json": json.dumps(OUTCOME)}),
+                 waza_version=version)
+    assert suite.graders[0].config.model == own
+    assert suite.graders[1].config.model == "judge-9"
 
 
 def test_tasks_from_csv_rows_templates_and_range(tmp_path):

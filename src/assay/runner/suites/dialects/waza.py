@@ -88,7 +88,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
     tasks, disabled, task_files = _tasks(doc, spec, base, warnings, strict)
     judge = spec.config.judge_model if spec.config else None
-    suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings)
+    suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings, suite_dir=base)
     graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=suite_graders.prepare)
     grade_expected = edition == "go" and release.has("expected")
 
@@ -97,7 +97,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     for tdoc, task in tasks:
         entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
         task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=WazaGraders(
-            tdoc, edition, release, judge, default_type="code", warnings=warnings).prepare)
+            tdoc, edition, release, judge, default_type="code", warnings=warnings, suite_dir=base).prepare)
         inputs = task.inputs or {}
         task_runs = runs.pop(task.id, None)
         if task_runs is None and any(k in inputs for k in _RUN_KEYS):
@@ -127,7 +127,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         name=spec.name or base.name, samples=samples, graders=graders, sample_graders=sample_graders,
         threshold=None, cost_ordered=spec.cost_ordered or (spec.config is not None and spec.config.cost_ordered),
         dialect=NAME, source=doc.path, definition=spec,
-        inputs=[doc.path, *task_files, *([results_path] if results_path else [])],
+        inputs=[doc.path, *task_files, *suite_graders.files, *([results_path] if results_path else [])],
         missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings,
         explain=_explain(edition, release, pinned, shapes, schema, results_path))
 
