@@ -151,5 +151,6 @@ class WazaTask(FileModel):
     golden: Any = None
     skill_directories: Any = None
     instruction_files: Any = None
-    checkpoints: Any = Field(default=None, description="Per-turn graders (kept; assay grades the final output).")
+    checkpoints: Any = Field(default=None, description="Per-turn graders, graded on the run after their turn "
+                                                         "(`_waza_checkpoints`).")
     command_mocks: Any = None

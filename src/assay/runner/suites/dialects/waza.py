@@ -22,7 +22,9 @@ fields only, so an unknown key is an error in waza's words (``field x not found 
 models.TestCase``); for older releases and the Python edition it is a warning naming file and
 line. Fields waza defines in any release are never called unknown. From 0.27 a task's
 ``expected.output_contains`` / ``output_not_contains`` / ``output_contains_any`` are graded as
-results of their own (``waza_expected``). Task globs fail only when no pattern matches a file.
+results of their own (``waza_expected``). A task's ``checkpoints`` (Go edition) are graded on the
+run as it stood after their turn (``_waza_checkpoints``, ``waza_checkpoint``). Task globs fail
+only when no pattern matches a file.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.graders import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
+from assay.runner.suites.dialects._waza_checkpoints import checkpoint_specs
 from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
 from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
 from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
@@ -96,8 +99,12 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     clusters: dict[str, str] = {}
     for tdoc, task in tasks:
         entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
-        task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=WazaGraders(
-            tdoc, edition, release, judge, default_type="code", warnings=warnings, suite_dir=base).prepare)
+        task_prepare = WazaGraders(tdoc, edition, release, judge, default_type="code", warnings=warnings,
+                                   suite_dir=base).prepare
+        task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=task_prepare)
+        if edition == "go":
+            checkpoints = checkpoint_specs(tdoc, task.checkpoints, context, task_prepare, warnings, strict is not None)
+            task_graders += compile_graders(checkpoints, tdoc, ("checkpoints",), context)
         inputs = task.inputs or {}
         task_runs = runs.pop(task.id, None)
         if task_runs is None and any(k in inputs for k in _RUN_KEYS):
