@@ -35,7 +35,8 @@ def places(live) -> dict[str, str]:
             "editor-new": "/evaluators/new", "editor-preset": f"/evaluators/{presets['regex']}",
             "tasks": "/tasks", "task": f"/tasks/{task['id']}", "run": f"/runs/{run['id']}",
             "sample": f"/runs/{run['id']}/samples/s0", "not-found": "/no/such/page",
-            "datasets": "/datasets", "dataset": f"/datasets/{dataset['id']}"}
+            "datasets": "/datasets", "dataset": f"/datasets/{dataset['id']}", "task-new": "/tasks/new",
+            "task-edit": f"/tasks/{task['id']}/edit"}
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,8 @@ def serious_violations(page) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["evaluators", "evaluators-custom", "editor-new", "editor-preset", "tasks", "task",
-                                  "run", "sample", "not-found", "datasets", "dataset"])
+                                  "run", "sample", "not-found", "datasets", "dataset",
+                                  "task-new", "task-edit"])
 def test_each_page_fits_a_phone_and_passes_axe(signed_in, live, places, shots, name):
     page = signed_in
     folder: Path = shots / "pages"

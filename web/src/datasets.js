@@ -4,7 +4,7 @@
 import { api, getPage } from './common/api.js';
 import { t } from './common/boot.js';
 import { errorState, fmtDate, h, loading, mount } from './common/dom.js';
-import { labelled, problemText } from './editor/fields.js';
+import { labelled, problemsAlert } from './editor/fields.js';
 import { apiQuery, listTable, ownerFilter, readState, searchBox, writeState } from './common/listing.js';
 import { fmtBytes } from './dataset/format.js';
 
@@ -40,7 +40,7 @@ function newForm() {
   const form = h('form', { class: 'card', id: 'new-dataset', hidden: true, onsubmit: async (event) => {
     event.preventDefault();
     const problem = nameField.report(name.value.trim() ? null : t('form.required'));
-    mount(alert, problem ? h('p', { class: 'alert error', role: 'alert' }, problemText([problem])) : null);
+    mount(alert, problem ? problemsAlert([problem]) : null);
     if (problem) {
       problem.focus();
       return;

@@ -30,7 +30,8 @@ async function render() {
   const focused = document.activeElement?.id === 'search';
   const body = h('section', {}, loading());
   mount(root,
-    h('div', { class: 'page-head' }, h('h1', {}, t('tasks.title'))),
+    h('div', { class: 'page-head' }, h('h1', {}, t('tasks.title')), h('div', { class: 'spacer' }),
+      h('a', { href: '/tasks/new', class: 'button primary', id: 'new-task' }, t('tasks.new'))),
     h('div', { class: 'toolbar' }, searchBox(current.q, (q) => go({ ...current, q, page: 1 }, true)),
       ownerFilter(current, go)),
     body);

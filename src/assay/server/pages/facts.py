@@ -2,7 +2,8 @@
 ``GET /pages/api/form-facts`` → the judge model used when an llm evaluator names none (the form
 requires a model when there is none), and the judge endpoints and key variables an evaluator
 may name (the form offers those fields only when there are some); and, for the dataset page,
-the file suffixes an upload may have and the largest upload (checked before sending)."""
+the file suffixes an upload may have and the largest upload (checked before sending); for the
+task form, the largest weight of an evaluator."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from assay.core.spec import MAX_WEIGHT
 from assay.runner.dataset import FORMATS
 from assay.server.deps import CurrentUser, ServiceDep
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
@@ -23,4 +25,5 @@ def form_facts(service: ServiceDep, _user: CurrentUser) -> Any:
     return Envelope(data={"judgeModel": settings.judge_model,
                           "judgeBaseUrls": sorted(settings.api_judge_base_urls),
                           "judgeKeyEnvs": sorted(settings.api_judge_key_envs),
-                          "datasetSuffixes": sorted(FORMATS), "maxUploadBytes": settings.api_max_upload_bytes})
+                          "datasetSuffixes": sorted(FORMATS), "maxUploadBytes": settings.api_max_upload_bytes,
+                          "maxWeight": MAX_WEIGHT})

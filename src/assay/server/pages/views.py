@@ -137,9 +137,19 @@ async def tasks_page(request: Request) -> Response:
     return await page(request, "tasks", "tasks.title", "tasks")
 
 
+@router.get("/tasks/new")
+async def new_task_page(request: Request) -> Response:
+    return await page(request, "task-form", "taskForm.newTitle", "tasks", id="")
+
+
 @router.get("/tasks/{task_id}")
 async def task_page(request: Request, task_id: str) -> Response:
     return await page(request, "task", "tasks.title", "tasks", id=task_id)
+
+
+@router.get("/tasks/{task_id}/edit")
+async def edit_task_page(request: Request, task_id: str) -> Response:
+    return await page(request, "task-form", "taskForm.editTitle", "tasks", id=task_id)
 
 
 @router.get("/datasets")
