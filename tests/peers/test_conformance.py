@@ -48,7 +48,8 @@ def _check(case: dict[str, Any], tmp_path: Path) -> None:
             _spec(case, tmp_path)
         return
     sample = Sample(id="s", input=case.get("prompt"), output=case.get("output", ""),
-                    metadata=case.get("metadata", {}), transcript=_events(case.get("tool_calls", [])))
+                    metadata=case.get("metadata", {}),
+                    transcript=case.get("transcript") or _events(case.get("tool_calls", [])))
     result = _spec(case, tmp_path).build(default_resources()).grade(sample)
     why = (case["source"], result.reason)
     assert result.passed is expect["passed"], why

@@ -96,6 +96,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     grade_expected = edition == "go" and release.has("expected")
 
     samples, sample_graders, missing = [], {}, []
+    trials = spec.config.trials_per_task if spec.config else None
+    off_count: list[str] = []
     clusters: dict[str, str] = {}
     for tdoc, task in tasks:
         entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
@@ -107,6 +109,8 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
             task_graders += compile_graders(checkpoints, tdoc, ("checkpoints",), context)
         inputs = task.inputs or {}
         task_runs = runs.pop(task.id, None)
+        if task_runs is not None and trials is not None and len(task_runs) != trials:
+            off_count.append(f"{task.id} ({len(task_runs)})")
         if task_runs is None and any(k in inputs for k in _RUN_KEYS):
             task_runs = [(tdoc.where("inputs"), inputs)]
         if not task_runs:
@@ -127,6 +131,10 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
             f"a results file (--results, or {' / '.join(RESULT_FILES)} beside eval.yaml)"
         raise SpecError(f"no graded outputs: none of {len(tasks)} task(s) has a run in {hint} "
                         "or an inputs.output in its task file", where=str(doc.path))
+    if off_count:
+        warnings.append(f"{doc.where('config', 'trials_per_task')}: config.trials_per_task is {trials}, but "
+                        f"{results_path} holds another number of runs for {len(off_count)} task(s): "
+                        f"{', '.join(off_count[:5])}{' ...' if len(off_count) > 5 else ''}; each run is graded")
     unmatched = sorted(set(runs) - disabled)
     if unmatched:
         warnings.append(unmatched_warning(unmatched, results_path, "task"))
@@ -136,7 +144,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         dialect=NAME, source=doc.path, definition=spec,
         inputs=[doc.path, *task_files, *suite_graders.files, *([results_path] if results_path else [])],
         missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings,
-        explain=_explain(edition, release, pinned, shapes, schema, results_path))
+        explain=_explain(edition, release, pinned, shapes, schema, results_path, trials))
 
 
 def _text(value: Any) -> str | None:
@@ -184,7 +192,7 @@ def _expected_graders(task: WazaTask) -> list[dict[str, Any]]:
 
 
 def _explain(edition: Edition, release: Release, pinned: bool, shapes: AbstractSet[str], schema: str | None,
-             results: Path | None) -> list[str]:
+             results: Path | None, trials: int | None) -> list[str]:
     lines = []
     why = "a release is pinned" if pinned else "its results file is the Go edition's" if "go" in shapes else \
         "its results file is the Python edition's" if "python" in shapes else "from its grader kinds and keys"
@@ -195,6 +203,9 @@ def _explain(edition: Edition, release: Release, pinned: bool, shapes: AbstractS
     if results is not None:
         tells = f"schemaVersion {schema}" if schema else "no schemaVersion"
         lines.append(f"results: {results} ({', '.join(sorted(shapes)) or 'empty'}; {tells})")
+    if trials is not None:
+        lines.append(f"trials_per_task: {trials}: each task's runs in the results file are samples <id>#<n> of "
+                     "one cluster (pass@k, pass^k, clustered intervals); not --repeats, which re-grades one output")
     return lines
 
 
