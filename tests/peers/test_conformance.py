@@ -47,7 +47,7 @@ def _check(case: dict[str, Any], tmp_path: Path) -> None:
         with pytest.raises(SpecError, match=expect["error"].replace("(", r"\(").replace(")", r"\)")):
             _spec(case, tmp_path)
         return
-    sample = Sample(id="s", input=case.get("prompt"), output=case.get("output", ""),
+    sample = Sample(id="s", input=case.get("prompt"), output=case.get("output", ""), duration_ms=case.get("duration_ms"),
                     metadata=case.get("metadata", {}),
                     transcript=case.get("transcript") or _events(case.get("tool_calls", [])))
     result = _spec(case, tmp_path).build(default_resources()).grade(sample)
