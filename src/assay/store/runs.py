@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import Any, cast
 
 import orjson
-from sqlalchemy import CursorResult, Select, and_, case, func, or_, select, update
+from sqlalchemy import CursorResult, Select, Table, and_, case, func, or_, select, update
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from assay.store import listing, queue
@@ -113,10 +114,10 @@ def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     if session.get_bind().dialect.name == "postgresql":
         _copy_results(session, [storable(row) for row in rows], now)
         return
-    insert = _dialect_insert(session)
-    statement = insert(EvaluationResult).on_conflict_do_nothing(
+    # The table's own insert, not the ORM's bulk one: the same statement at less cost per row.
+    statement = sqlite_insert(cast(Table, EvaluationResult.__table__)).on_conflict_do_nothing(
         index_elements=["run_id", "sample_id", "evaluator_id"])
-    session.execute(statement, [{"created_at": now, **storable(row)} for row in rows])
+    session.connection().execute(statement, [{"created_at": now, **storable(row)} for row in rows])
 
 
 _COPIED = ("run_id", "sample_id", "sample_index", "evaluator_id", "evaluator_name", "status", "passed", "score",
@@ -247,16 +248,6 @@ def score_histogram(session: Session, run_id: str, evaluator_id: str | None, bin
         query = query.where(r.evaluator_id == storable(evaluator_id))
     *counts, unscored = session.execute(query).one()
     return [int(c) for c in counts], int(unscored)
-
-
-def _dialect_insert(session: Session) -> Any:
-    if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-
-        return postgresql_insert
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-    return sqlite_insert
 
 
 RUN_SORTABLE = {"createdAt": Run.created_at, "status": Run.status, "finishedAt": Run.finished_at}
