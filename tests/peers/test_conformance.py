@@ -97,11 +97,16 @@ def test_waza_loader_cases(case, tmp_path):
     (tmp_path / "tasks").mkdir()
     (tmp_path / "eval.yaml").write_text("name: e\nskill: s\ntasks: [tasks/*.yaml]\n")
     (tmp_path / "tasks" / "t.yaml").write_text(case["task"])
+    for name, text in case.get("files", {}).items():  # beside the task file
+        (tmp_path / "tasks" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "tasks" / name).write_text(text)
     task_id = yaml.safe_load(case["task"])["id"]
     (tmp_path / "results.jsonl").write_text(f'{{"task_id": "{task_id}", "output": "done"}}\n')
     if case["expect"] == "loads":
         suite = load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])
         assert suite.warnings == [] and len(suite.samples) == 1, case["source"]
+        if "input" in case:
+            assert suite.samples[0].input == case["input"], case["source"]
     else:
         with pytest.raises(SpecError, match=case["expect"]["error"]):
             load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])
