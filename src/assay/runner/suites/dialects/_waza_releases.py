@@ -60,7 +60,8 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("expected", "task `expected.output_contains` / `output_not_contains` / `output_contains_any` "
               "graded, ignoring case, as results `_output_contains`, `_output_not_contains`, `_output_contains_any`",
               "0.27.0", None, "CHANGELOG.md 0.27.0 (#203); internal/graders/run.go evaluateExpectations (0a694334)"),
-    Behaviour("task_inputs_027", "task `inputs.prompt_file`, `expected.behavior.max_response_time_ms`", "0.27.0",
+    Behaviour("task_inputs_027", "task `inputs.prompt_file` (its text is the prompt), "
+              "`expected.behavior.max_response_time_ms`", "0.27.0",
               None, "CHANGELOG.md 0.27.0 (#200, #201); internal/models/testcase.go (f249bad6)"),
     Behaviour("follow_ups", "task `inputs.follow_up_prompts`", "0.28.0", None, "CHANGELOG.md 0.28.0 (#209)"),
     Behaviour("task_skill_dirs", "task `skill_directories`; config `disabled_skills`", "0.29.0", None,
