@@ -66,6 +66,9 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("follow_ups", "task `inputs.follow_up_prompts`", "0.28.0", None, "CHANGELOG.md 0.28.0 (#209)"),
     Behaviour("task_skill_dirs", "task `skill_directories`; config `disabled_skills`", "0.29.0", None,
               "CHANGELOG.md 0.29.0 (#215, #216)"),
+    Behaviour("agent_tools", "a custom agent's `.agent.md` `tools:` adds the grader `agent_tools_implicit` "
+              "(tool_constraint allow_only) unless the eval has a tool_constraint grader", "0.31.0", None,
+              "CHANGELOG.md 0.31.0 (#226); internal/orchestration/agent_graders.go (a3f8e060)"),
     Behaviour("instruction_files", "config and task `instruction_files`", "0.33.0", None,
               "CHANGELOG.md 0.33.0 (#248)"),
     Behaviour("inject_skill_body", "config `inject_skill_body`", "0.34.0", None, "CHANGELOG.md 0.34.0 (#285)"),
