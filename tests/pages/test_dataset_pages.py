@@ -51,10 +51,10 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
     page.locator("#preview-title:has-text('第 1 版')").wait_for()
     page.locator("#preview tbody tr").nth(19).wait_for()
     assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output", "expected",
-                                                                   "metadata"]
+                                                                   "topic"]  # the file's columns
     assert page.locator("#preview tbody tr").count() == 20
     first = page.locator("#preview tbody tr").first.locator("td").all_inner_texts()
-    assert first[:3] == ["1", "q00", f"问题 0 {XSS}"] and first[5] == '{"topic":"售后"}'
+    assert first[:3] == ["1", "q00", f"问题 0 {XSS}"] and first[5] == "售后"
     page.click("#page-next")
     page.wait_for_url(re.compile(r"page=2"))
     page.locator("#page-info:has-text('第 2 / 2 页')").wait_for()
@@ -105,3 +105,18 @@ def test_a_refused_upload_names_the_row_and_the_field(page, live):
     page.set_input_files("#file-input", files=[{"name": "data.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
     page.locator("#upload-error:has-text('请按文件格式改名')").wait_for()  # refused before sending
     assert page.locator("#versions").count() == 0
+
+    # In English, and a file whose name is markup (no "/": a path's last part is its name).
+    ran = alerts(page)
+    img = "<img src=x onerror=alert(1)>"
+    page.context.add_cookies([{"name": "assay_lang", "value": "en", "url": live.url}])
+    page.reload()
+    page.locator("h2:has-text('Upload the first version')").wait_for()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
+    page.locator(f"#upload-error:has-text('{img}.xlsx was not uploaded')").wait_for()
+    assert "rename the file after its format" in page.locator("#upload-error").inner_text()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.jsonl", "mimeType": "text/plain",
+                                                "buffer": jsonl([{"id": "a", "input": "q"}])}])
+    page.locator("#preview-title:has-text('Rows of version 1')").wait_for()
+    assert page.locator("#versions td.file").inner_text() == f"{img}.jsonl"
+    assert page.locator("main img, main script").count() == 0 and ran == []
