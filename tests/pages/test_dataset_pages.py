@@ -5,6 +5,7 @@ columns, and stored markup (a hostile name, hostile cells) stays text."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import uuid
@@ -74,6 +75,7 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
                            " return bar && bar.value > 0 && bar.value < 100; })()")
     assert "正在上传 v2.csv" in page.locator("#upload-words").inner_text()
     page.locator("#preview-title:has-text('第 2 版')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
                                                   "uploadThroughput": -1})
     assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output"]
@@ -119,4 +121,14 @@ def test_a_refused_upload_names_the_row_and_the_field(page, live):
                                                 "buffer": jsonl([{"id": "a", "input": "q"}])}])
     page.locator("#preview-title:has-text('Rows of version 1')").wait_for()
     assert page.locator("#versions td.file").inner_text() == f"{img}.jsonl"
+    pa = pytest.importorskip("pyarrow")  # a binary file goes up as it is
+    import pyarrow.parquet as pq
+
+    parquet = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([{"id": "p1", "input": "北京", "score": 0.5}]), parquet)
+    page.set_input_files("#file-input", files=[{"name": "d.parquet", "mimeType": "application/octet-stream",
+                                                "buffer": parquet.getvalue()}])
+    page.locator("#preview-title:has-text('Rows of version 2')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
+    assert page.locator("#preview tbody td").all_inner_texts() == ["1", "p1", "北京", "0.5"]
     assert page.locator("main img, main script").count() == 0 and ran == []
