@@ -38,6 +38,9 @@ def _events(calls: list[Any]) -> list[dict[str, Any]]:
 def _spec(case: dict[str, Any], tmp_path: Path):
     if "skill_md" in case:
         (tmp_path / "SKILL.md").write_text(case["skill_md"])
+    for name, text in case.get("suite_files", {}).items():  # beside the suite (snapshots, fixtures)
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
     return compile_spec({"name": "g", **case["assay"]}, context=SpecContext(base_dir=tmp_path))
 
 
