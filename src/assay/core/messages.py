@@ -55,6 +55,9 @@ class Phrase:
     module level; a second phrase with the same code and another text is a programming error."""
 
     __slots__ = ("code", "text", "names")
+    code: str
+    text: str
+    names: set[str]
 
     def __init__(self, code: str, text: str) -> None:
         if not _CODE.fullmatch(code):
@@ -71,7 +74,7 @@ class Phrase:
             raise TypeError(f"phrase {self.code!r} takes {sorted(self.names)}, got {sorted(args)}")
         # One pass, so a value that itself holds "{name}" is not filled again.
         text = _PLACEHOLDER.sub(lambda m: str(args[m[1]]), self.text)
-        kept: dict[str, Any] = {name: {"code": v.code, "args": v.args} if v.__class__ is Said else v  # type: ignore[union-attr]
+        kept: dict[str, Any] = {name: {"code": v.code, "args": v.args} if isinstance(v, Said) else v
                                 for name, v in args.items()}
         return Said(text, self.code, kept)
 
@@ -89,10 +92,16 @@ def phrases() -> dict[str, Phrase]:
     return dict(_REGISTRY)
 
 
+def said_again(text: str, code: str | None, args: dict[str, Any] | None) -> str:
+    """A stored reason with its code and arguments, as the phrase said it (a plain text
+    without a code)."""
+    return text if code is None or args is None else Said(text, code, args)
+
+
 def code_and_args(text: str | None) -> tuple[str | None, dict[str, Any] | None]:
     """A reason's code and arguments when a phrase said it, else ``(None, None)``."""
-    if text.__class__ is Said:
-        return text.code, text.args  # type: ignore[union-attr]
+    if isinstance(text, Said):
+        return text.code, text.args
     return None, None
 
 

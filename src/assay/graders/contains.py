@@ -19,7 +19,8 @@ from assay.core.untrusted import TooDeep
 from assay.graders._text import as_text, json_kind, preview, too_deep
 
 MISSING = Phrase("contains.missing", "output does not contain {needle}")
-MISSING_AS_JSON = Phrase("contains.missing_as_json", "output does not contain {needle} ({kinds}, compared as JSON text)")
+MISSING_AS_JSON = Phrase("contains.missing_as_json",
+                         "output does not contain {needle} ({kinds}, compared as JSON text)")
 OUTPUT_IS = Phrase("contains.output_is", "output is {kind}")
 EXPECTED_IS = Phrase("contains.expected_is", "expected is {kind}")
 BOTH = Phrase("contains.both", "{output} and {expected}")

@@ -34,7 +34,7 @@ HOST_MAX_PRINTED_CHARS = 2 * MAX_PRINTED_CHARS
 HOST_MAX_TRACEBACK_CHARS = 16 * 1024
 
 # What the sandboxes say of an evaluation that failed (the Python child writes them in its
-# frames with their phrase, which the host says again: ``said_again``).
+# frames with their phrase, which the host checks: ``as_phrased``).
 TOO_DEEP = Phrase("sandbox.returned_too_deep", "the returned value is nested more than {depth} levels deep")
 NOT_JSON = Phrase("sandbox.returned_not_json", "the evaluator's result is not valid JSON data ({problem})")
 NOT_JSON_DATA = Phrase("sandbox.returned_not_json_data", "the returned value is not JSON data: {problem}")
@@ -129,7 +129,7 @@ def phrase_of(message: str) -> dict[str, Any] | None:
     return {"code": message.code, "args": message.args} if isinstance(message, Said) else None
 
 
-def said_again(phrase: Any, message: str) -> str:
+def as_phrased(phrase: Any, message: str) -> str:
     """``message`` as the phrase a sandbox named said it, when that phrase is known and its
     values fit it (the host's own English text then); else ``message`` as written. A sandbox
     runs untrusted code, so a phrase it names is checked, never trusted."""

@@ -19,18 +19,19 @@ from assay.sandbox.node.handle import Worker
 from assay.sandbox.results import (
     HOST_MAX_PRINTED_CHARS,
     HOST_MAX_TRACEBACK_CHARS,
+    as_phrased,
     cap_message,
     left_running,
     load_json,
     refusal,
-    said_again,
 )
 
 _STATUS = {"timeout": ErrorCode.TIMEOUT, "memory": ErrorCode.MEMORY, "invalid_output": ErrorCode.INVALID_OUTPUT,
            "error": ErrorCode.RUNTIME_ERROR, "syntax": ErrorCode.RUNTIME_ERROR}
 _SYNTAX_AT = re.compile(r"^(.*?)\s*\[evaluator\.js:(\d+):(\d+)\]$", re.S)
 # What the worker says of an evaluation it stopped (evaluation.js names these phrases).
-Phrase("sandbox.node_timer", "the evaluation was still waiting on a timer (due {due} ms later) when its {ms} ms ran out")
+Phrase("sandbox.node_timer", "the evaluation was still waiting on a timer (due {due} ms later) when its {ms} ms "
+                             "ran out")
 Phrase("sandbox.node_between_steps", "the evaluation was between steps when its {ms} ms ran out")
 Phrase("sandbox.node_watchdog", "the evaluation was stopped by the watchdog {ms} ms after it started")
 Phrase("sandbox.node_running", "the evaluation was still running (its code had the isolate) when its {ms} ms ran out")
@@ -59,7 +60,7 @@ def classify(response: dict[str, Any], elapsed_ms: float, limits: dict[str, Any]
         return out
     out.error = _STATUS.get(str(status), ErrorCode.RUNTIME_ERROR)
     message = response.get("message")
-    out.message = said_again(response.get("phrase"), cap_message(message)) if isinstance(message, str) and message \
+    out.message = as_phrased(response.get("phrase"), cap_message(message)) if isinstance(message, str) and message \
         else str(status)
     out.traceback = _text(response.get("stack"), HOST_MAX_TRACEBACK_CHARS)
     return out

@@ -11,7 +11,14 @@ from assay.core.messages import Phrase
 from assay.core.result import ErrorCode
 from assay.core.untrusted import MAX_DEPTH, cap_text
 from assay.sandbox.python.session import Exchange
-from assay.sandbox.results import HOST_MAX_PRINTED_CHARS, HOST_MAX_TRACEBACK_CHARS, cap_message, load_json, refusal, said_again
+from assay.sandbox.results import (
+    HOST_MAX_PRINTED_CHARS,
+    HOST_MAX_TRACEBACK_CHARS,
+    as_phrased,
+    cap_message,
+    load_json,
+    refusal,
+)
 
 _CODES = {code.value: code for code in ErrorCode}
 TIMED_OUT_DOING = Phrase("sandbox.timeout_doing", "the evaluator was still {doing} when its {ms} ms ran out, "
@@ -50,7 +57,7 @@ def classify(ex: Exchange, status: int | None, timeout_ms: int, memory_mb: int) 
         if code is None or not isinstance(message, str):
             return _failed(ex, ErrorCode.INVALID_OUTPUT, MALFORMED())
         trace = parsed.get("traceback")
-        return _failed(ex, code, said_again(parsed.get("phrase"), cap_message(message)),
+        return _failed(ex, code, as_phrased(parsed.get("phrase"), cap_message(message)),
                        cap_text(trace, HOST_MAX_TRACEBACK_CHARS) if isinstance(trace, str) else None)
     return _no_result(ex, status, memory_mb)
 

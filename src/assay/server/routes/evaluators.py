@@ -12,9 +12,9 @@ from fastapi import APIRouter, Query, Response
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
-from assay.core.messages import Phrase
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
+from assay.core.messages import Phrase
 from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Query, Response, UploadFile
 from sqlalchemy.orm import Session
 
+from assay.core.messages import Phrase
 from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
@@ -23,6 +24,13 @@ from assay.store.models import DatasetVersion, Task
 
 DatasetFile = Annotated[UploadFile, File(description="JSONL, JSON, CSV, TSV or Parquet, named by its suffix.")]
 router = APIRouter(prefix="/tasks", tags=["tasks"], responses=ERROR_RESPONSES)
+
+TWICE = Phrase("api.task.evaluator_twice", "evaluators[{index}].evaluatorId: {id} is attached twice")
+BOTH_DATASETS = Phrase("api.task.both_datasets", "dataset and datasetId: give one, the rows or the id of a dataset")
+RUNNING = Phrase("api.task.running", "task {id} has a run in progress; cancel it first")
+NO_ROWS = Phrase("api.task.no_rows", "task {id} has no dataset rows: add rows or upload a file first")
+NOT_YOURS = Phrase("api.task.not_yours", "task {id} belongs to another user; only its creator or an admin can "
+                                         "change it")
 
 
 def task_out(session: Session, task: Task, version: DatasetVersion | None = None) -> TaskOut:
@@ -45,10 +53,10 @@ def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user
         if evaluator_rows.get_evaluator(session, link.evaluator_id) is None:
             raise evaluator_not_found(link.evaluator_id)
         if any(link.evaluator_id == seen for seen, _ in links):
-            raise ApiError(422, f"evaluators[{i}].evaluatorId: {link.evaluator_id!r} is attached twice")
+            raise ApiError(422, TWICE(index=i, id=repr(link.evaluator_id)))
         links.append((link.evaluator_id, link.weight))
     if body.dataset is not None and body.dataset_id is not None:
-        raise ApiError(422, "dataset and datasetId: give one, the rows or the id of a dataset")
+        raise ApiError(422, BOTH_DATASETS())
     if body.dataset_id is not None and dataset_rows.get_dataset(session, body.dataset_id) is None:
         raise not_found("dataset", body.dataset_id)
     dataset_id = body.dataset_id
@@ -114,7 +122,7 @@ def upload_dataset(task_id: str, service: ServiceDep, session: SessionDep, user:
 def delete_task(task_id: str, session: SessionDep, user: CurrentUser) -> Any:
     task = _changeable(session, task_id, user)
     if any(r.status in run_rows.ACTIVE for r in run_rows.list_runs(session, task_id)):
-        raise ApiError(409, f"task {task_id!r} has a run in progress; cancel it first")
+        raise ApiError(409, RUNNING(id=repr(task_id)))
     rows.delete_task(session, task)
     session.commit()
     return Envelope(data={"id": task_id})
@@ -125,7 +133,7 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
     task = _changeable(session, task_id, user)
     version = rows.graded_versions(session, [task]).get(task.id)
     if version is None or version.row_count == 0:
-        raise ApiError(422, f"task {task_id!r} has no dataset rows: add rows or upload a file first")
+        raise ApiError(422, NO_ROWS(id=repr(task_id)))
     snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
                 for e, w in rows.task_evaluators(session, task_id)]
     run = run_rows.create_run(session, task_id=task_id, evaluators=snapshot, samples=version.row_count,
@@ -156,5 +164,5 @@ def _found(session: Session, task_id: str) -> Task:
 def _changeable(session: Session, task_id: str, user: Principal) -> Task:
     task = _found(session, task_id)
     if not user.may_change(task.created_by_id):
-        raise ApiError(403, f"task {task_id!r} belongs to another user; only its creator or an admin can change it")
+        raise ApiError(403, NOT_YOURS(id=repr(task_id)))
     return task
