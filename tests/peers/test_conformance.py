@@ -47,8 +47,17 @@ def _check(case: dict[str, Any], tmp_path: Path) -> None:
         with pytest.raises(SpecError, match=expect["error"].replace("(", r"\(").replace(")", r"\)")):
             _spec(case, tmp_path)
         return
-    sample = Sample(id="s", input=case.get("prompt"), output=case.get("output", ""),
-                    metadata=case.get("metadata", {}), transcript=_events(case.get("tool_calls", [])))
+    workspace = None
+    if "workspace" in case:  # files the run left, relative to its workspace
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        for name, text in case["workspace"].items():
+            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / name).write_text(text)
+    sample = Sample(id="s", input=case.get("prompt"), output=case.get("output", ""), duration_ms=case.get("duration_ms"),
+                    workspace=str(workspace) if workspace else None,
+                    metadata=case.get("metadata", {}),
+                    transcript=case.get("transcript") or _events(case.get("tool_calls", [])))
     result = _spec(case, tmp_path).build(default_resources()).grade(sample)
     why = (case["source"], result.reason)
     assert result.passed is expect["passed"], why

@@ -89,12 +89,13 @@ def ingest_upload(database: Database, dataset_id: str, filename: str, stream: By
     """A new version of the dataset from an uploaded file, read from ``stream`` as it comes."""
     fmt = file_format(filename)
     source = Path(filename)
-    if fmt == "parquet":  # its index is at its end: spooled to disk first, read by row groups
+    if fmt == "parquet":  # its index is at its end: spooled to disk first, decoded by a capped child
         with tempfile.TemporaryFile(prefix="assay-upload-") as spool:
             while chunk := stream.read(1 << 20):
                 spool.write(chunk)
             spool.seek(0)
-            return _ingest(database, dataset_id, filename, fmt, read_rows(spool, source), limits=limits,
+            decoded = read_rows(spool, source, untrusted=True, max_row_bytes=limits.max_row_bytes)
+            return _ingest(database, dataset_id, filename, fmt, decoded, limits=limits,
                            created_by_id=created_by_id, clean=True, metrics=metrics)
     if fmt == "json":
         stream = _Capped(stream, JSON_MAX_BYTES, filename)

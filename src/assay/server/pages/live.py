@@ -2,7 +2,8 @@
 results counted now (not the worker's last checkpoint), the summary of what is graded so far
 by the same function that writes the finished run's summary (``run_summary.summarise``: one
 definition of pass rate everywhere, errors and pending counted apart), and the version of each
-evaluator the run graded (a hash of the config it snapshotted) with whether it changed since."""
+evaluator the run graded (a hash of the config it snapshotted) with whether it changed since,
+and the dataset version it graded (the dataset's name, the version's number, rows and file)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter
+from sqlalchemy.orm import Session
 
 from assay.server.deps import CurrentUser, SessionDep
 from assay.server.errors import not_found
 from assay.server.run_summary import summarise
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
+from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 
@@ -25,6 +28,16 @@ router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR
 def config_version(config: Any) -> str:
     """A short, stable name of a config's content: equal configs, equal versions."""
     return hashlib.sha256(orjson.dumps(config, option=orjson.OPT_SORT_KEYS)).hexdigest()[:8]
+
+
+def graded_dataset(session: Session, version_id: str | None) -> dict[str, Any] | None:
+    """The dataset version a run graded, as its page names it (None for a run without one)."""
+    version = dataset_rows.version_by_id(session, version_id) if version_id else None
+    if version is None:
+        return None
+    dataset = dataset_rows.get_dataset(session, version.dataset_id)
+    return {"id": version.dataset_id, "name": dataset.name if dataset else None, "version": version.number,
+            "rows": version.row_count, "file": version.source_name}
 
 
 @router.get("/runs/{run_id}/live", response_model=Envelope[dict[str, Any]])
@@ -45,4 +58,4 @@ def live_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
                          "changedSince": current is None or config_version(current.config) != version})
     return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
                           "done": min(done, run.total), "error": run.error, "summary": summary,
-                          "evaluators": versions})
+                          "evaluators": versions, "dataset": graded_dataset(session, run.dataset_version_id)})
