@@ -5,6 +5,7 @@ columns, and stored markup (a hostile name, hostile cells) stays text."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import uuid
@@ -51,10 +52,10 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
     page.locator("#preview-title:has-text('第 1 版')").wait_for()
     page.locator("#preview tbody tr").nth(19).wait_for()
     assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output", "expected",
-                                                                   "metadata"]
+                                                                   "topic"]  # the file's columns
     assert page.locator("#preview tbody tr").count() == 20
     first = page.locator("#preview tbody tr").first.locator("td").all_inner_texts()
-    assert first[:3] == ["1", "q00", f"问题 0 {XSS}"] and first[5] == '{"topic":"售后"}'
+    assert first[:3] == ["1", "q00", f"问题 0 {XSS}"] and first[5] == "售后"
     page.click("#page-next")
     page.wait_for_url(re.compile(r"page=2"))
     page.locator("#page-info:has-text('第 2 / 2 页')").wait_for()
@@ -74,6 +75,7 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
                            " return bar && bar.value > 0 && bar.value < 100; })()")
     assert "正在上传 v2.csv" in page.locator("#upload-words").inner_text()
     page.locator("#preview-title:has-text('第 2 版')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
                                                   "uploadThroughput": -1})
     assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output"]
@@ -105,3 +107,28 @@ def test_a_refused_upload_names_the_row_and_the_field(page, live):
     page.set_input_files("#file-input", files=[{"name": "data.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
     page.locator("#upload-error:has-text('请按文件格式改名')").wait_for()  # refused before sending
     assert page.locator("#versions").count() == 0
+
+    # In English, and a file whose name is markup (no "/": a path's last part is its name).
+    ran = alerts(page)
+    img = "<img src=x onerror=alert(1)>"
+    page.context.add_cookies([{"name": "assay_lang", "value": "en", "url": live.url}])
+    page.reload()
+    page.locator("h2:has-text('Upload the first version')").wait_for()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
+    page.locator(f"#upload-error:has-text('{img}.xlsx was not uploaded')").wait_for()
+    assert "rename the file after its format" in page.locator("#upload-error").inner_text()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.jsonl", "mimeType": "text/plain",
+                                                "buffer": jsonl([{"id": "a", "input": "q"}])}])
+    page.locator("#preview-title:has-text('Rows of version 1')").wait_for()
+    assert page.locator("#versions td.file").inner_text() == f"{img}.jsonl"
+    pa = pytest.importorskip("pyarrow")  # a binary file goes up as it is
+    import pyarrow.parquet as pq
+
+    parquet = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([{"id": "p1", "input": "北京", "score": 0.5}]), parquet)
+    page.set_input_files("#file-input", files=[{"name": "d.parquet", "mimeType": "application/octet-stream",
+                                                "buffer": parquet.getvalue()}])
+    page.locator("#preview-title:has-text('Rows of version 2')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
+    assert page.locator("#preview tbody td").all_inner_texts() == ["1", "p1", "北京", "0.5"]
+    assert page.locator("main img, main script").count() == 0 and ran == []

@@ -106,7 +106,7 @@ def test_every_limit_is_checked_at_upload_naming_the_line_and_field(db_url, shar
 def test_a_duplicate_across_write_batches_is_refused_and_leaves_no_rows(api):
     from sqlalchemy import text
 
-    from assay.server.datasets import BATCH
+    from assay.server.row_batches import BATCH
     from assay.store import Database
 
     dataset = new_dataset(api)

@@ -65,7 +65,8 @@ async function render() {
         preview),
     ] : null);
   if (numbers.length) {
-    drawPreview(preview, dataset.id, { version: shown, page: current.page }, (page) => show(shown, page));
+    const { columns } = dataset.versions.find((v) => v.number === shown);
+    drawPreview(preview, dataset.id, { version: shown, page: current.page, columns }, (page) => show(shown, page));
   }
 }
 

@@ -133,16 +133,20 @@ def first_position(session: Session, version_id: str, sample_ids: Sequence[str])
 
 def finish_version(session: Session, version_id: str, *, row_count: int, size_bytes: int,
                    columns: list[str]) -> None:
-    """Mark a version ready with its counts; from now on it is listed and graded."""
-    session.execute(update(DatasetVersion).where(DatasetVersion.id == version_id)
-                    .values(ready=True, row_count=row_count, size_bytes=size_bytes, columns=columns))
+    """Mark a version ready with its counts; from now on it is listed and graded. LookupError
+    when the version is gone (deleted while its rows streamed in): the caller removes the rows
+    it wrote (on PostgreSQL no foreign key refuses them, see migration 0004)."""
     version = session.get(DatasetVersion, version_id)
-    if version is not None:
-        session.execute(update(Dataset).where(Dataset.id == version.dataset_id).values(updated_at=utcnow()))
+    if version is None:
+        raise LookupError(f"dataset version {version_id} was deleted during its upload")
+    version.ready, version.row_count, version.size_bytes, version.columns = True, row_count, size_bytes, columns
+    session.execute(update(Dataset).where(Dataset.id == version.dataset_id).values(updated_at=utcnow()))
+    session.flush()
 
 
 def discard_version(session: Session, version_id: str) -> None:
-    """Remove a version that was never finished, with its rows (the foreign key cascades)."""
+    """Remove a version with its rows (deleted here first, on every database: SQLite's key
+    cascades, PostgreSQL's trigger does, and neither then finds any left)."""
     session.execute(delete(DatasetRow).where(DatasetRow.version_id == version_id))
     session.execute(delete(DatasetVersion).where(DatasetVersion.id == version_id))
 
