@@ -62,12 +62,13 @@ class SliceGrader:
             graded = run_rows.graded_in_range(session, claim.run_id, claim.start, claim.stop)
             specs = list(run.evaluators)
         samples = [Sample.model_validate(row) for row in rows]
+        local = specs
         if self.engine == "ray":
             if not self._grade_on_ray(claim, specs, samples, graded, stopped):
                 return False
-            specs = []  # graded
+            local = []  # graded
         with acting_for(claim.user_id):
-            for spec in specs:
+            for spec in local:
                 todo = [(claim.start + i, s) for i, s in enumerate(samples)
                         if (s.id, spec["evaluatorId"]) not in graded]
                 if todo and not self._grade_evaluator(claim, spec, todo, stopped):
