@@ -20,7 +20,7 @@ import httpx2 as httpx
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "service"))
 sys.path.insert(0, str(HERE.parent / "tests" / "pages"))
-from pages_support import Live, find_browser, seed, sign_in  # noqa: E402
+from pages_support import Live, find_browser, seed, sign_in, task_on_dataset  # noqa: E402
 from pg_server import free_port  # noqa: E402
 
 RUNS = 7
@@ -33,6 +33,9 @@ READY = {  # a page is ready when this holds
     "/tasks": "document.querySelector('main table tbody tr')",
     "task": "document.querySelector('svg.chart circle.dot')",
     "run": "document.querySelector('#run-status.run-completed') && document.querySelector('#failures, .state.empty')",
+    "/tasks/new": "document.querySelector('#evaluator-picker-results button.pick')",
+    "/datasets": "document.querySelector('#datasets tbody tr')",
+    "dataset": "document.querySelector('#preview tbody tr')",
 }
 CLICK_TO_VERDICT = """async () => {
   document.querySelector('#verdict')?.remove();
@@ -73,14 +76,13 @@ def workspace(live: Live) -> dict[str, str]:
                                              "config": {"language": "python", "code": PY}}).json()["data"]
         rows = [{"id": f"s{i}", "input": f"问题 {i}", "output": "北京" if i % 3 else "上海", "expected": "北京"}
                 for i in range(50)]
-        task = api.post("/tasks", json={"name": "基准", "evaluators": [{"evaluatorId": presets["exact_match"]},
-                                                                       {"evaluatorId": code["id"]}],
-                                        "dataset": {"rows": rows}}).json()["data"]
+        task = task_on_dataset(api, "基准", [{"evaluatorId": presets["exact_match"]}, {"evaluatorId": code["id"]}],
+                               rows, "基准数据")
         run = api.post(f"/tasks/{task['id']}/runs").json()["data"]
         while api.get(f"/runs/{run['id']}").json()["data"]["status"] != "completed":
             time.sleep(0.1)
-    return {"task": f"/tasks/{task['id']}", "run": f"/runs/{run['id']}", "regex": f"/evaluators/{regex['id']}",
-            "code": f"/evaluators/{code['id']}"}
+    return {"task": f"/tasks/{task['id']}", "run": f"/runs/{run['id']}", "dataset": f"/datasets/{task['datasetId']}",
+            "regex": f"/evaluators/{regex['id']}", "code": f"/evaluators/{code['id']}"}
 
 
 def measure(page, live: Live, places: dict[str, str]) -> dict[str, float]:

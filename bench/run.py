@@ -93,6 +93,10 @@ def main() -> None:
 
     upload.main(["--quick"] if "--quick" in sys.argv else [])
     print()
+    import service_run  # a run over 100,000 and 1,000,000 rows: the server's RSS, live view, export
+
+    service_run.main(["--quick"] if "--quick" in sys.argv else [])
+    print()
     import pages  # the pages in chromium: page ready, editor test runs
 
     pages.main([])

@@ -8,7 +8,7 @@ import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const outdir = path.join(here, '..', 'src', 'assay', 'server', 'static');
-const pages = ['signin', 'notfound', 'evaluators', 'editor', 'tasks', 'task', 'run', 'sample', 'compare'];
+const pages = ['signin', 'notfound', 'evaluators', 'editor', 'tasks', 'task', 'task-form', 'datasets', 'dataset', 'run', 'sample', 'compare'];
 
 const options = {
   entryPoints: [

@@ -61,3 +61,13 @@ def stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=10)
+
+
+def task_on_dataset(api: httpx.Client, name: str, evaluators: list[dict], rows: list[dict],
+                    dataset_name: str | None = None) -> dict:
+    """A task grading a new dataset of ``rows``, made through ``/datasets`` as the pages make one."""
+    dataset = api.post("/datasets", json={"name": dataset_name or name, "rows": rows})
+    assert dataset.status_code == 200, dataset.text
+    made = api.post("/tasks", json={"name": name, "evaluators": evaluators, "datasetId": dataset.json()["data"]["id"]})
+    assert made.status_code == 200, made.text
+    return made.json()["data"]

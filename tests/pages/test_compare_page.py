@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pages_support import task_on_dataset
 from test_run_pages import finished_run
 
 pytestmark = pytest.mark.browser
@@ -20,14 +21,11 @@ NEW = [dict(r, output="上海" if i < 9 else ("北京" if i == 18 else r["output
 def runs(live):
     with live.api() as api:
         presets = {e["config"]["presetType"]: e["id"] for e in api.get("/evaluators/presets").json()["data"]}
-        made = api.post("/tasks", json={"name": "对比任务", "evaluators": [{"evaluatorId": presets["exact_match"]},
-                                                                          {"evaluatorId": presets["contains"]}],
-                                        "dataset": {"name": "base.jsonl", "rows": BASE}})
-        assert made.status_code == 200, made.text
-        task = made.json()["data"]
+        task = task_on_dataset(api, "对比任务", [{"evaluatorId": presets["exact_match"]},
+                                                 {"evaluatorId": presets["contains"]}], BASE, "对比数据")
         base = finished_run(api, task["id"])
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in NEW).encode()
-        uploaded = api.put(f"/tasks/{task['id']}/dataset", files={"file": ("new.jsonl", body)})
+        uploaded = api.post(f"/datasets/{task['datasetId']}/versions", params={"filename": "new.jsonl"}, content=body)
         assert uploaded.status_code == 200, uploaded.text
         new = finished_run(api, task["id"])
         return task, base, new

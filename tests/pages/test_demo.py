@@ -1,7 +1,7 @@
 """A first look that isn't empty (issue 22): ``assay serve --demo`` prints how to sign in and
 fills a workspace through the API: the example evaluators (Python length check, Node.js keyword
-check, one made from the regex preset), a task with a small Chinese dataset and weights, and a
-finished run, which the pages show. A second start makes nothing twice."""
+check, one made from the regex preset), a small Chinese dataset made on /datasets (a JSONL
+upload), a task grading it with weights, and a finished run, which the pages show. A second start makes nothing twice."""
 
 from __future__ import annotations
 
@@ -58,6 +58,11 @@ def test_serve_demo_opens_a_workspace_with_a_finished_run(browser, tmp_path, sho
         assert task["name"] == "客服回答质量" and task["sampleCount"] == 8
         assert [(e["name"], e["weight"]) for e in task["evaluators"]] == [("长度检查", 1), ("关键词检查", 2)]
         assert run["summary"]["samples"] == 8 and run["summary"]["passRate"] == 0.75  # q03 and q08 fall short
+        with httpx.Client(base_url=url + "/api/v1", headers={"Authorization": f"Bearer {token}"}) as api:
+            dataset = api.get(f"/datasets/{task['datasetId']}").json()["data"]
+        assert (dataset["name"], dataset["latest"]["sourceName"], dataset["latest"]["rowCount"]) == (
+            "客服问答", "客服问答.jsonl", 8)
+        assert dataset["taskNames"] == ["客服回答质量"]
         context = browser.new_context(locale="zh-CN", viewport={"width": 1366, "height": 768})
         page = context.new_page()
         sign_in(page, Live(url, token))
@@ -70,7 +75,11 @@ def test_serve_demo_opens_a_workspace_with_a_finished_run(browser, tmp_path, sho
         page.screenshot(path=shots / "demo-task.png", full_page=True)
         page.goto(f"{url}/runs/{run['id']}")
         page.locator("#run-status.run-completed").wait_for()
+        assert "客服问答 · 第 1 版 · 8 行" in page.locator("#run-dataset").inner_text()
         page.screenshot(path=shots / "demo-run.png", full_page=True)
+        page.click("#run-dataset a")
+        page.locator("#preview tbody tr").nth(7).wait_for()
+        assert "我的订单什么时候发货？" in page.locator("#preview").inner_text()
         context.close()
     finally:
         stop(process)
@@ -80,6 +89,7 @@ def test_serve_demo_opens_a_workspace_with_a_finished_run(browser, tmp_path, sho
         time.sleep(1)
         with httpx.Client(base_url=url + "/api/v1", headers={"Authorization": f"Bearer {token}"}) as api:
             assert len(api.get("/tasks").json()["data"]) == 1
+            assert len(api.get("/datasets").json()["data"]) == 1
             assert len(api.get("/evaluators", params={"isPreset": "false"}).json()["data"]) == 3
     finally:
         stop(process)

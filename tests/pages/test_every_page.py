@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pages_support import ROOT, sign_in
+from pages_support import ROOT, sign_in, task_on_dataset
 
 pytestmark = pytest.mark.browser
 
@@ -21,10 +21,10 @@ def places(live) -> dict[str, str]:
     """Every kind of page, with real ids behind it."""
     with live.api() as api:
         presets = {p["config"]["presetType"]: p["id"] for p in api.get("/evaluators/presets").json()["data"]}
-        rows = [{"id": f"s{i}", "input": f"问题 {i}", "output": "北京" if i % 2 else "上海", "expected": "北京"}
-                for i in range(4)]
-        task = api.post("/tasks", json={"name": "每页检查", "evaluators": [{"evaluatorId": presets["exact_match"]}],
-                                        "dataset": {"rows": rows}}).json()["data"]
+        rows = [{"id": f"s{i}", "input": f"问题 {i}", "output": "北京" if i % 2 else "上海", "expected": "北京",
+                 "context": "一段很长的上下文，" * 40, "source": "https://example.com/" + "x" * 200}
+                for i in range(4)]  # long cells and an unbroken one: the preview must not widen the page
+        task = task_on_dataset(api, "每页检查", [{"evaluatorId": presets["exact_match"]}], rows, "每页检查的数据")
         run = api.post(f"/tasks/{task['id']}/runs").json()["data"]
         deadline = time.monotonic() + 60
         while api.get(f"/runs/{run['id']}").json()["data"]["status"] != "completed":
@@ -33,7 +33,9 @@ def places(live) -> dict[str, str]:
     return {"evaluators": "/evaluators", "evaluators-custom": "/evaluators?tab=custom",
             "editor-new": "/evaluators/new", "editor-preset": f"/evaluators/{presets['regex']}",
             "tasks": "/tasks", "task": f"/tasks/{task['id']}", "run": f"/runs/{run['id']}",
-            "sample": f"/runs/{run['id']}/samples/s0", "not-found": "/no/such/page"}
+            "sample": f"/runs/{run['id']}/samples/s0", "not-found": "/no/such/page",
+            "datasets": "/datasets", "dataset": f"/datasets/{task['datasetId']}", "task-new": "/tasks/new",
+            "task-edit": f"/tasks/{task['id']}/edit"}
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +67,8 @@ def serious_violations(page) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["evaluators", "evaluators-custom", "editor-new", "editor-preset", "tasks", "task",
-                                  "run", "sample", "not-found"])
+                                  "run", "sample", "not-found", "datasets", "dataset",
+                                  "task-new", "task-edit"])
 def test_each_page_fits_a_phone_and_passes_axe(signed_in, live, places, shots, name):
     page = signed_in
     folder: Path = shots / "pages"

@@ -61,11 +61,15 @@ def test_every_change_through_the_cookie_needs_the_csrf_token(site):
         "name": "t", "evaluators": [{"evaluatorId": made["id"]}],
         "dataset": {"rows": [{"input": "q", "output": "a", "expected": "a"}]}}).json()["data"]
     changes = [
+        ("POST", "/api/v1/datasets", {"json": {"name": "d"}}),
+        ("POST", f"/api/v1/datasets/{task['datasetId']}/versions?filename=d.jsonl", {"content": b'{"id": "a"}\n'}),
+        ("DELETE", f"/api/v1/datasets/{task['datasetId']}", {}),
         ("POST", "/api/v1/evaluators", {"json": {"name": "x", **PRESET}}),
         ("PUT", f"/api/v1/evaluators/{made['id']}", {"json": {"name": "x"}}),
         ("DELETE", f"/api/v1/evaluators/{made['id']}", {}),
         ("POST", f"/api/v1/evaluators/{made['id']}/test", {"json": {"input": "", "output": ""}}),
         ("POST", "/api/v1/tasks", {"json": {"name": "t", "evaluators": [{"evaluatorId": made["id"]}]}}),
+        ("PUT", f"/api/v1/tasks/{task['id']}", {"json": {"name": "changed"}}),
         ("PUT", f"/api/v1/tasks/{task['id']}/dataset", {"files": {"file": ("d.jsonl", b'{"input": "q"}\n')}}),
         ("POST", f"/api/v1/tasks/{task['id']}/runs", {}),
         ("DELETE", f"/api/v1/tasks/{task['id']}", {}),
@@ -77,6 +81,8 @@ def test_every_change_through_the_cookie_needs_the_csrf_token(site):
             assert refused.status_code == 403, (method, path, headers, refused.text)
     assert client.get(f"/api/v1/evaluators/{made['id']}").json()["data"]["name"] == "mine"
     assert client.get(f"/api/v1/tasks/{task['id']}/runs").json()["data"] == []
+    assert client.get(f"/api/v1/tasks/{task['id']}").json()["data"]["name"] == "t"
+    assert [v["number"] for v in client.get(f"/api/v1/datasets/{task['datasetId']}").json()["data"]["versions"]] == [1]
 
 
 def test_markup_in_names_and_paths_is_text_in_the_page(site):
@@ -85,7 +91,12 @@ def test_markup_in_names_and_paths_is_text_in_the_page(site):
     made = client.post("/api/v1/evaluators", json={"name": XSS, "description": XSS, **PRESET},
                        headers={"X-CSRF-Token": csrf_token(token)})
     assert made.status_code == 200 and made.json()["data"]["name"] == XSS  # kept as given: it is text
-    for path in (f"/evaluators/{made.json()['data']['id']}", "/evaluators",
+    dataset = client.post("/api/v1/datasets", json={"name": XSS, "description": XSS, "rows": [{"id": XSS, "input": XSS}]},
+                          headers={"X-CSRF-Token": csrf_token(token)})
+    assert dataset.status_code == 200, dataset.text
+    for path in (f"/evaluators/{made.json()['data']['id']}", "/evaluators", "/datasets",
+                 f"/datasets/{dataset.json()['data']['id']}", "/datasets/%3Cimg%20src%3Dx%3E", "/tasks/new",
+                 "/tasks/%3Cimg%20src%3Dx%3E/edit",
                  "/runs/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E",
                  "/runs/abc/samples/%3Cscript%3Ealert(3)%3C%5Cscript%3E%3Cimg%20src%3Dx%3E"):
         page = client.get(path)

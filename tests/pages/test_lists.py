@@ -8,6 +8,7 @@ import re
 import uuid
 
 import pytest
+from pages_support import task_on_dataset
 
 pytestmark = pytest.mark.browser
 
@@ -69,8 +70,7 @@ def test_the_task_list_is_searched_and_a_tasks_runs_are_paged(page, live, shots)
         evaluator = api.get("/evaluators/presets").json()["data"][0]["id"]
         rows = [{"id": "a", "input": "q", "output": "x", "expected": "x"}]
         for name in ("订单", "客服"):
-            body = {"name": f"{tag} {name}", "evaluators": [{"evaluatorId": evaluator}], "dataset": {"rows": rows}}
-            task = api.post("/tasks", json=body).json()["data"]
+            task = task_on_dataset(api, f"{tag} {name}", [{"evaluatorId": evaluator}], rows)
         for _ in range(21):
             assert api.post(f"/tasks/{task['id']}/runs").status_code == 200
     page.goto(live.url + f"/tasks?q={tag}%20客服")

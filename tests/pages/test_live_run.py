@@ -10,6 +10,7 @@ import time
 import uuid
 
 import pytest
+from pages_support import task_on_dataset
 
 pytestmark = pytest.mark.browser
 
@@ -31,9 +32,8 @@ def test_a_run_shows_live_figures_and_the_versions_it_graded(page, live, shots):
                                              "config": {"language": "python", "code": SLOW}}).json()["data"]
         exact = next(p for p in api.get("/evaluators/presets").json()["data"]
                      if p["config"]["presetType"] == "exact_match")
-        task = api.post("/tasks", json={"name": "实时进度", "evaluators": [{"evaluatorId": slow["id"], "weight": 2},
-                                                                         {"evaluatorId": exact["id"]}],
-                                        "dataset": {"rows": ROWS}}).json()["data"]
+        task = task_on_dataset(api, "实时进度", [{"evaluatorId": slow["id"], "weight": 2},
+                                                 {"evaluatorId": exact["id"]}], ROWS)
         run = api.post(f"/tasks/{task['id']}/runs").json()["data"]
     page.goto(f"{live.url}/runs/{run['id']}")
     seen: set[str] = set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from pages_support import task_on_dataset
 
 pytestmark = pytest.mark.browser
 
@@ -29,11 +30,8 @@ def finished_run(api, task_id: str) -> dict:
 def task(live):
     with live.api() as api:
         presets = {e["config"]["presetType"]: e["id"] for e in api.get("/evaluators/presets").json()["data"]}
-        made = api.post("/tasks", json={"name": "首都问答", "evaluators": [{"evaluatorId": presets["exact_match"]},
-                                                                          {"evaluatorId": presets["similarity"]}],
-                                        "dataset": {"name": "capitals.jsonl", "rows": ROWS}})
-        assert made.status_code == 200, made.text
-        task = made.json()["data"]
+        task = task_on_dataset(api, "首都问答", [{"evaluatorId": presets["exact_match"]},
+                                                 {"evaluatorId": presets["similarity"]}], ROWS, "capitals")
         finished_run(api, task["id"])
         return task
 

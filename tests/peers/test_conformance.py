@@ -38,6 +38,9 @@ def _events(calls: list[Any]) -> list[dict[str, Any]]:
 def _spec(case: dict[str, Any], tmp_path: Path):
     if "skill_md" in case:
         (tmp_path / "SKILL.md").write_text(case["skill_md"])
+    for name, text in case.get("suite_files", {}).items():  # beside the suite (snapshots, fixtures)
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
     return compile_spec({"name": "g", **case["assay"]}, context=SpecContext(base_dir=tmp_path))
 
 
@@ -47,8 +50,17 @@ def _check(case: dict[str, Any], tmp_path: Path) -> None:
         with pytest.raises(SpecError, match=expect["error"].replace("(", r"\(").replace(")", r"\)")):
             _spec(case, tmp_path)
         return
-    sample = Sample(id="s", input=case.get("prompt"), output=case.get("output", ""),
-                    metadata=case.get("metadata", {}), transcript=_events(case.get("tool_calls", [])))
+    workspace = None
+    if "workspace" in case:  # files the run left, relative to its workspace
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        for name, text in case["workspace"].items():
+            (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+            (workspace / name).write_text(text)
+    sample = Sample(id="s", input=case.get("prompt"), output=case.get("output", ""), duration_ms=case.get("duration_ms"),
+                    workspace=str(workspace) if workspace else None,
+                    metadata=case.get("metadata", {}),
+                    transcript=case.get("transcript") or _events(case.get("tool_calls", [])))
     result = _spec(case, tmp_path).build(default_resources()).grade(sample)
     why = (case["source"], result.reason)
     assert result.passed is expect["passed"], why
@@ -88,11 +100,16 @@ def test_waza_loader_cases(case, tmp_path):
     (tmp_path / "tasks").mkdir()
     (tmp_path / "eval.yaml").write_text("name: e\nskill: s\ntasks: [tasks/*.yaml]\n")
     (tmp_path / "tasks" / "t.yaml").write_text(case["task"])
+    for name, text in case.get("files", {}).items():  # beside the task file
+        (tmp_path / "tasks" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "tasks" / name).write_text(text)
     task_id = yaml.safe_load(case["task"])["id"]
     (tmp_path / "results.jsonl").write_text(f'{{"task_id": "{task_id}", "output": "done"}}\n')
     if case["expect"] == "loads":
         suite = load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])
         assert suite.warnings == [] and len(suite.samples) == 1, case["source"]
+        if "input" in case:
+            assert suite.samples[0].input == case["input"], case["source"]
     else:
         with pytest.raises(SpecError, match=case["expect"]["error"]):
             load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])

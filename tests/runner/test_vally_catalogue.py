@@ -66,6 +66,14 @@ stimuli:
           sequence: [create, bash]
       - type: skill-invocation
         config: {required: [code-review], disallowed: [web-search]}
+      - type: transcript-contains
+        config: {substring: "creating the TESTS"}
+      - type: transcript-not-contains
+        config: {substring: "rm -rf"}
+      - type: transcript-matches
+        config: {pattern: "^All tests"}
+      - type: transcript-not-matches
+        config: {pattern: "(?i)creating"}
 """
 
 
@@ -99,6 +107,8 @@ EXPECTED = {  # name -> (passed, score) from Vally's reference pages
     "tool-call-count": (True, 1.0), "turn-count": (True, 1.0), "error-count": (True, 1.0),
     "wall-time": (False, 0.75),            # 150s against 2m
     "run-command": (True, 1.0), "tool-calls": (True, 1.0), "skill-invocation": (True, 1.0),
+    "transcript-contains": (True, 1.0), "transcript-not-contains": (True, 1.0),  # an interim message counts
+    "transcript-matches": (True, 1.0), "transcript-not-matches": (False, 0.0),
 }
 
 
@@ -143,3 +153,11 @@ def test_bad_catalogue_configs_name_the_line(tmp_path, grader, message):
     with pytest.raises(SpecError, match=message) as err:
         load_suite(path, results=None, dialect=None, context=SpecContext())
     assert "eval.yaml:4" in str(err.value)
+
+
+@pytest.mark.parametrize("kind", ["diff-contains", "diff-not-contains", "diff-empty"])
+def test_diff_graders_are_refused_by_name_saying_why(tmp_path, kind):
+    text = f"stimuli:\n  - name: write-tests\n    graders:\n      - type: {kind}\n"
+    with pytest.raises(SpecError, match=f"Vally's {kind} grader reads the workspace diff") as exc:
+        load_suite(write(tmp_path, text), results=None, dialect=None, context=SpecContext())
+    assert exc.value.where.endswith("eval.yaml:4")

@@ -177,18 +177,29 @@ def test_results_of_every_schema_version_load_and_grade(tmp_path, schema):
     assert ("tool_events" in suite.samples[0].metadata) is (schema not in (None, "1.0"))
 
 
-@pytest.mark.parametrize("grader, message", [
-    ("{type: tool_constraint, name: g, config: {allow_only: [{tool: bash}]}}",
-     "waza's tool_constraint option 'allow_only' is not supported by assay yet"),
-    ("{type: json_schema, name: g, config: {schema: {type: object}, extract_json: true}}",
-     "waza's json_schema option 'extract_json' is not supported by assay yet"),
-    ("{ref: github.com/org/graders/lint@v1}", r"remote grader reference \(`ref`"),
-])
-def test_options_waza_defines_but_assay_lacks_are_refused_as_unsupported_not_unknown(tmp_path, grader, message):
-    path = write(tmp_path, {"eval.yaml": EVAL + f"graders:\n  - {grader}\n", "tasks/a.yaml": TASK})
-    with pytest.raises(SpecError, match=message) as exc:
+def test_allow_only_and_extract_json_are_graded_as_waza_grades_them(tmp_path):
+    # tool_constraint_grader.go (a3f8e060): exact names, one check per call; json_schema_grader.go
+    # (9c5d7d97): exactly one embedded object or array
+    graders = ("graders:\n  - {type: tool_constraint, name: tools, config: {allow_only: [{tool: bash}]}}\n"
+               "  - {type: json_schema, name: js, config: {schema: {type: object, required: [ok]}, extract_json: true}}\n"
+               "  - {type: json_schema, name: strict, config: {schema: {type: object}, extract_json: false}}\n")
+    task = TASK.replace("Deployed to Azure.", "'Done: ```json {\"ok\": 1} ```'") + \
+        "  transcript:\n    - {type: tool_call, name: bash}\n    - {type: tool_call, name: curl}\n"
+    suite = load(write(tmp_path, {"eval.yaml": EVAL + graders, "tasks/a.yaml": task}))
+    got = results(suite)
+    assert [s.type for s in suite.graders] == ["waza_tool_constraint", "waza_json_schema", "json_schema"]
+    assert not got["tools"].passed and got["tools"].score == 0.5 and "Undeclared tool used: curl" in got["tools"].reason
+    assert got["js"].passed and not got["strict"].passed
+
+
+@pytest.mark.parametrize("value", ["maybe", 1])
+def test_extract_json_must_be_a_boolean(tmp_path, value):
+    path = write(tmp_path, {"eval.yaml": EVAL + "graders:\n  - type: json_schema\n    name: g\n    config:\n"
+                                              f"      schema: {{type: object}}\n      extract_json: {value}\n",
+                            "tasks/a.yaml": TASK})
+    with pytest.raises(SpecError, match="extract_json must be true or false") as exc:
         load(path)
-    assert "not found in type" not in str(exc.value)
+    assert exc.value.where.endswith("eval.yaml:10") and exc.value.path == "graders[0].config.extract_json"
 
 
 def test_cli_refuses_an_unknown_key_with_exit_2_and_reads_it_as_0_21_with_a_warning(tmp_path):
@@ -206,3 +217,17 @@ def test_max_workers_is_unknown_from_0_24_where_it_became_workers(tmp_path):
     with pytest.raises(SpecError, match="field max_workers not found in type models.Config"):
         load(path, "0.24")
     assert load(path, "0.21").warnings == []
+
+
+def test_prompt_file_is_read_from_0_27_and_never_out_of_the_tasks_folder(tmp_path):
+    # testcase.go resolvePromptFile (f249bad6): the prompt is the file's text from 0.27
+    task = "id: t1\nname: T\ninputs:\n  prompt_file: p.md\n  output: Deployed to Azure.\n"
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": task, "tasks/p.md": "deploy it"})
+    assert load(path, "0.27").samples[0].input == "deploy it"
+    assert load(path, "0.26").samples[0].input is None  # not read before 0.27
+    (tmp_path / "secret.md").write_text("outside")
+    (tmp_path / "tasks" / "p.md").unlink()
+    (tmp_path / "tasks" / "p.md").symlink_to(tmp_path / "secret.md")
+    with pytest.raises(SpecError, match="leads outside the task's folder") as exc:
+        load(path)
+    assert exc.value.where.endswith("a.yaml:4") and exc.value.path == "inputs.prompt_file"

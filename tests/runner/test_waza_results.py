@@ -164,11 +164,18 @@ def test_python_edition_results_regex_ignores_case_and_assertions_see_the_conver
     assert suite.samples[0].metadata["waza_task"]["inputs"]["context"] == {"lang": "go"}
 
 
-def test_prompt_graders_take_the_suite_judge_model(tmp_path):
-    text = EVAL.replace("graders:\n", "graders:\n  - type: prompt\n    name: judged\n"
-                                      "    config: {prompt: 'Is it right?', model: mine}\n", 1)
-    suite = load(write(tmp_path, {"eval.yaml": text, "tasks/fix.yaml": TASK, "results.json": json.dumps(OUTCOME)}))
-    assert suite.graders[0].config.model == "judge-9"
+@pytest.mark.parametrize("version, own", [("0.21", "judge-9"), ("0.26", "judge-9"), ("0.27", "mine"), ("0.35", "mine")])
+def test_judge_model_is_a_default_for_prompt_graders_from_0_27_and_an_override_before(tmp_path, version, own):
+    # internal/graders/run.go applyDefaults (0a694334) fills only an empty model; runner.go's
+    # injectJudgeModel (091a1f9e, before typed parameters) replaced it
+    text = ("name: e\nskill: s\nconfig: {judge_model: judge-9}\ntasks: [tasks/*.yaml]\ngraders:\n"
+            "  - {type: prompt, name: judged, config: {prompt: 'Is it right?', model: mine}}\n"
+            "  - {type: prompt, name: plain, config: {prompt: 'Is it right?'}}\n")
+    task = TASK.replace("colour: blue\n", "")
+    suite = load(write(tmp_path, {"eval.yaml": text, "tasks/fix.yaml": task, "results.json": json.dumps(OUTCOME)}),
+                 waza_version=version)
+    assert suite.graders[0].config.model == own
+    assert suite.graders[1].config.model == "judge-9"
 
 
 def test_tasks_from_csv_rows_templates_and_range(tmp_path):
@@ -204,3 +211,23 @@ def test_unknown_keys_inside_nested_waza_options_are_ignored_too(tmp_path):
     assert any("graders[0].config.expect_tools[0].note: unknown waza_tool_constraint option 'note'" in w
                for w in suite.warnings)
     assert verdicts(suite)["fix#1"].results[0].passed
+
+
+def test_trials_per_task_is_checked_against_the_runs_in_the_results_file(tmp_path):
+    # the two runs of `fix` are two samples of one cluster; trials_per_task 3 promises three
+    path = write(tmp_path, {"eval.yaml": EVAL.replace("trials_per_task: 2", "trials_per_task: 3"),
+                            "tasks/fix.yaml": TASK, "results.json": json.dumps(OUTCOME)})
+    suite = load(path)
+    assert [s.id for s in suite.samples] == ["fix#1", "fix#2"] and suite.clusters == {"fix#1": "fix", "fix#2": "fix"}
+    assert any(w.startswith(f"{path}:4: config.trials_per_task is 3, but") and "fix (2)" in w for w in suite.warnings)
+    assert any(line.startswith("trials_per_task: 3: each task's runs") for line in suite.explain)
+    assert not any("trials_per_task is" in w for w in load(write(tmp_path, {"eval.yaml": EVAL})).warnings)
+
+
+@pytest.mark.parametrize("value", ["three", 0, 1.5])
+def test_trials_per_task_must_be_a_whole_number_from_1(tmp_path, value):
+    path = write(tmp_path, {"eval.yaml": EVAL.replace("trials_per_task: 2", f"trials_per_task: {value}"),
+                            "tasks/fix.yaml": TASK, "results.json": json.dumps(OUTCOME)})
+    with pytest.raises(SpecError) as exc:
+        load(path)
+    assert exc.value.where == f"{path}:4" and "config.trials_per_task" in str(exc.value)

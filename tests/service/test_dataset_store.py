@@ -72,3 +72,37 @@ def test_inline_task_rows_move_into_a_dataset_version_that_the_tasks_runs_name(d
         run_version = session.execute(text("SELECT dataset_version_id FROM runs")).scalar_one()
         assert run_version == version.id
         assert store.in_use(session, [version.id])
+
+
+def test_deleting_a_version_any_way_deletes_its_rows(database):
+    """On PostgreSQL the rows carry no per-row key (revision 0004): a trigger cascades instead."""
+    upgrade(database)
+    version_id, other = _version_with(database, 3), _version_with(database, 2)
+    with database.session() as session:
+        session.execute(text("DELETE FROM dataset_versions WHERE id = :id"), {"id": version_id})
+    with database.session() as session:
+        left = session.execute(text("SELECT version_id, count(*) FROM dataset_rows GROUP BY version_id")).all()
+    assert [tuple(r) for r in left] == [(other, 2)]
+
+
+def test_an_upload_whose_version_was_deleted_meanwhile_keeps_no_rows(database):
+    from sqlalchemy.exc import IntegrityError
+
+    from assay.server import datasets as ingest
+
+    upgrade(database)
+    dataset_id = ingest.new_dataset(database, name="d", description=None, created_by_id=None)
+
+    def rows():
+        for i in range(12_000):  # three batches: the version goes while the second is written
+            if i == 6_000:
+                with database.session() as session:
+                    session.execute(text("DELETE FROM dataset_versions"))
+            yield i + 1, {"id": f"s{i}", "input": "q"}
+
+    # SQLite's key refuses the next batch; PostgreSQL's rows have none: the version is not found at the end.
+    with pytest.raises((IntegrityError, LookupError)):
+        ingest._ingest(database, dataset_id, "d.jsonl", "jsonl", rows(), limits=ingest.Limits(10**6, 10**6),
+                       created_by_id=None, clean=False)
+    with database.session() as session:
+        assert session.scalar(text("SELECT count(*) FROM dataset_rows")) == 0

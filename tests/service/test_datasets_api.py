@@ -72,6 +72,10 @@ def test_a_dataset_is_created_uploaded_in_every_format_listed_and_paged(api):
     assert [r["row"] for r in csv_rows] == [{"id": "c1", "input": "q", "output": "a,b"},
                                             {"id": "c2", "input": "q2", "output": "x"}]
     assert api.call("GET", f"/datasets/{dataset['id']}/rows", params={"version": 99}).status_code == 404
+    huge = 2**63  # beyond a database integer: refused as input, never a driver's OverflowError (a 500)
+    for params in ({"version": huge}, {"offset": huge}):
+        assert api.call("GET", f"/datasets/{dataset['id']}/rows", params=params).status_code == 422
+    assert api.call("DELETE", f"/datasets/{dataset['id']}/versions/{huge}").status_code == 422
 
 
 @pytest.mark.parametrize("name, data, where, words", [
@@ -102,7 +106,7 @@ def test_every_limit_is_checked_at_upload_naming_the_line_and_field(db_url, shar
 def test_a_duplicate_across_write_batches_is_refused_and_leaves_no_rows(api):
     from sqlalchemy import text
 
-    from assay.server.datasets import BATCH
+    from assay.server.row_batches import BATCH
     from assay.store import Database
 
     dataset = new_dataset(api)

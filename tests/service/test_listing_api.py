@@ -64,3 +64,15 @@ def test_tasks_and_runs_are_paged(api, sort):
     runs = api.call("GET", f"/tasks/{task_id}/runs", params={"sort": "createdAt", "order": "desc", "limit": 2})
     assert runs.headers["X-Total-Count"] == "3" and len(runs.json()["data"]) == 2
     assert api.call("GET", f"/tasks/{task_id}/runs", params={"status": "bogus"}).status_code == 422
+
+
+def test_datasets_are_searched_sorted_and_paged(api):
+    for name, user in (("客服问答", "alice"), ("订单 100%", "alice"), ("summaries", "bob")):
+        assert api.call("POST", "/datasets", user, json={"name": name, "description": "中文"}).status_code == 200
+    names, total = listed(api, "/datasets")
+    assert total == 3 and names == ["客服问答", "订单 100%", "summaries"]  # whole, oldest first, as before
+    assert listed(api, "/datasets", sort="name", order="asc", limit=2, offset=1) == (["客服问答", "订单 100%"], 3)
+    assert listed(api, "/datasets", q="100%") == (["订单 100%"], 1)
+    assert listed(api, "/datasets", q="中文")[1] == 3  # the description counts
+    assert listed(api, "/datasets", "bob", owner="me")[0] == ["summaries"]
+    assert api.call("GET", "/datasets", params={"sort": "rows"}).status_code == 422

@@ -21,6 +21,8 @@ def test_migrations_build_the_models_schema_and_run_once(database):
     assert current_revision(database) == head_revision() is not None
     with database.engine.connect() as connection:
         diff = compare_metadata(MigrationContext.configure(connection, opts={"compare_type": False}), Base.metadata)
+    if database.engine.dialect.name == "postgresql":  # revision 0004 drops this key there on purpose
+        diff = [d for d in diff if not (d[0] == "add_fk" and d[1].parent.name == "dataset_rows")]
     assert diff == []
     upgrade(database)  # a second start changes nothing
     with database.session() as session:

@@ -3,9 +3,10 @@
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { errorState, h, loading, mount, toast } from './common/dom.js';
+import { guardUnsaved } from './common/unsaved.js';
 import { createEditor, errorLine } from './editor/codemirror.js';
 import { compositeForm } from './editor/composite-form.js';
-import { labelled, problemText } from './editor/fields.js';
+import { labelled, problemsAlert } from './editor/fields.js';
 import { llmForm } from './editor/llm-form.js';
 import { presetForm } from './editor/preset-form.js';
 import { testPanel } from './editor/test-panel.js';
@@ -17,7 +18,7 @@ const FROM_PRESET = new URLSearchParams(window.location.search).get('preset');
 const LANGUAGES = ['python', 'nodejs'];
 const template = (language) => t(`editor.template.${language}`);
 
-const page = { id: params.id || null, saved: '', saving: false, leaving: false };
+const page = { id: params.id || null, saved: '', saving: false };
 
 function blank() {
   return { name: '', description: '', type: 'code', isPreset: false,
@@ -176,8 +177,7 @@ async function save() {
   mount(page.ui.alert);
   const problems = page.validate();
   if (problems.length) {
-    mount(page.ui.alert, h('div', { class: 'alert error', role: 'alert', id: 'form-problems' },
-      h('p', {}, t('form.fix')), h('ul', {}, problemText(problems).split('\n').map((line) => h('li', {}, line)))));
+    mount(page.ui.alert, problemsAlert(problems));
     problems[0].focus();
     return;
   }
@@ -236,17 +236,5 @@ document.addEventListener('keydown', (event) => {
     if (page.ui) save();
   }
 });
-window.addEventListener('beforeunload', (event) => {
-  if (page.ui && !page.leaving && isDirty()) {
-    event.preventDefault();
-    event.returnValue = '';
-  }
-});
-root.addEventListener('click', (event) => {
-  const link = event.target.closest('a[href]');
-  if (!link || !page.ui || !isDirty()) return;
-  if (window.confirm(t('editor.leaveWarning'))) page.leaving = true;
-  else event.preventDefault();
-});
-
+guardUnsaved(root, () => Boolean(page.ui) && isDirty());
 start();

@@ -37,6 +37,15 @@ function explainRates(container, summary) {
   container.append(h('p', { class: 'hint', id: 'pass-rate-definition' }, text));
 }
 
+/** The dataset version the run graded: its name (to its page, at that version), number, rows. */
+function gradedDataset(dataset) {
+  if (!dataset) return h('p', { class: 'meta', id: 'run-dataset' }, `${t('task.dataset')}: ${t('common.none')}`);
+  return h('p', { class: 'meta', id: 'run-dataset' }, `${t('task.dataset')}: `,
+    h('a', { href: `/datasets/${dataset.id}?version=${dataset.version}` }, dataset.name ?? dataset.id),
+    ` · ${t('dataset.versionLabel', { number: dataset.version })} · ${t('run.datasetRows', { rows: dataset.rows })}`,
+    dataset.file ? ` · ${dataset.file}` : '');
+}
+
 /** The evaluators the run graded, as it snapshotted them: version (a hash of the config), weight. */
 function gradedWith(evaluators) {
   return h('section', { class: 'card', id: 'graded-with' }, h('h2', {}, t('run.gradedWith')),
@@ -183,6 +192,7 @@ async function poll() {
   if (!ui.versions) {
     ui.versions = gradedWith(run.evaluators);
     ui.summary.after(ui.versions);
+    ui.head.after(gradedDataset(run.dataset));
   }
   // Live figures: the same summary as the finished run's, of what is graded so far.
   mount(ui.summary, run.summary ? summaryView(run.summary) : null);
@@ -206,9 +216,9 @@ async function start() {
   ui.progress = h('div', { class: 'progress-row' });
   ui.summary = h('section', { class: 'card summary' });
   ui.results = h('div', {});
-  mount(root,
-    h('div', { class: 'page-head' }, h('a', { href: `/tasks/${run.taskId}`, class: 'button secondary' },
-      `← ${t('run.task')}`), h('h1', {}, t('run.title', { id: run.id.slice(0, 8) }))),
+  ui.head = h('div', { class: 'page-head' }, h('a', { href: `/tasks/${run.taskId}`, class: 'button secondary' },
+    `← ${t('run.task')}`), h('h1', {}, t('run.title', { id: run.id.slice(0, 8) })));
+  mount(root, ui.head,
     h('section', { class: 'card' }, h('h2', {}, t('run.progress')), ui.progress),
     ui.summary, ui.results);
   poll();

@@ -60,10 +60,12 @@ async function render(first = true) {
   let task;
   let runs;
   let finished;
+  let dataset = null;
   try {
     [task, runs, finished] = await Promise.all([get(`/api/v1/tasks/${params.id}`),
       getPage(`${runsPath}&limit=${PAGE_SIZE}&offset=${(current.page - 1) * PAGE_SIZE}`),
       get(`${runsPath}&status=completed&limit=${TREND_RUNS}`)]);
+    if (task.datasetId) dataset = await get(`/api/v1/datasets/${task.datasetId}`);
   } catch (err) {
     mount(root, errorState(err, () => render()));
     return;
@@ -75,10 +77,16 @@ async function render(first = true) {
     .map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate, ci: r.summary.passRateCi }));
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/tasks', class: 'button secondary' }, `← ${t('editor.back')}`),
-      h('h1', {}, task.name), h('div', { class: 'spacer' }), button),
+      h('h1', {}, task.name), h('div', { class: 'spacer' }),
+      h('a', { href: `/tasks/${task.id}/edit`, class: 'button secondary', id: 'edit-task' }, t('task.edit')), button),
     task.description ? h('p', { class: 'lead' }, task.description) : null,
-    h('p', { class: 'meta' }, `${t('tasks.col.samples')}: ${task.sampleCount} · ${t('tasks.col.evaluators')}: `,
-      task.evaluators.map((e, i) => [i ? ', ' : '', h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)])),
+    h('p', { class: 'meta', id: 'task-dataset' }, `${t('task.dataset')}: `, dataset
+      ? [h('a', { href: `/datasets/${dataset.id}` }, dataset.name), task.datasetVersion
+        ? ` · ${t('dataset.versionLabel', { number: task.datasetVersion })}` : '']
+      : t('task.noDataset'), ` · ${t('tasks.col.samples')}: ${task.sampleCount}`),
+    h('p', { class: 'meta' }, `${t('tasks.col.evaluators')}: `,
+      task.evaluators.map((e, i) => [i ? ', ' : '', h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name),
+        ` ×${e.weight}`])),
     h('section', { class: 'card' }, h('h2', {}, t('task.trend')),
       points.length ? trend(points, t('task.trend')) : h('p', { class: 'state empty' }, t('task.noRuns')),
       compareForm(finished)),

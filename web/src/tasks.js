@@ -3,7 +3,7 @@
 import { getPage } from './common/api.js';
 import { t } from './common/boot.js';
 import { errorState, fmtDate, h, loading, mount } from './common/dom.js';
-import { apiQuery, pager, readState, searchBox, sortHeader, writeState } from './common/listing.js';
+import { apiQuery, listTable, ownerFilter, readState, searchBox, writeState } from './common/listing.js';
 
 const root = document.getElementById('app');
 const DEFAULTS = { q: '', owner: '', sort: 'updatedAt', order: 'desc', page: 1 };
@@ -29,14 +29,11 @@ async function render() {
   const current = readState(DEFAULTS);
   const focused = document.activeElement?.id === 'search';
   const body = h('section', {}, loading());
-  const owner = h('select', { id: 'owner-filter', 'aria-label': t('evaluators.filter.owner'),
-    onchange: () => go({ ...current, owner: owner.value, page: 1 }) },
-  h('option', { value: '' }, t('evaluators.filter.everyone')),
-  h('option', { value: 'me', selected: current.owner === 'me' }, t('evaluators.filter.mine')));
   mount(root,
-    h('div', { class: 'page-head' }, h('h1', {}, t('tasks.title'))),
+    h('div', { class: 'page-head' }, h('h1', {}, t('tasks.title')), h('div', { class: 'spacer' }),
+      h('a', { href: '/tasks/new', class: 'button primary', id: 'new-task' }, t('tasks.new'))),
     h('div', { class: 'toolbar' }, searchBox(current.q, (q) => go({ ...current, q, page: 1 }, true)),
-      h('label', { class: 'filter' }, t('evaluators.filter.owner'), owner)),
+      ownerFilter(current, go)),
     body);
   if (focused) document.getElementById('search').focus();
   try {
@@ -46,12 +43,8 @@ async function render() {
       mount(body, h('div', { class: 'state empty' }, h('p', {}, t(filtered ? 'tasks.emptyFiltered' : 'tasks.empty'))));
       return;
     }
-    const onSort = (sort, order) => go({ ...current, sort, order, page: 1 });
-    mount(body, h('div', { class: 'table-box' }, h('table', { class: 'table cards' },
-      h('thead', {}, h('tr', {}, COLUMNS.map((k) => (SORTABLE.includes(k)
-        ? sortHeader(k, t(`tasks.col.${k}`), current, onSort) : h('th', {}, t(`tasks.col.${k}`)))))),
-      h('tbody', {}, items.map(row)))),
-    pager(current, total, (page) => go({ ...current, page })));
+    mount(body, listTable(current, { id: 'tasks', columns: COLUMNS, sortable: SORTABLE,
+      label: (k) => t(`tasks.col.${k}`) }, { items, total }, row, go));
   } catch (err) {
     mount(body, errorState(err, render));
   }

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from assay.core.errors import AssayError, SpecError
+from assay.core.errors import AssayError
 from assay.core.interfaces import Resources
 from assay.core.result import Status
 from assay.core.summary import SuiteSummary
@@ -55,13 +55,10 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
     if engine == "ray":
         from assay.cli.run_ray import execute_ray
 
-        if waza_version is not None:  # the Ray engine's workers load suites by the newest release
-            raise SpecError("--waza-version is not supported with --engine ray yet; set the suite's "
-                            "waza_version key, or grade with --engine local")
         return execute_ray(suite_path, out=out, junit=junit, results=results, threshold=threshold,
                            concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
                            summary_json=summary_json, quiet=quiet, export=export, export_path=export_path,
-                           dialect=dialect, no_cache=no_cache)
+                           dialect=dialect, no_cache=no_cache, waza_version=waza_version)
     suite, dataset = _open(suite_path, results=results, dialect=dialect, waza_version=waza_version,
                            whole=export is not None)
     _overrides(suite, threshold=threshold, cost_ordered=cost_ordered, repeats=repeats)

@@ -24,7 +24,8 @@ from assay.runner.tally import RunTally
 def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, results: Path | None,
                 threshold: float | None, concurrency: int, resume: bool, cost_ordered: bool | None,
                 summary_json: Path | None, quiet: bool, export: str | None = None,
-                export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False) -> int:
+                export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
+                waza_version: str | None = None) -> int:
     """`assay run` on Ray; the same arguments and exit codes as ``run_cmd.execute``."""
     from assay.cli.run_cmd import (
         MAX_LISTED,
@@ -48,7 +49,8 @@ def execute_ray(suite_path: Path, *, out: Path | None, junit: Path | None, resul
     require_ray()
     if out is None and (junit is not None or export is not None):
         raise AssayError("with --engine ray, --junit and --export are made from the results file: give --out")
-    ref = SuiteRef.of(suite_path, results=results, dialect=dialect, threshold=threshold, cost_ordered=cost_ordered)
+    ref = SuiteRef.of(suite_path, results=results, dialect=dialect, threshold=threshold, cost_ordered=cost_ordered,
+                      waza_version=waza_version)
     suite, source = ref.open(Defaults.context())
     _print_warnings(suite)
     export_path, fingerprint = _checked_outputs(suite, out=out, junit=junit, summary_json=summary_json,

@@ -10,9 +10,10 @@ _MODULES = (
     "code", "composite", "contains", "exact_match", "human", "json_schema", "llm", "llm_comparison",
     "pairwise", "panel", "program", "prompt", "regex", "script", "similarity", "tool_calls",
     "vally_file", "vally_metric", "vally_output", "vally_run_command", "vally_session",
-    "vally_skill_invocation", "vally_tool_calls", "waza_action_sequence", "waza_behavior", "waza_diff",
-    "waza_expected", "waza_file", "waza_program", "waza_skill_invocation", "waza_text", "waza_tool_calls",
-    "waza_tool_constraint", "waza_trigger",
+    "vally_skill_invocation", "vally_tool_calls", "vally_transcript", "waza_action_sequence",
+    "waza_behavior", "waza_checkpoint", "waza_diff", "waza_expected", "waza_file", "waza_json_schema",
+    "waza_program", "waza_skill_invocation", "waza_text", "waza_tool_calls", "waza_tool_constraint",
+    "waza_trigger",
 )
 
 BUILTIN: dict[str, str] = {

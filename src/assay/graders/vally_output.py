@@ -93,19 +93,30 @@ class VallyOutput(Grader[VallyOutputConfig]):
             text = as_text(sample.output)
         except TooDeep as exc:
             return self.error_result(ErrorCode.INVALID_OUTPUT, f"output is {exc}")
-        if cfg.mode == "contains":
-            needle = cfg.needle
-            found = needle in text if cfg.case_sensitive else needle.lower() in text.lower()
-            what = f"{preview(needle, 100)!r}"
-        else:
-            pat = cfg.compiled
-            assert pat is not None
-            try:
-                found = pat.test(text)
-            except TimeoutError:
-                return self.error_result(ErrorCode.TIMEOUT, f"pattern search took over {cfg.timeout_ms} ms")
-            what = f"/{preview(pat.source, 100)}/{pat.flags}"
+        try:
+            found = self.found_in(text)
+        except TimeoutError:
+            return self.error_result(ErrorCode.TIMEOUT, f"pattern search took over {cfg.timeout_ms} ms")
+        what = self.what()
         passed = found != cfg.negate
         reason = f"output {'contains' if found else 'does not contain'} {what}" if cfg.mode == "contains" \
             else f"output {'matches' if found else 'does not match'} {what}"
         return self.scored_result(passed, reason=reason, details={"found": found, "negate": cfg.negate})
+
+    def found_in(self, text: str) -> bool:
+        """Whether the value (``contains``) or pattern (``matches``) is in ``text``; a pattern
+        search over its time bound raises TimeoutError."""
+        cfg = self.config
+        if cfg.mode == "contains":
+            needle = cfg.needle
+            return needle in text if cfg.case_sensitive else needle.lower() in text.lower()
+        assert cfg.compiled is not None
+        return cfg.compiled.test(text)
+
+    def what(self) -> str:
+        """The value or pattern, as reasons show it."""
+        cfg = self.config
+        if cfg.mode == "contains":
+            return f"{preview(cfg.needle, 100)!r}"
+        assert cfg.compiled is not None
+        return f"/{preview(cfg.compiled.source, 100)}/{cfg.compiled.flags}"

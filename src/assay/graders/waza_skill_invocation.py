@@ -56,8 +56,9 @@ class WazaSkillInvocation(Grader[WazaSkillInvocationConfig]):
         actual = skills_invoked(sample)
         invoked = [s for s in self.config.forbidden_skills if s in actual]
         if invoked:
-            return self.scored_result(False, 0.0, f"Forbidden skills invoked: {invoked}",
-                                      {"forbidden_skills": self.config.forbidden_skills, "actual_skills": actual})
+            return self.scored_result(False, 0.0, f"Forbidden skills invoked: {', '.join(invoked)}",
+                                      {"forbidden_skills": self.config.forbidden_skills, "actual_skills": actual,
+                                       "forbidden_violations": invoked})
         if mode is None:
             return self.scored_result(True, 1.0, "No forbidden skills invoked",
                                       {"forbidden_skills": self.config.forbidden_skills, "actual_skills": actual})

@@ -8,11 +8,19 @@ anything. A spec's ``args`` (newer releases; tool_constraint_grader.go at 180230
 matchers, as ``waza_tool_calls``'s, that must all pass on the call's arguments (its
 ``tool_events`` entry's when the run has one). Each expected spec must match some call, each
 rejected spec no call; one check per spec, score = passed / checks.
+
+``allow_only`` (tool_constraint_grader.go at a3f8e060, issue #586; what a custom agent's
+``tools:`` frontmatter becomes) is an allow-list, an upper bound: every observed call must
+match an entry, where the entry's ``tool`` is the exact name ignoring case (not a regex) and its
+other patterns and ``args`` apply as above. Declared tools need not be used; ``[]`` denies every
+call. It adds one check per observed call (one vacuous check when there are none) and one
+failure per distinct undeclared tool name, as waza counts them, so ``[bash, curl, curl]``
+against ``[bash]`` scores 2/3.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
@@ -39,6 +47,9 @@ class ToolSpec(BaseModel):
 
     _compiled: dict[str, CompiledPattern] = PrivateAttr(default_factory=dict)
 
+    exact: ClassVar[bool] = False
+    """Whether ``tool`` is an exact name (allow_only) rather than a regexp."""
+
     @field_validator("tool")
     @classmethod
     def _not_blank(cls, value: str) -> str:
@@ -49,6 +60,8 @@ class ToolSpec(BaseModel):
     @model_validator(mode="after")
     def _compile(self) -> ToolSpec:
         for field in ("tool", *_ARGS):
+            if field == "tool" and self.exact:
+                continue
             source = getattr(self, field)
             if source:
                 try:
@@ -60,6 +73,8 @@ class ToolSpec(BaseModel):
     def matches(self, call: ToolCall, args: dict[str, Any] | str) -> bool:
         """True when every pattern given matches its part of the call and every matcher its
         argument (``args``: the call's arguments for matchers, or why they cannot be read)."""
+        if self.exact and self.tool.casefold() != call.name.casefold():
+            return False
         texts = {"tool": call.name, "command_pattern": _arg(call.arguments, "command"),
                  "path_pattern": _arg(call.arguments, "path"), "skill_pattern": _arg(call.arguments, "skill")}
         if not all(pat.test(texts[field]) for field, pat in self._compiled.items()):
@@ -74,6 +89,12 @@ class ToolSpec(BaseModel):
         return f"{self.tool} ({', '.join(quals)})" if quals else self.tool
 
 
+class AllowSpec(ToolSpec):
+    """An ``allow_only`` entry: ``tool`` is the exact tool name, ignoring case."""
+
+    exact: ClassVar[bool] = True
+
+
 def _arg(arguments: dict[str, Any], key: str) -> str:
     value = arguments.get(key)
     return value if isinstance(value, str) else ""
@@ -82,11 +103,13 @@ def _arg(arguments: dict[str, Any], key: str) -> str:
 class WazaToolConstraintConfig(GraderConfig):
     expect_tools: list[ToolSpec] = Field(default_factory=list, description="Calls that must occur.")
     reject_tools: list[ToolSpec] = Field(default_factory=list, description="Calls that must not occur.")
+    allow_only: list[AllowSpec] | None = Field(
+        default=None, description="Allow-list: every call must match an entry (exact tool name); [] denies all.")
 
     @model_validator(mode="after")
     def _some_constraint(self) -> WazaToolConstraintConfig:
-        if not self.expect_tools and not self.reject_tools:
-            raise ValueError("configure at least one of expect_tools, reject_tools")
+        if not self.expect_tools and not self.reject_tools and self.allow_only is None:
+            raise ValueError("configure at least one of expect_tools, reject_tools, allow_only")
         return self
 
 
@@ -107,7 +130,25 @@ class WazaToolConstraint(Grader[WazaToolConstraintConfig]):
         failures += [f"Rejected tool was used: {s.describe()}" for s in self.config.reject_tools
                      if any(s.matches(c, a) for c, a in calls)]
         total = len(self.config.expect_tools) + len(self.config.reject_tools)
-        return checks_result(self, failures, total, "tool constraint",
-                             {"expect_tools": [s.describe() for s in self.config.expect_tools],
-                              "reject_tools": [s.describe() for s in self.config.reject_tools],
-                              "tools_used": tools_used(sample)})
+        details: dict[str, Any] = {"expect_tools": [s.describe() for s in self.config.expect_tools],
+                                   "reject_tools": [s.describe() for s in self.config.reject_tools],
+                                   "tools_used": tools_used(sample)}
+        allow = self.config.allow_only
+        if allow is not None:
+            violations = _violations(allow, calls)
+            shown = ", ".join(s.describe() for s in allow)
+            failures += [f"Undeclared tool used: {name} ({f'{n} calls; ' if n > 1 else ''}not in allow_only: [{shown}])"
+                         for name, n in violations.items()]
+            total += max(1, len(calls))  # one check per call; a session without calls is one vacuous pass
+            details |= {"allow_only": [s.describe() for s in allow], "allow_only_violations": list(violations)}
+        return checks_result(self, failures, total, "tool constraint", details)
+
+
+def _violations(allow: list[AllowSpec], calls: list[tuple[ToolCall, dict[str, Any] | str]]) -> dict[str, int]:
+    """Undeclared tool names in the order first seen, with how many calls each made."""
+    out: dict[str, int] = {}
+    for call, args in calls:
+        if not any(spec.matches(call, args) for spec in allow):
+            name = call.name or "<unnamed>"
+            out[name] = out.get(name, 0) + 1
+    return out

@@ -28,8 +28,10 @@ from assay.graders import go_transcript, session_calls
 
 PEER_TYPES = {"waza_text": "text", "waza_file": "file", "waza_diff": "diff", "waza_behavior": "behavior",
               "waza_action_sequence": "action_sequence", "waza_skill_invocation": "skill_invocation",
-              "waza_tool_constraint": "tool_constraint", "waza_program": "program"}
+              "waza_tool_constraint": "tool_constraint", "waza_program": "program", "waza_json_schema": "json_schema"}
 """assay grader types that implement a waza kind, by the kind's name in waza."""
+CHECKPOINT = "waza_checkpoint"
+"""Checkpoint results go to the run's ``checkpoints``, not its ``validations``."""
 
 
 def export_waza(name: str, samples: Sequence[Sample], verdicts: Sequence[SampleVerdict], *,
@@ -81,10 +83,13 @@ def _run(verdict: SampleVerdict, sample: Sample | None, position: int) -> dict[s
     run: dict[str, Any] = {
         "run_number": number, "attempts": 1, "status": status,
         "duration_ms": int(sample.duration_ms or 0) if sample is not None else 0,
-        "validations": {r.name: validation(r) for r in verdict.results},
+        "validations": {r.name: validation(r) for r in verdict.results if r.type != CHECKPOINT},
         "session_digest": _session(sample), "transcript": go_transcript(sample.transcript) if sample else [],
         "final_output": _text(sample.output) if sample is not None else "",
     }
+    checkpoints = [checkpoint(r) for r in verdict.results if r.type == CHECKPOINT and r.details["checkpoint"]["status"]]
+    if checkpoints:
+        run["checkpoints"] = checkpoints
     if sample is not None and sample.workspace:
         run["workspace"] = sample.workspace
     if sample is not None and sample.outcome:
@@ -103,6 +108,17 @@ def validation(result: GraderResult) -> dict[str, Any]:
             "score": result.score if result.score is not None else 0.0, "weight": result.weight,
             "passed": result.passed, "feedback": result.reason or "", "details": details,
             "duration_ms": int(round(result.latency_ms))}
+
+
+def checkpoint(result: GraderResult) -> dict[str, Any]:
+    """A ``waza_checkpoint`` result as waza's ``CheckpointOutcome`` (results schemaVersion 1.1)."""
+    cp = result.details["checkpoint"]
+    stopped = cp["on_failure"] == "stop" and cp["status"] != "passed"
+    return {"after_turn": cp["after_turn"], "status": cp["status"], "stopped": stopped,
+            "validations": {c["name"]: {"identifier": c["name"], "type": PEER_TYPES.get(c["type"], c["type"]),
+                                        "score": c["score"] if c["score"] is not None else 0.0, "weight": c["weight"],
+                                        "passed": c["status"] == "passed", "feedback": c["reason"] or ""}
+                            for c in result.details["children"]}}
 
 
 def _session(sample: Sample | None) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Datasets arriving over the API, inline rows or an uploaded file, read by the engine's
 hardened dataset readers and streamed into a new dataset version in batches.
 
-Nothing holds the whole upload: rows are parsed as the body arrives and written ``BATCH``
-at a time, each batch committed on its own (a long upload never holds SQLite's write lock).
+Nothing holds the whole upload: rows are parsed as the body arrives and written in batches
+(``server.row_batches``: each committed on its own, one written while the next is parsed).
 A version is marked ready only after its last row; a failed upload's rows are removed.
 Every limit is checked here, as each row arrives, with the same numbers on SQLite and
 PostgreSQL: a refused row is a 422 naming the file's line and the field, never a failed run.
@@ -31,11 +31,12 @@ from assay.core.sample import Sample
 from assay.core.untrusted import clean_json
 from assay.runner.dataset import FORMATS, iter_samples, read_rows
 from assay.server.metrics import Metrics
+from assay.server.row_batches import RowBatches, short
 from assay.settings import Settings
 from assay.store import datasets as store
 from assay.store.clean import storable
 from assay.store.db import Database
-from assay.store.models import SAMPLE_ID_MAX, DatasetVersion
+from assay.store.models import DatasetVersion
 
 MAX_NAME = 300
 """The longest file name kept (the column's width)."""
@@ -43,8 +44,6 @@ MAX_COLUMNS = 200
 """Column names kept per version (a JSONL file may give every row other keys)."""
 JSON_MAX_BYTES = 32 << 20
 """A ``.json`` file is parsed whole: larger ones are refused (JSONL streams)."""
-BATCH = 5000
-"""Rows written per statement and commit."""
 _STORED = ("input", "output", "expected")
 _PLAIN_KEYS = frozenset(("id", *_STORED))
 
@@ -89,12 +88,13 @@ def ingest_upload(database: Database, dataset_id: str, filename: str, stream: By
     """A new version of the dataset from an uploaded file, read from ``stream`` as it comes."""
     fmt = file_format(filename)
     source = Path(filename)
-    if fmt == "parquet":  # its index is at its end: spooled to disk first, read by row groups
+    if fmt == "parquet":  # its index is at its end: spooled to disk first, decoded by a capped child
         with tempfile.TemporaryFile(prefix="assay-upload-") as spool:
             while chunk := stream.read(1 << 20):
                 spool.write(chunk)
             spool.seek(0)
-            return _ingest(database, dataset_id, filename, fmt, read_rows(spool, source), limits=limits,
+            decoded = read_rows(spool, source, untrusted=True, max_row_bytes=limits.max_row_bytes)
+            return _ingest(database, dataset_id, filename, fmt, decoded, limits=limits,
                            created_by_id=created_by_id, clean=True, metrics=metrics)
     if fmt == "json":
         stream = _Capped(stream, JSON_MAX_BYTES, filename)
@@ -119,20 +119,23 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
     version = _begin(database, dataset_id, name, fmt, created_by_id)
     try:
         columns: dict[str, None] = {}
-        batch = _Batch(database, version.id, source, metrics)
+        batch = RowBatches(database, version.id, source, metrics)
         size = 0
-        # The per-row work here bounds the upload's rate: messages are built only on a refusal.
-        for line, sample_id, data in _stored_rows(_columns_of(rows, columns), source, clean):
-            if batch.count >= limits.max_rows:
-                raise SpecError(f"more than {limits.max_rows:,} rows: split the dataset (the server's "
-                                "ASSAY_DATASET_MAX_ROWS)", where=f"{source}:{line}")
-            if len(data) > limits.max_row_bytes:
-                raise SpecError(f"the row is {len(data):,} bytes stored, over the limit of "
-                                f"{limits.max_row_bytes:,} (the server's ASSAY_DATASET_MAX_ROW_BYTES)",
-                                where=f"{source}:{line} (sample {_short(sample_id)})")
-            size += len(data)
-            batch.add(line, sample_id, data.decode("utf-8"))
-        batch.flush()
+        try:
+            # The per-row work here bounds the upload's rate: messages are built only on a refusal.
+            for line, sample_id, data in _stored_rows(_columns_of(rows, columns), source, clean):
+                if batch.count >= limits.max_rows:
+                    raise SpecError(f"more than {limits.max_rows:,} rows: split the dataset (the server's "
+                                    "ASSAY_DATASET_MAX_ROWS)", where=f"{source}:{line}")
+                if len(data) > limits.max_row_bytes:
+                    raise SpecError(f"the row is {len(data):,} bytes stored, over the limit of "
+                                    f"{limits.max_row_bytes:,} (the server's ASSAY_DATASET_MAX_ROW_BYTES)",
+                                    where=f"{source}:{line} (sample {short(sample_id)})")
+                size += len(data)
+                batch.add(line, sample_id, data.decode("utf-8"))
+            batch.finish()
+        finally:
+            batch.close()  # nothing writes any more when a refused upload's rows are removed
         with database.session() as session:
             store.finish_version(session, version.id, row_count=batch.count, size_bytes=size,
                                  columns=list(columns)[:MAX_COLUMNS])
@@ -159,53 +162,6 @@ def _begin(database: Database, dataset_id: str, name: str | None, fmt: str,
             if attempt == 4:
                 raise
     raise AssertionError("unreachable")
-
-
-class _Batch:
-    """Rows waiting to be written, with the lines they came from (to name a duplicate)."""
-
-    def __init__(self, database: Database, version_id: str, source: str, metrics: Metrics | None) -> None:
-        self.database = database
-        self.metrics = metrics
-        self.version_id = version_id
-        self.source = source
-        self.count = 0
-        self.rows: list[tuple[int, str, str]] = []
-        self.lines: dict[str, int] = {}
-
-    def add(self, line: int, sample_id: str, data: str) -> None:
-        if len(sample_id) > SAMPLE_ID_MAX:
-            raise SpecError(f"id: {len(sample_id):,} characters, over the limit of {SAMPLE_ID_MAX}; shorten the "
-                            "sample id", where=f"{self.source}:{line} (sample {_short(sample_id)})")
-        if "\x00" in sample_id:
-            sample_id = storable(sample_id)
-        if sample_id in self.lines:
-            raise SpecError(f"duplicate sample id {_short(sample_id)} (first at {self.source}:{self.lines[sample_id]})",
-                            where=f"{self.source}:{line}")
-        self.lines[sample_id] = line
-        self.rows.append((self.count, sample_id, data))
-        self.count += 1
-        if len(self.rows) >= BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.rows:
-            return
-        try:
-            with self.database.session() as session:
-                store.add_rows(session, self.version_id, self.rows)
-        except IntegrityError:
-            with self.database.session() as session:
-                seen = store.first_position(session, self.version_id, list(self.lines))
-            for sample_id, line in self.lines.items():  # in the order they came
-                if sample_id in seen:
-                    raise SpecError(f"duplicate sample id {_short(sample_id)} (first at row {seen[sample_id] + 1})",
-                                    where=f"{self.source}:{line}") from None
-            raise
-        if self.metrics is not None:
-            self.metrics.dataset_rows.inc(len(self.rows))
-        self.rows = []
-        self.lines = {}
 
 
 def _columns_of(rows: Iterable[tuple[int, Any]], columns: dict[str, None]) -> Iterator[tuple[int, Any]]:
@@ -240,7 +196,7 @@ def _stored_json(sample: Sample, source: str, line: int) -> bytes:
     """The row a version stores for ``sample``, as JSON: what was given, normalised."""
     if sample.workspace is not None:
         raise SpecError("workspace: not accepted over the API (it names a folder on the server)",
-                        where=f"{source}:{line} (sample {_short(sample.id)})")
+                        where=f"{source}:{line} (sample {short(sample.id)})")
     out: dict[str, Any] = {"id": sample.id}
     for field in _STORED:
         value = getattr(sample, field)
@@ -259,10 +215,6 @@ def _stored_json(sample: Sample, source: str, line: int) -> bytes:
     except orjson.JSONEncodeError:  # an integer beyond 64 bits: kept as its exact text
         return json.dumps(clean_json(to_jsonable_python(out)), ensure_ascii=False,
                           separators=(",", ":")).encode("utf-8")
-
-
-def _short(text: str, limit: int = 60) -> str:
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
 
 
 class _Capped:

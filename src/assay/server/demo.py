@@ -1,8 +1,9 @@
 """The demo workspace of ``assay serve --demo`` (``make serve``): a first look that is not empty.
 
 A ``demo`` user and a token to sign in with; the specification's example evaluators (a length
-check in Python, a keyword check in Node.js), an evaluator made from the regex preset; a task
-with a small Chinese dataset attached to them with weights; and one finished run. Everything
+check in Python, a keyword check in Node.js), an evaluator made from the regex preset; a small
+Chinese dataset (made on ``/datasets`` and uploaded as a JSONL file, as the pages do); a task
+grading it with those evaluators and weights; and one finished run. Everything
 is made through the service's own public API once the server answers (so it is made exactly
 as a user would make it, and a run is graded by the real worker), and only when the demo user
 has no task yet: a second start keeps what is there.
@@ -15,6 +16,7 @@ import time
 from typing import Any
 
 import httpx2 as httpx
+import orjson
 
 from assay.store import Database, upgrade
 from assay.store.users import create_token, create_user, get_user
@@ -38,6 +40,7 @@ module.exports = async function evaluate(input, output, expected, metadata) {
     reason: missing.length ? `缺少关键词：${missing.join('、')}` : '关键词齐全' };
 };
 '''
+DATASET_FILE = "客服问答.jsonl"
 ROWS: list[dict[str, Any]] = [
     {"id": "q01", "input": "我的订单什么时候发货？", "output": "您好，订单 AB-1024 已于今天下午发货，预计两天内送达。",
      "expected": "订单已发货", "metadata": {"keywords": ["发货", "送达"]}},
@@ -103,10 +106,14 @@ def seed(base_url: str, token: str, timeout_s: float = 60.0) -> bool:
         made("/evaluators", {"name": "订单号格式", "description": "由“正则匹配”预置而来：订单号形如 AB-1234",
                              "type": "preset", "config": {"presetType": "regex",
                                                           "params": {"pattern": "[A-Z]{2}-\\d{4}"}}})
+        dataset = made("/datasets", {"name": "客服问答", "description": "演示：八个中文客服问题和回答"})
+        uploaded = api.post(f"/datasets/{dataset['id']}/versions", params={"filename": DATASET_FILE},
+                            content=b"".join(orjson.dumps(row) + b"\n" for row in ROWS))
+        uploaded.raise_for_status()
         task = made("/tasks", {"name": "客服回答质量", "description": "演示：一个小小的中文客服数据集",
                                "evaluators": [{"evaluatorId": length["id"], "weight": 1},
                                               {"evaluatorId": keywords["id"], "weight": 2}],
-                               "dataset": {"name": "客服问答.jsonl", "rows": ROWS}})
+                               "datasetId": dataset["id"]})
         made(f"/tasks/{task['id']}/runs", {})
         return True
 

@@ -6,6 +6,8 @@ of the scores it got; errors and pending results apart), and the verdicts are ad
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,35 +17,45 @@ from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.compare import compare_runs
 from assay.core.result import ErrorCode, GraderResult, Status, make_result
 from assay.core.summary import GraderSummary, RunningSummary
+from assay.store import queue
 from assay.store import runs as run_rows
 from assay.store.models import EvaluationResult
 
 _ERRORS = {e.value: e for e in ErrorCode}
 
 
-def run_verdicts(session: Session, run_id: str, weights: dict[str, float],
-                 names: dict[str, str] | None = None) -> Iterator[SampleVerdict]:
-    """The verdict of each sample of run ``run_id``, in dataset order, streamed (results come
-    sample by sample). Each result is named by its evaluator id, so two evaluators with one
-    name stay apart; ``names`` (if given) is filled with id -> evaluator name."""
+def run_verdicts(session: Session, run_id: str, weights: dict[str, float], names: dict[str, str] | None = None,
+                 between: tuple[int, int] | None = None) -> Iterator[SampleVerdict]:
+    """The verdict of each sample of run ``run_id`` (of samples ``start <= index < stop`` when
+    ``between`` says so), in dataset order, streamed (results come sample by sample). Each
+    result is named by its evaluator id, so two evaluators with one name stay apart; ``names``
+    (if given) is filled with id -> evaluator name."""
+    query = run_rows.results_query(run_id)
+    if between is not None:
+        query = query.where(EvaluationResult.sample_index >= between[0], EvaluationResult.sample_index < between[1])
     sample: str | None = None
     got: list[GraderResult] = []
-    for row in run_rows.iter_results(session, run_rows.results_query(run_id)):
-        if row.sample_id != sample:
+    rows = run_rows.iter_result_rows(session, query)
+    for sample_id, evaluator_id, evaluator_name, status, score, reason, error_code, *_ in rows:
+        if sample_id != sample:
             if sample is not None:
                 yield judge_sample(sample, got)
-            sample, got = row.sample_id, []
-        if names is not None:
-            names.setdefault(row.evaluator_id, row.evaluator_name)
-        got.append(_result(row, weights.get(row.evaluator_id, 1.0)))
+            sample, got = sample_id, []
+        if names is not None and evaluator_id not in names:
+            names[evaluator_id] = evaluator_name
+        got.append(_result(evaluator_id, status, score, reason, error_code, weights.get(evaluator_id, 1.0)))
     if sample is not None:
         yield judge_sample(sample, got)
 
 
-def _result(row: EvaluationResult, weight: float) -> GraderResult:
-    status = Status(row.status)
-    return make_result(row.evaluator_id, "", "code", status, status is Status.PASSED, row.score, row.reason, {},
-                       _ERRORS.get(row.error_code or "", ErrorCode.RUNTIME_ERROR) if status is Status.ERROR
+_STATUSES = {s.value: s for s in Status}
+
+
+def _result(evaluator_id: str, status_text: str, score: float | None, reason: str | None, error_code: str | None,
+            weight: float) -> GraderResult:
+    status = _STATUSES[status_text]
+    return make_result(evaluator_id, "", "code", status, status is Status.PASSED, score, reason, {},
+                       _ERRORS.get(error_code or "", ErrorCode.RUNTIME_ERROR) if status is Status.ERROR
                        else None, weight)
 
 
@@ -52,7 +64,11 @@ def summarise(session: Session, run_id: str, weights: dict[str, float]) -> dict[
     Pass rates leave errors and pending results out (``leftOut`` counts them); every rate and
     mean carries its 95% interval."""
     names: dict[str, str] = {}
-    running = RunningSummary().add(run_verdicts(session, run_id, weights, names))
+    return summary_of(RunningSummary().add(run_verdicts(session, run_id, weights, names)), names)
+
+
+def summary_of(running: RunningSummary, names: dict[str, str]) -> dict[str, Any]:
+    """A run's summary as stored and answered, from the verdicts folded into ``running``."""
     s = running.summary()
     return {
         "samples": s.total, "samplesPassed": s.passed, "samplesFailed": s.failed, "samplesErrored": s.errors,
@@ -61,6 +77,63 @@ def summarise(session: Session, run_id: str, weights: dict[str, float]) -> dict[
         "leftOut": s.errors + s.pending,
         "evaluators": [_evaluator(g, names.get(g.name, g.name)) for g in s.graders],
     }
+
+
+class LiveSummaries:
+    """The summaries so far of the runs being graded, for their pages' live view, each kept
+    up to date from the slices done since it was last read: a read costs the results graded
+    since the one before, not the run's every result (a run of millions is read every few
+    seconds by each open page). Samples of slices still being graded are not in it yet; the
+    run's final summary (``summarise``) is exact. One per server; ``keep`` runs at once (the
+    least recently read is dropped, and a run is rebuilt from its done slices when read again)."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self.keep = keep
+        self._runs: OrderedDict[str, _Live] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def summary(self, session: Session, run_id: str, weights: dict[str, float]) -> dict[str, Any]:
+        with self._lock:
+            live = self._runs.get(run_id)
+            if live is None:
+                live = self._runs[run_id] = _Live()
+            self._runs.move_to_end(run_id)
+            while len(self._runs) > self.keep:
+                self._runs.popitem(last=False)
+        with live.lock:  # two pages of one run: one folds the new slices, the other waits for it
+            new = sorted((start, stop, i) for i, start, stop in queue.done_slices(session, run_id)
+                         if i not in live.folded)
+            for start, stop in _ranges([(start, stop) for start, stop, _ in new]):
+                live.running.add(run_verdicts(session, run_id, weights, live.names, between=(start, stop)))
+            live.folded.update(i for _, _, i in new)
+            return summary_of(live.running, live.names)
+
+    def forget(self, run_id: str) -> None:
+        """The run ended: its stored summary is read from now on."""
+        with self._lock:
+            self._runs.pop(run_id, None)
+
+
+class _Live:
+    def __init__(self) -> None:
+        self.running = RunningSummary()
+        self.names: dict[str, str] = {}
+        self.folded: set[int] = set()
+        self.lock = threading.Lock()
+
+
+def _ranges(spans: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Sorted ``(start, stop)`` spans with the adjacent ones joined (one query for a stretch)."""
+    first = last = None
+    for start, stop in spans:
+        if last is not None and start == last:
+            last = stop
+            continue
+        if first is not None and last is not None:
+            yield first, last
+        first, last = start, stop
+    if first is not None and last is not None:
+        yield first, last
 
 
 def _evaluator(g: GraderSummary, name: str) -> dict[str, Any]:

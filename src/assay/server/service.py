@@ -5,13 +5,14 @@ sandbox pool and judge client), the token cache and the run worker. Built once b
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from assay.core.interfaces import Resources
 from assay.server.auth import TokenCache
 from assay.server.fairness import FairGate, fair_resources
 from assay.server.grading import Grading
 from assay.server.metrics import Metrics
+from assay.server.run_summary import LiveSummaries
 from assay.server.worker import RunWorker
 from assay.settings import Settings
 from assay.store.changes import Changes
@@ -28,6 +29,8 @@ class Service:
     changes: Changes
     gate: FairGate
     metrics: Metrics
+    live: LiveSummaries = field(default_factory=LiveSummaries)
+    """The summaries so far of the runs whose pages are open (``pages.live``)."""
     owns_resources: bool = True
     """False when the caller passed the resources in: it closes them, not the service."""
 

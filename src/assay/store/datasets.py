@@ -17,6 +17,7 @@ from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from assay.store import listing
 from assay.store.models import Dataset, DatasetRow, DatasetVersion, Run, Task, is_row_id, utcnow
 
 READ_BATCH = 1000
@@ -35,11 +36,23 @@ def get_dataset(session: Session, dataset_id: str) -> Dataset | None:
     return session.get(Dataset, dataset_id) if is_row_id(dataset_id) else None
 
 
-def list_datasets(session: Session) -> list[tuple[Dataset, DatasetVersion | None]]:
-    """Every dataset with its newest ready version (None before the first upload)."""
-    datasets = list(session.scalars(select(Dataset).order_by(Dataset.created_at, Dataset.id)))
-    latest = latest_versions(session, [d.id for d in datasets])
-    return [(d, latest.get(d.id)) for d in datasets]
+DATASET_SORTABLE = {"name": Dataset.name, "createdAt": Dataset.created_at, "updatedAt": Dataset.updated_at}
+"""The columns the dataset list may be sorted by, by their API names."""
+
+
+def find_datasets(session: Session, *, owner_id: str | None = None,
+                  window: listing.Window | None = None) -> tuple[list[tuple[Dataset, DatasetVersion | None]], int]:
+    """A page of datasets (one user's when given) whose name or description has ``window.q``'s
+    words, sorted by one of ``DATASET_SORTABLE`` (by default, the oldest first), each with its
+    newest ready version; and how many match. Reads no rows."""
+    query = select(Dataset).order_by(Dataset.created_at, Dataset.id)
+    if owner_id is not None:
+        query = query.where(Dataset.created_by_id == owner_id)
+    window = window or listing.Window()
+    found, total = listing.page(session, listing.search(query, window.q, [Dataset.name, Dataset.description]),
+                                window, DATASET_SORTABLE, Dataset.id)
+    latest = latest_versions(session, [d.id for d in found])
+    return [(d, latest.get(d.id)) for d in found], total
 
 
 def latest_versions(session: Session, dataset_ids: Sequence[str]) -> dict[str, DatasetVersion]:
@@ -120,16 +133,20 @@ def first_position(session: Session, version_id: str, sample_ids: Sequence[str])
 
 def finish_version(session: Session, version_id: str, *, row_count: int, size_bytes: int,
                    columns: list[str]) -> None:
-    """Mark a version ready with its counts; from now on it is listed and graded."""
-    session.execute(update(DatasetVersion).where(DatasetVersion.id == version_id)
-                    .values(ready=True, row_count=row_count, size_bytes=size_bytes, columns=columns))
+    """Mark a version ready with its counts; from now on it is listed and graded. LookupError
+    when the version is gone (deleted while its rows streamed in): the caller removes the rows
+    it wrote (on PostgreSQL no foreign key refuses them, see migration 0004)."""
     version = session.get(DatasetVersion, version_id)
-    if version is not None:
-        session.execute(update(Dataset).where(Dataset.id == version.dataset_id).values(updated_at=utcnow()))
+    if version is None:
+        raise LookupError(f"dataset version {version_id} was deleted during its upload")
+    version.ready, version.row_count, version.size_bytes, version.columns = True, row_count, size_bytes, columns
+    session.execute(update(Dataset).where(Dataset.id == version.dataset_id).values(updated_at=utcnow()))
+    session.flush()
 
 
 def discard_version(session: Session, version_id: str) -> None:
-    """Remove a version that was never finished, with its rows (the foreign key cascades)."""
+    """Remove a version with its rows (deleted here first, on every database: SQLite's key
+    cascades, PostgreSQL's trigger does, and neither then finds any left)."""
     session.execute(delete(DatasetRow).where(DatasetRow.version_id == version_id))
     session.execute(delete(DatasetVersion).where(DatasetVersion.id == version_id))
 

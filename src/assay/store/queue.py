@@ -159,6 +159,13 @@ def unfinished_runs(session: Session) -> list[Run]:
     return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_RUNS), planned, ~open_slice)))
 
 
+def done_slices(session: Session, run_id: str) -> list[tuple[int, int, int]]:
+    """``(slice id, start, stop)`` of the run's slices whose results are all committed."""
+    query = select(RunSlice.id, RunSlice.start, RunSlice.stop).where(RunSlice.run_id == run_id,
+                                                                    RunSlice.state == SliceState.DONE)
+    return [(i, start, stop) for i, start, stop in session.execute(query).all()]
+
+
 def _aware(moment: datetime | None) -> datetime | None:
     """SQLite gives back naive datetimes (stored as UTC)."""
     if moment is not None and moment.tzinfo is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Select, func, select, tuple_, update
+from sqlalchemy import CursorResult, Select, and_, case, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from assay.store import listing, queue
@@ -159,15 +159,57 @@ def iter_results(session: Session, query: Select[EvaluationResult], *,
     ``batch`` at a time after the last one seen (keyset paging: each batch costs the same at the
     end of a run of millions as at its start, unlike an offset), so an export or a summary of a
     large run streams."""
+    for rows in _keyset_batches(session, query, batch, columns=None):
+        yield from rows
+
+
+VERDICT_COLUMNS = (EvaluationResult.sample_id, EvaluationResult.evaluator_id, EvaluationResult.evaluator_name,
+                   EvaluationResult.status, EvaluationResult.score, EvaluationResult.reason,
+                   EvaluationResult.error_code)
+"""What a summary reads of each result (``iter_result_rows``' default columns)."""
+
+
+def iter_result_rows(session: Session, query: Select[EvaluationResult], columns: Sequence[Any] = VERDICT_COLUMNS, *,
+                     batch: int = 5000) -> Iterator[tuple[Any, ...]]:
+    """``iter_results`` as plain rows of ``columns`` (no ORM object per result: a summary or an
+    export of millions reads several times faster)."""
+    for rows in _keyset_batches(session, query, batch, columns=columns):
+        yield from cast(list[tuple[Any, ...]], rows)
+
+
+def _keyset_batches(session: Session, query: Select[Any], batch: int,
+                    columns: Sequence[Any] | None) -> Iterator[list[Any]]:
     r = EvaluationResult
+    if columns is not None:  # the key is read along, after the columns asked for
+        query = query.with_only_columns(*columns, r.sample_index, r.id)
     after = query
     while True:
-        rows = list(session.scalars(after.limit(batch)))
-        yield from rows
+        rows: list[Any] = list(session.scalars(after.limit(batch)) if columns is None
+                               else session.execute(after.limit(batch)).all())
+        yield rows
         if len(rows) < batch:
             return
         last = rows[-1]
-        after = query.where(tuple_(r.sample_index, r.id) > tuple_(last.sample_index, last.id))
+        index, key = (last.sample_index, last.id) if columns is None else (last[-2], last[-1])
+        # (index, key) < (sample_index, id), spelt so that both databases range-scan the
+        # (run, sample index) index instead of reading the run's every result per batch
+        after = query.where(r.sample_index >= index, or_(r.sample_index > index, r.id > key))
+
+
+def score_histogram(session: Session, run_id: str, evaluator_id: str | None, bins: int) -> tuple[list[int], int]:
+    """Counts of the run's scores in ``bins`` equal bins of [0, 1] (a score below 0 counts in
+    the first, one of 1 or more in the last), and how many results had no score; counted by the
+    database in one pass (bin i holds ``i <= score * bins < i + 1``, the float product both
+    databases and Python compute alike)."""
+    r = EvaluationResult
+    scaled = r.score * bins
+    edges = [scaled < 1] + [and_(scaled >= i, scaled < i + 1) for i in range(1, bins - 1)] + [scaled >= bins - 1]
+    query = select(*(func.count(case((edge, 1))) for edge in edges), func.count(case((r.score.is_(None), 1))))
+    query = query.where(r.run_id == run_id)
+    if evaluator_id is not None:
+        query = query.where(r.evaluator_id == storable(evaluator_id))
+    *counts, unscored = session.execute(query).one()
+    return [int(c) for c in counts], int(unscored)
 
 
 def _dialect_insert(session: Session) -> Any:

@@ -31,6 +31,19 @@ def set_evaluators(session: Session, task: Task, evaluators: Sequence[tuple[str,
     session.flush()
 
 
+def update_task(session: Session, task: Task, *, evaluators: Sequence[tuple[str, float]] | None = None,
+                **fields: str | None) -> Task:
+    """Set the given columns (name, description, dataset_id), the evaluator links when given,
+    and the update time."""
+    for key, value in fields.items():
+        setattr(task, key, storable(value))
+    if evaluators is not None:
+        set_evaluators(session, task, evaluators)
+    task.updated_at = utcnow()
+    session.flush()
+    return task
+
+
 def set_dataset(session: Session, task: Task, dataset_id: str | None) -> Task:
     task.dataset_id = dataset_id
     task.updated_at = utcnow()

@@ -33,19 +33,50 @@ async function call(method, path, body) {
   } catch {
     throw new ApiError(0, 0, t('common.network'));
   }
-  if (response.status === 401) {
-    window.location.href = `/signin?next=${encodeURIComponent(window.location.pathname)}`;
+  let text = '';
+  try {
+    text = await response.text();
+  } catch {
+    throw new ApiError(0, 0, t('common.network'));
   }
+  return { data: answered(response.status, response.statusText, text), response };
+}
+
+/** The envelope's data of an answer, or the ApiError it reports; a 401 goes to sign in. */
+function answered(status, statusText, text) {
+  if (status === 401) window.location.href = `/signin?next=${encodeURIComponent(window.location.pathname)}`;
   let payload = null;
   try {
-    payload = await response.json();
+    payload = JSON.parse(text);
   } catch {
-    throw new ApiError(response.status, response.status, response.statusText);
+    throw new ApiError(status, status, statusText);
   }
-  if (!response.ok || payload.code !== 200) {
-    throw new ApiError(response.status, payload.code, payload.message || response.statusText);
+  if (status < 200 || status > 299 || payload.code !== 200) {
+    throw new ApiError(status, payload.code, payload.message || statusText);
   }
-  return { data: payload.data, response };
+  return payload.data;
+}
+
+/** POST a file as the raw request body (as the upload routes read it), calling
+ * `onProgress(sent, total)` as it goes: fetch() cannot tell upload progress, XMLHttpRequest can. */
+export function upload(path, file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', path);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.setRequestHeader('X-CSRF-Token', csrf || '');
+    xhr.upload.addEventListener('progress', (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size));
+    xhr.addEventListener('load', () => {
+      try {
+        resolve(answered(xhr.status, xhr.statusText, xhr.responseText));
+      } catch (err) {
+        reject(err);
+      }
+    });
+    xhr.addEventListener('error', () => reject(new ApiError(0, 0, t('common.network'))));
+    xhr.send(file);
+  });
 }
 
 export const get = (path) => api('GET', path);

@@ -42,7 +42,7 @@ export const loading = () => h('p', { class: 'state loading' }, t('common.loadin
 
 /** Where "back" leads from the page at `path`: the list its first segment names. */
 export function listOf(path = window.location.pathname) {
-  return path.startsWith('/evaluators') ? '/evaluators' : '/tasks';
+  return ['/evaluators', '/datasets'].find((list) => path.startsWith(list)) || '/tasks';
 }
 
 /** A friendly "not found" (an unknown or deleted id): what is missing and a way back, no retry. */

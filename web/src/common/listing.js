@@ -71,3 +71,22 @@ export function pager(state, total, onPage) {
     h('button', { type: 'button', class: 'secondary', id: 'page-next', disabled: state.page >= pages,
       onclick: () => onPage(state.page + 1) }, `${t('list.next')} ›`));
 }
+
+/** A list's table (sortable headers for the keys in `sortable`, one row per item, cards on a
+ * phone) and its pager; `go(state)` shows another sort or page. */
+export function listTable(state, { id, columns, sortable, label }, { items, total }, row, go) {
+  const onSort = (sort, order) => go({ ...state, sort, order, page: 1 });
+  return [h('div', { class: 'table-box' }, h('table', { class: 'table cards', id },
+    h('thead', {}, h('tr', {}, columns.map((k) => (sortable.includes(k) ? sortHeader(k, label(k), state, onSort)
+      : h('th', {}, label(k)))))),
+    h('tbody', {}, items.map(row)))),
+  pager(state, total, (page) => go({ ...state, page }))];
+}
+
+/** The owner filter (everyone, or only mine), labelled. */
+export function ownerFilter(state, go) {
+  const select = h('select', { id: 'owner-filter', onchange: () => go({ ...state, owner: select.value, page: 1 }) },
+    h('option', { value: '' }, t('evaluators.filter.everyone')),
+    h('option', { value: 'me', selected: state.owner === 'me' }, t('evaluators.filter.mine')));
+  return h('label', { class: 'filter' }, t('evaluators.filter.owner'), select);
+}

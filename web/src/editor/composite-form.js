@@ -4,6 +4,7 @@
 import { get } from '../common/api.js';
 import { t } from '../common/boot.js';
 import { h, mount } from '../common/dom.js';
+import { searchPicker } from '../common/picker.js';
 import { labelled } from './fields.js';
 import { outOfRange } from './schema-form.js';
 
@@ -18,27 +19,16 @@ export function childSpec(evaluator, weight) {
 
 /** A search box over the evaluators with "add" buttons; `onPick(evaluator)` with its config. */
 export function evaluatorPicker(onPick, { exclude = () => false, id = 'picker' } = {}) {
-  const input = h('input', { type: 'search', id: `${id}-search`, placeholder: t('form.pickSearch'),
-    'aria-label': t('form.pickSearch') });
-  const results = h('ul', { class: 'pick-results', id: `${id}-results` });
-  let timer;
-  async function search() {
-    const query = new URLSearchParams({ q: input.value.trim(), sort: 'name', order: 'asc', limit: '8' });
-    try {
-      const found = (await get(`/api/v1/evaluators?${query}`)).filter((e) => !exclude(e));
-      mount(results, found.length ? found.map((e) => h('li', {},
-        h('button', { type: 'button', class: 'link pick', dataset: { id: e.id }, onclick: async () => {
-          onPick(await get(`/api/v1/evaluators/${e.id}`));
-          search();
-        } }, `+ ${e.name}`),
-        h('span', { class: 'hint' }, ` ${t(`type.${e.type}`)}`))) : h('li', { class: 'hint' }, t('form.pickNone')));
-    } catch (err) {
-      mount(results, h('li', { class: 'bad' }, err.message));
-    }
-  }
-  input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(search, 200); });
-  search();
-  return h('div', { class: 'picker' }, input, results);
+  return searchPicker({
+    id,
+    placeholder: t('form.pickSearch'),
+    find: async (q) => {
+      const query = new URLSearchParams({ q, sort: 'name', order: 'asc', limit: '8' });
+      return (await get(`/api/v1/evaluators?${query}`)).filter((e) => !exclude(e));
+    },
+    describe: (e) => t(`type.${e.type}`),
+    onPick: async (e) => onPick(await get(`/api/v1/evaluators/${e.id}`)),
+  });
 }
 
 export function compositeForm(config, { readOnly, onChange }) {

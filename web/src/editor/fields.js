@@ -27,3 +27,7 @@ export function labelled(id, labelKey, control, { required = false, hint = null 
 /** The problems as one line each, "Field: message". */
 export const problemText = (problems) => problems.map((p) => t('form.problem', { field: p.label,
   message: p.message })).join('\n');
+
+/** The problems a form's check found, listed above it ("Fix these before saving:"). */
+export const problemsAlert = (problems) => h('div', { class: 'alert error', role: 'alert', id: 'form-problems' },
+  h('p', {}, t('form.fix')), h('ul', {}, problemText(problems).split('\n').map((line) => h('li', {}, line))));

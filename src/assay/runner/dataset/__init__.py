@@ -30,7 +30,7 @@ from assay.core.sample import Sample
 from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.runner.dataset._csv import DELIMITERS, csv_metadata, csv_rows
 from assay.runner.dataset._json import BadJson, json_rows, jsonl_rows, parse_json
-from assay.runner.dataset._parquet import parquet_rows
+from assay.runner.dataset._parquet import parquet_rows, untrusted_parquet_rows
 from assay.runner.files import open_regular
 
 # The readers are public too: the Ray engine and the suites read rows of these formats themselves.
@@ -67,10 +67,13 @@ def iter_dataset(path: Path, *, delimiter: str | None = None) -> Iterator[tuple[
         yield from iter_samples(rows, source=str(path), clean=FORMATS.get(path.suffix.lower()) == "parquet")
 
 
-def read_rows(fh: BinaryIO, path: Path, *, delimiter: str | None = None) -> Iterator[tuple[int, Any]]:
+def read_rows(fh: BinaryIO, path: Path, *, delimiter: str | None = None,
+              untrusted: bool = False, max_row_bytes: int = 1 << 20) -> Iterator[tuple[int, Any]]:
     """The ``(line, row)`` pairs of an open dataset file, its format told by ``path``'s suffix
     (``path`` names the file in messages; a Parquet ``fh`` must be seekable), read as they are
-    asked for (a ``.json`` file's text is read whole). The API's uploads read request bodies so."""
+    asked for (a ``.json`` file's text is read whole). The API's uploads read request bodies so,
+    ``untrusted``: a Parquet file is then decoded in a child process with a memory limit, sized
+    for rows of at most ``max_row_bytes``."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise SpecError(f"cannot tell the format of dataset {path.name!r} from its name: "
@@ -81,6 +84,8 @@ def read_rows(fh: BinaryIO, path: Path, *, delimiter: str | None = None) -> Iter
     if fmt == "json":
         return json_rows(fh, path)
     if fmt == "parquet":
+        if untrusted:
+            return untrusted_parquet_rows(fh, path, max_row_bytes=max_row_bytes)
         return parquet_rows(fh, path)
     return csv_rows(fh, path, sep)
 

@@ -51,23 +51,28 @@ class Source:
 class SuiteRef:
     """How to open a suite again on a worker: compiled graders hold compiled patterns that do
     not pickle, so each worker compiles the suite file itself (absolute paths, so that the
-    worker's directory does not matter), with the command line's overrides applied."""
+    worker's directory does not matter), with the command line's overrides applied, and the
+    waza release it is read as (``--waza-version``), so that every worker reads the suite as the
+    driver did."""
 
     path: Path
     results: Path | None = None
     dialect: str | None = None
     threshold: float | None = None
     cost_ordered: bool | None = None
+    waza_version: str | None = None
 
     @classmethod
     def of(cls, path: Path, *, results: Path | None = None, dialect: str | None = None,
-           threshold: float | None = None, cost_ordered: bool | None = None) -> SuiteRef:
+           threshold: float | None = None, cost_ordered: bool | None = None,
+           waza_version: str | None = None) -> SuiteRef:
         return cls(Path(path).resolve(), Path(results).resolve() if results is not None else None, dialect,
-                   threshold, cost_ordered)
+                   threshold, cost_ordered, waza_version)
 
     def open(self, context: SpecContext | None = None) -> tuple[Suite, Source]:
         """The suite (overrides applied) and its source, as ``open_suite`` reads them."""
-        suite, source = open_suite(self.path, results=self.results, dialect=self.dialect, context=context)
+        suite, source = open_suite(self.path, results=self.results, dialect=self.dialect, context=context,
+                                   waza_version=self.waza_version)
         if self.threshold is not None:
             suite.threshold = self.threshold
         if self.cost_ordered is not None:
@@ -76,11 +81,12 @@ class SuiteRef:
 
 
 def open_suite(path: Path, *, results: Path | None = None, dialect: str | None = None,
-               context: SpecContext | None = None) -> tuple[Suite, Source]:
+               context: SpecContext | None = None, waza_version: str | None = None) -> tuple[Suite, Source]:
     """The suite at ``path`` and the source of its samples. A streamed suite comes back with
     no samples; everything else about it (graders, threshold, fingerprint) is as ``load_suite``
     gives it."""
-    suite, source_path = open_streamed(path, formats=STREAMED, results=results, dialect=dialect, context=context)
+    suite, source_path = open_streamed(path, formats=STREAMED, results=results, dialect=dialect, context=context,
+                                       waza_version=waza_version)
     if source_path is None:
         return suite, Source("memory")
     kind = STREAMED[source_path.suffix.lower()]

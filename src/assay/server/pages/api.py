@@ -62,13 +62,7 @@ def score_histogram(run_id: str, session: SessionDep, _user: CurrentUser,
     results had no score (errors, pending)."""
     if run_rows.get_run(session, run_id) is None:
         raise not_found("run", run_id)
-    counts = [0] * bins
-    unscored = 0
-    for result in run_rows.iter_results(session, run_rows.results_query(run_id, evaluator_id=evaluator_id)):
-        if result.score is None:
-            unscored += 1
-        else:
-            counts[min(int(max(result.score, 0.0) * bins), bins - 1)] += 1
+    counts, unscored = run_rows.score_histogram(session, run_id, evaluator_id, bins)
     edges = [round(i / bins, 6) for i in range(bins + 1)]
     return Envelope(data={"bins": [{"from": edges[i], "to": edges[i + 1], "count": c} for i, c in enumerate(counts)],
                           "unscored": unscored})

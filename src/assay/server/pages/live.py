@@ -1,8 +1,11 @@
-"""A run as its page shows it while it goes: ``GET /pages/api/runs/{id}/live`` → the stored
-results counted now (not the worker's last checkpoint), the summary of what is graded so far
-by the same function that writes the finished run's summary (``run_summary.summarise``: one
-definition of pass rate everywhere, errors and pending counted apart), and the version of each
-evaluator the run graded (a hash of the config it snapshotted) with whether it changed since."""
+"""A run as its page shows it while it goes: ``GET /pages/api/runs/{id}/live`` → the results
+stored so far (the run's count, which each committed chunk of results adds to in the same
+transaction), the summary of the slices graded so far by the rules that write the finished
+run's summary (``run_summary.LiveSummaries``: one definition of pass rate everywhere, errors
+and pending counted apart, each read costing only what was graded since the last), and the
+version of each evaluator the run graded (a hash of the config it snapshotted) with whether it
+changed since, and the dataset version it graded (the dataset's name, the version's number, rows
+and file). Nothing here reads the run's every result."""
 
 from __future__ import annotations
 
@@ -11,11 +14,12 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter
+from sqlalchemy.orm import Session
 
-from assay.server.deps import CurrentUser, SessionDep
+from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import not_found
-from assay.server.run_summary import summarise
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
+from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 
@@ -27,15 +31,29 @@ def config_version(config: Any) -> str:
     return hashlib.sha256(orjson.dumps(config, option=orjson.OPT_SORT_KEYS)).hexdigest()[:8]
 
 
+def graded_dataset(session: Session, version_id: str | None) -> dict[str, Any] | None:
+    """The dataset version a run graded, as its page names it (None for a run without one)."""
+    version = dataset_rows.version_by_id(session, version_id) if version_id else None
+    if version is None:
+        return None
+    dataset = dataset_rows.get_dataset(session, version.dataset_id)
+    return {"id": version.dataset_id, "name": dataset.name if dataset else None, "version": version.number,
+            "rows": version.row_count, "file": version.source_name}
+
+
 @router.get("/runs/{run_id}/live", response_model=Envelope[dict[str, Any]])
-def live_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
+def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: CurrentUser) -> Any:
     run = run_rows.get_run(session, run_id)
     if run is None:
         raise not_found("run", run_id)
     snapshot = list(run.evaluators or [])
     active = run.status in run_rows.ACTIVE
-    done = run_rows.count_results(session, run_id) if active else run.done
-    summary = summarise(session, run_id, {s["evaluatorId"]: s["weight"] for s in snapshot}) if active else run.summary
+    summary: dict[str, Any] | None
+    if active:
+        summary = service.live.summary(session, run_id, {s["evaluatorId"]: s["weight"] for s in snapshot})
+    else:
+        service.live.forget(run_id)
+        summary = run.summary
     versions = []
     for spec in snapshot:
         version = config_version(spec.get("config"))
@@ -44,5 +62,5 @@ def live_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
                          "weight": spec.get("weight"), "version": version,
                          "changedSince": current is None or config_version(current.config) != version})
     return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
-                          "done": min(done, run.total), "error": run.error, "summary": summary,
-                          "evaluators": versions})
+                          "done": min(run.done, run.total), "error": run.error, "summary": summary,
+                          "evaluators": versions, "dataset": graded_dataset(session, run.dataset_version_id)})

@@ -137,9 +137,29 @@ async def tasks_page(request: Request) -> Response:
     return await page(request, "tasks", "tasks.title", "tasks")
 
 
+@router.get("/tasks/new")
+async def new_task_page(request: Request) -> Response:
+    return await page(request, "task-form", "taskForm.newTitle", "tasks", id="")
+
+
 @router.get("/tasks/{task_id}")
 async def task_page(request: Request, task_id: str) -> Response:
     return await page(request, "task", "tasks.title", "tasks", id=task_id)
+
+
+@router.get("/tasks/{task_id}/edit")
+async def edit_task_page(request: Request, task_id: str) -> Response:
+    return await page(request, "task-form", "taskForm.editTitle", "tasks", id=task_id)
+
+
+@router.get("/datasets")
+async def datasets_page(request: Request) -> Response:
+    return await page(request, "datasets", "datasets.title", "datasets")
+
+
+@router.get("/datasets/{dataset_id}")
+async def dataset_page(request: Request, dataset_id: str) -> Response:
+    return await page(request, "dataset", "datasets.title", "datasets", id=dataset_id)
 
 
 @router.get("/runs/{run_id}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request, Response
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -14,6 +14,7 @@ from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found
+from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.datasets import (
     DatasetCreate,
@@ -29,6 +30,8 @@ from assay.store.models import Dataset, DatasetVersion
 
 router = APIRouter(prefix="/datasets", tags=["datasets"], responses=ERROR_RESPONSES)
 MAX_PAGE = 1000
+MAX_NUMBER = 2**31 - 1
+"""Version numbers and row offsets beyond a database integer are refused as input, not at the driver."""
 
 
 def version_out(version: DatasetVersion) -> DatasetVersionOut:
@@ -59,9 +62,15 @@ def create_dataset(body: DatasetCreate, service: ServiceDep, user: CurrentUser) 
         return Envelope(data=_detail(session, _found(session, dataset_id)))
 
 
-@router.get("", response_model=Envelope[list[DatasetOut]], summary="List datasets (no rows are read)")
-def list_datasets(session: SessionDep, _user: CurrentUser) -> Any:
-    return Envelope(data=[dataset_out(d, v) for d, v in rows.list_datasets(session)])
+@router.get("", response_model=Envelope[list[DatasetOut]], summary="List datasets (no rows are read)",
+            description=f"Searched, sorted and paged by the query parameters; the total is in {TOTAL_HEADER}.")
+def list_datasets(session: SessionDep, user: CurrentUser, response: Response, window: WindowDep,
+                  owner: Annotated[str | None, Query(max_length=200, description="Only this user's (me: yours).")]
+                  = None) -> Any:
+    found, total = rows.find_datasets(session, owner_id=owner_of(session, user, owner),
+                                      window=checked(window, rows.DATASET_SORTABLE))
+    tell_total(response, total)
+    return Envelope(data=[dataset_out(d, v) for d, v in found])
 
 
 @router.get("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Get a dataset and its versions")
@@ -90,8 +99,9 @@ async def upload_version(dataset_id: str, request: Request, service: ServiceDep,
 
 @router.get("/{dataset_id}/rows", response_model=Envelope[DatasetRowPage], summary="A page of a version's rows")
 def list_rows(dataset_id: str, session: SessionDep, _user: CurrentUser,
-              version: Annotated[int | None, Query(ge=1, description="The version; the newest when left out.")] = None,
-              offset: Annotated[int, Query(ge=0)] = 0,
+              version: Annotated[int | None, Query(ge=1, le=MAX_NUMBER,
+                                                   description="The version; the newest when left out.")] = None,
+              offset: Annotated[int, Query(ge=0, le=MAX_NUMBER)] = 0,
               limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100) -> Any:
     found = _version(session, _found(session, dataset_id), version)
     items = [DatasetRowOut(position=p, row=r) for p, r in rows.iter_rows(session, found.id, offset, offset + limit)]
@@ -101,7 +111,8 @@ def list_rows(dataset_id: str, session: SessionDep, _user: CurrentUser,
 
 @router.delete("/{dataset_id}/versions/{number}", response_model=Envelope[dict[str, Any]],
                summary="Delete a version no run graded")
-def delete_version(dataset_id: str, number: int, session: SessionDep, user: CurrentUser) -> Any:
+def delete_version(dataset_id: str, number: Annotated[int, Path(ge=1, le=MAX_NUMBER)], session: SessionDep,
+                   user: CurrentUser) -> Any:
     dataset = _changeable(session, dataset_id, user)
     found = _version(session, dataset, number)
     if rows.in_use(session, [found.id]):

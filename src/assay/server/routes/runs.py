@@ -103,16 +103,41 @@ def export_results(
                              headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
+_EXPORTED = (EvaluationResult.run_id, EvaluationResult.sample_id, EvaluationResult.evaluator_id,
+             EvaluationResult.evaluator_name, EvaluationResult.status, EvaluationResult.passed,
+             EvaluationResult.score, EvaluationResult.reason, EvaluationResult.details, EvaluationResult.error_code,
+             EvaluationResult.latency_ms, EvaluationResult.created_at)
+
+
 def _records(service: Service, query: Any) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(sample position, result as exported)`` of each result of ``query``."""
+    """``(sample position, result as exported)`` of each result of ``query``: ``ResultOut``'s
+    fields without its id, read as plain rows (no ORM object or model per result: an export of
+    millions streams several times faster)."""
     with service.database.session() as session:
-        for result in rows.iter_results(session, query):
-            yield result.sample_index, result_out(result).model_dump(by_alias=True, exclude={"id"})
+        for (run_id, sample_id, evaluator_id, evaluator_name, status, passed, score, reason, details, error,
+             latency_ms, created_at, position, _) in rows.iter_result_rows(session, query, _EXPORTED):
+            yield position, {"runId": run_id, "sampleId": sample_id, "evaluatorId": evaluator_id,
+                             "evaluatorName": evaluator_name, "status": status, "passed": passed, "score": score,
+                             "reason": reason, "details": details or {}, "error": error, "latencyMs": latency_ms,
+                             "createdAt": iso(created_at)}
+
+
+CHUNK_BYTES = 64 << 10
+"""What an export hands the server at once: the response's iterator is driven from a thread,
+one hop per item, so one line per item would cost more than writing it."""
 
 
 def _jsonl(service: Service, query: Any) -> Iterator[bytes]:
+    lines, size = [], 0
     for _, record in _records(service, query):
-        yield orjson.dumps(record) + b"\n"
+        line = orjson.dumps(record)
+        lines.append(line)
+        size += len(line) + 1
+        if size >= CHUNK_BYTES:
+            yield b"\n".join(lines) + b"\n"
+            lines, size = [], 0
+    if lines:
+        yield b"\n".join(lines) + b"\n"
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
@@ -168,9 +193,12 @@ def _csv(service: Service, query: Any, run_id: str) -> Iterator[bytes]:
             value = sample.get(column)
             record[column] = value if value is None or isinstance(value, str) else orjson.dumps(value).decode()
         writer.writerow({key: inert_cell(value) for key, value in record.items()})
+        if buffer.tell() >= CHUNK_BYTES:
+            yield buffer.getvalue().encode()
+            buffer.seek(0)
+            buffer.truncate()
+    if buffer.tell():
         yield buffer.getvalue().encode()
-        buffer.seek(0)
-        buffer.truncate()
 
 
 def _found(session: Session, run_id: str) -> Run:

@@ -14,7 +14,15 @@ from assay.server.errors import ApiError, evaluator_not_found, not_found
 from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
 from assay.server.routes.runs import run_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
-from assay.server.schemas.tasks import RunOut, RunStatus, TaskCreate, TaskEvaluatorOut, TaskOut
+from assay.server.schemas.tasks import (
+    RunOut,
+    RunStatus,
+    TaskCreate,
+    TaskEvaluatorIn,
+    TaskEvaluatorOut,
+    TaskOut,
+    TaskUpdate,
+)
 from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
@@ -38,19 +46,29 @@ def task_out(session: Session, task: Task, version: DatasetVersion | None = None
                    created_by_id=task.created_by_id, created_at=iso(task.created_at), updated_at=iso(task.updated_at))
 
 
-@router.post("", response_model=Envelope[TaskOut], summary="Create a task")
-def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
+def _links(session: Session, evaluators: list[TaskEvaluatorIn]) -> list[tuple[str, float]]:
+    """``(evaluator id, weight)`` of each link, once each evaluator is known and attached once."""
     links: list[tuple[str, float]] = []
-    for i, link in enumerate(body.evaluators):
+    for i, link in enumerate(evaluators):
         if evaluator_rows.get_evaluator(session, link.evaluator_id) is None:
             raise evaluator_not_found(link.evaluator_id)
         if any(link.evaluator_id == seen for seen, _ in links):
             raise ApiError(422, f"evaluators[{i}].evaluatorId: {link.evaluator_id!r} is attached twice")
         links.append((link.evaluator_id, link.weight))
+    return links
+
+
+def _check_dataset(session: Session, dataset_id: str | None) -> None:
+    if dataset_id is not None and dataset_rows.get_dataset(session, dataset_id) is None:
+        raise not_found("dataset", dataset_id)
+
+
+@router.post("", response_model=Envelope[TaskOut], summary="Create a task")
+def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
+    links = _links(session, body.evaluators)
     if body.dataset is not None and body.dataset_id is not None:
         raise ApiError(422, "dataset and datasetId: give one, the rows or the id of a dataset")
-    if body.dataset_id is not None and dataset_rows.get_dataset(session, body.dataset_id) is None:
-        raise not_found("dataset", body.dataset_id)
+    _check_dataset(session, body.dataset_id)
     dataset_id = body.dataset_id
     if body.dataset is not None:
         dataset_id = ingest.new_dataset(service.database, name=body.dataset.name or body.name, description=None,
@@ -83,6 +101,22 @@ def list_tasks(session: SessionDep, user: CurrentUser, response: Response, windo
 @router.get("/{task_id}", response_model=Envelope[TaskOut], summary="Get a task")
 def get_task(task_id: str, session: SessionDep, _user: CurrentUser) -> Any:
     return Envelope(data=task_out(session, _found(session, task_id)))
+
+
+@router.put("/{task_id}", response_model=Envelope[TaskOut], summary="Update a task")
+def update_task(task_id: str, body: TaskUpdate, session: SessionDep, user: CurrentUser) -> Any:
+    task = _changeable(session, task_id, user)
+    given = body.model_fields_set
+    if "name" in given and body.name is None:
+        raise ApiError(422, "name: may not be null (leave it out to keep the stored one)")
+    if "evaluators" in given and body.evaluators is None:
+        raise ApiError(422, "evaluators: may not be null (leave it out to keep the attached ones)")
+    links = _links(session, body.evaluators) if body.evaluators is not None else None
+    _check_dataset(session, body.dataset_id)
+    fields = {key: getattr(body, key) for key in ("name", "description", "dataset_id") if key in given}
+    rows.update_task(session, task, evaluators=links, **fields)
+    session.commit()
+    return Envelope(data=task_out(session, task))
 
 
 @router.put("/{task_id}/dataset", response_model=Envelope[TaskOut],

@@ -40,6 +40,17 @@ class TaskCreate(ApiModel):
                                   "`dataset`.")
 
 
+class TaskUpdate(ApiModel):
+    """Changes to a task: the fields given replace the stored ones (``evaluators`` the whole list,
+    in its order; ``datasetId`` another dataset of /datasets, or null for none). Runs already
+    made keep what they graded."""
+
+    name: Name | None = None
+    description: Description | None = None
+    evaluators: list[TaskEvaluatorIn] | None = Field(default=None, min_length=1, max_length=MAX_EVALUATORS)
+    dataset_id: Annotated[str, Field(max_length=36), NoNul] | None = None
+
+
 class TaskEvaluatorOut(ApiModel):
     evaluator_id: str
     name: str

@@ -28,6 +28,10 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any]]] = {
     "output-not-contains": ("vally_output", {"mode": "contains", "negate": True}),
     "output-matches": ("vally_output", {"mode": "matches"}),
     "output-not-matches": ("vally_output", {"mode": "matches", "negate": True}),
+    "transcript-contains": ("vally_transcript", {"mode": "contains"}),
+    "transcript-not-contains": ("vally_transcript", {"mode": "contains", "negate": True}),
+    "transcript-matches": ("vally_transcript", {"mode": "matches"}),
+    "transcript-not-matches": ("vally_transcript", {"mode": "matches", "negate": True}),
     "file-exists": ("vally_file", {"mode": "exists"}),
     "file-not-exists": ("vally_file", {"mode": "exists", "negate": True}),
     "file-contains": ("vally_file", {"mode": "contains"}),
@@ -42,6 +46,9 @@ CATALOGUE: dict[str, tuple[str, dict[str, Any]]] = {
     **{m: ("vally_metric", {"metric": m}) for m in ("token-budget", "tool-call-count", "turn-count",
                                                     "error-count", "wall-time")},
 }
+
+NOT_YET = frozenset({"diff-contains", "diff-not-contains", "diff-empty"})
+"""Vally catalogue graders assay refuses by name, saying why, rather than as unknown types."""
 
 
 def entry_spec(doc: YamlDoc, entry: Any, at: Keys, warnings: list[str]) -> dict[str, Any]:
@@ -62,6 +69,10 @@ def translate(spec: dict[str, Any], doc: YamlDoc, at: Keys) -> dict[str, Any]:
     """Vally grader types assay spells differently (``CATALOGUE``): the type becomes assay's
     grader and the config gains its ``mode``; a ``*-not-*`` spelling inverts ``negate``."""
     entry = CATALOGUE.get(str(spec.get("type")))
+    if spec.get("type") in NOT_YET:
+        raise doc.error(f"Vally's {spec['type']} grader reads the workspace diff Vally records on the trajectory "
+                        "(microsoft.github.io/vally/reference/graders/diff-contains/); assay does not read that "
+                        "artifact yet: check the files with file-contains / file-matches instead", *at, "type")
     if entry is None:
         return spec
     grader, added = entry

@@ -34,15 +34,18 @@ def _task_id(value: Any) -> Any:
 
 class WazaConfig(FileModel):
     """Run settings (``config:``). assay runs no agent: it reads ``judge_model`` (the model of
-    every ``prompt`` grader, as waza's runner injects it) and ``cost_ordered`` (an assay
-    extension); the rest is kept as written."""
+    ``prompt`` graders, by release), ``trials_per_task`` (checked against the runs a results
+    file holds) and ``cost_ordered`` (an assay extension); the rest is kept as written."""
 
     model_config = ConfigDict(extra="allow")
     go_type: ClassVar[str] = "models.Config"
 
     cost_ordered: bool = False
     judge_model: Text | None = None
-    trials_per_task: Any = None
+    trials_per_task: int | None = Field(
+        default=None, ge=1, strict=True, description="Runs of each task waza makes: in assay, the runs a results "
+        "file holds for a task, each a sample `<id>#<n>` clustered by task (not `--repeats`, which re-grades one "
+        "output).")
     timeout_seconds: Any = None
     parallel: Any = None
     max_workers: Any = None
@@ -151,5 +154,6 @@ class WazaTask(FileModel):
     golden: Any = None
     skill_directories: Any = None
     instruction_files: Any = None
-    checkpoints: Any = Field(default=None, description="Per-turn graders (kept; assay grades the final output).")
+    checkpoints: Any = Field(default=None, description="Per-turn graders, graded on the run after their turn "
+                                                         "(`_waza_checkpoints`).")
     command_mocks: Any = None

@@ -4,12 +4,15 @@ One function, ``prepare``, turns an entry into ``{type, name, config, weight}``:
 ``type`` fold into ``config`` (both editions' spellings), the kind maps to the assay grader
 with waza's semantics (``GO_KINDS``; ``program`` is waza's, not Vally's), the edition's rules
 apply (``code`` and ``script`` see that edition's context; the Python edition's ``regex``
-ignores case), ``config.judge_model`` replaces a ``prompt`` grader's model as waza's runner
-does, a weight of zero or less counts as 1 (``GraderConfig.EffectiveWeight``). Keys follow the
-release the suite is read as (``_waza_releases``): from 0.24 waza decodes grader entries and
-configs with known fields only, so a key it does not define is an error in waza's words; before,
-it is dropped with a warning. Grader kinds follow the release too (``regex``/``keyword`` before
-0.21, ``text``/``trigger`` from 0.21, the Go ``tool_calls`` from 0.27).
+ignores case), ``config.judge_model`` is the model of ``prompt`` graders (from 0.27 only of
+those naming none, as ``applyDefaults`` does; before, it replaced theirs), a grader ``ref`` is
+read from a file in the suite (``_waza_refs``; a remote one is refused), a ``json_schema`` with
+``extract_json: true`` is ``waza_json_schema``, a weight of zero or less counts as 1
+(``GraderConfig.EffectiveWeight``). Keys follow the release the suite is read as
+(``_waza_releases``): from 0.24 waza decodes grader entries and configs with known fields only,
+so a key it does not define is an error in waza's words; before, it is dropped with a warning.
+Grader kinds follow the release too (``regex``/``keyword`` before 0.21, ``text``/``trigger``
+from 0.21, the Go ``tool_calls`` from 0.27).
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ from assay.runner.suites.dialects._waza_kinds import (
     GO_ONLY,
     GO_TOOL_CALLS,
     PYTHON_ONLY,
-    UNSUPPORTED,
     WAZA_PARAMS,
     go_kinds,
 )
+from assay.runner.suites.dialects._waza_refs import resolve_ref
 from assay.runner.suites.dialects._waza_releases import Release
 from assay.runner.suites.filemodel import Keys, model_in
 from assay.runner.suites.graders import SPEC_KEYS, fold_grader
@@ -55,6 +58,10 @@ class WazaGraders:
     judge_model: str | None = None
     default_type: str | None = None
     warnings: list[str] = field(default_factory=list)
+    suite_dir: Path | None = None
+    """Where a grader ``ref`` is resolved and confined (the eval file's directory by default)."""
+    files: list[Path] = field(default_factory=list)
+    """Grader files read through ``ref``, inputs of the suite."""
 
     @property
     def strict(self) -> bool:
@@ -64,8 +71,8 @@ class WazaGraders:
     def prepare(self, entry: Any, keys: Keys) -> dict[str, Any]:
         self._entry_keys(entry, keys)
         if isinstance(entry, Mapping) and "ref" in entry:
-            raise self.doc.error("a remote grader reference (`ref`, resolved by `waza get`) is not supported by "
-                                 "assay; write the grader inline", *keys, "ref")
+            entry, read = resolve_ref(self.doc, entry, keys, self.suite_dir or self.doc.path.parent)
+            self.files.append(read)
         spec = fold_grader(self.doc, entry, keys, default_type=self.default_type)
         kind = spec.get("type")
         config = dict(spec["config"])
@@ -78,8 +85,14 @@ class WazaGraders:
             pass  # Vally's program config (`program`, `args`, ...) written in a waza suite: assay's program
         elif kind in GO_KINDS and self.edition == "go":
             spec = {**spec, "type": GO_KINDS[kind]}
-        elif kind == "json_schema" and "schema_file" in config:
-            config = _schema_file(self.doc, config, keys)
+        elif kind == "json_schema":
+            config = _schema_file(self.doc, config, keys) if "schema_file" in config else config
+            extract = config.pop("extract_json", False)
+            if not isinstance(extract, bool):
+                raise self.doc.error(f"extract_json must be true or false, got {extract!r}", *keys, "config",
+                                     "extract_json")
+            if extract:  # json_schema_grader.go: extraction is opt-in; strict JSON stays assay's json_schema
+                spec, config = {**spec, "type": "waza_json_schema"}, {**config, "extract_json": True}
         elif kind == "code":
             language = config.get("language")
             if isinstance(language, str) and language.lower() in _LANGUAGES:
@@ -129,8 +142,8 @@ class WazaGraders:
         """waza's prompt grader (internal/graders/prompt_grader.go) scores pass/fail verdict tools:
         ``scoring: checks``; its ``mode: pairwise`` judges both orders and counts an
         order-dependent verdict as a passing tie: ``pairwise`` with ``flip_passes``."""
-        if self.judge_model:
-            config["model"] = self.judge_model  # injectJudgeModel: the suite's judge wins
+        if self.judge_model and (not config.get("model") or not self.release.has("judge_model_fills")):
+            config["model"] = self.judge_model  # a default from 0.27 (applyDefaults), an override before
         mode = config.pop("mode", None)
         if mode == "pairwise":
             config.pop("continue_session", None)
@@ -167,8 +180,6 @@ class WazaGraders:
         folded = set(entry) - set(SPEC_KEYS) if isinstance(entry, Mapping) else set()
         kept = {}
         for key, value in config.items():
-            if (kind, key) in UNSUPPORTED:
-                raise self.doc.error(f"waza's {kind} option {key!r} is not supported by assay yet", *where(key))
             if key in known or key in folded or key in ("edition", "scoring", "flip_passes", "flags"):
                 kept[key] = value  # waza's, folded from beside `type`, or set by this dialect
                 continue

@@ -39,10 +39,6 @@ WAZA_PARAMS: dict[str, tuple[str, frozenset[str]]] = {
 ``internal/models/grader_params.go``, f7e6155e; ``expect`` from tool_calls_grader.go, 0f670754;
 ``forbidden_skills`` from docs/graders/skill_invocation.md, 44a4b08f)."""
 
-UNSUPPORTED = {("tool_constraint", "allow_only"), ("json_schema", "extract_json")}
-"""Options waza defines (``schemas/eval.schema.json`` at 022454e3) whose semantics assay has not
-read in waza's source yet: refused as unsupported, never dropped (they change verdicts)."""
-
 ENTRY_KEYS = {"eval": ("rawGraderConfig", frozenset({*SPEC_KEYS, "script", "rubric", "model", "ref"})),
               "task": ("rawValidatorInline", frozenset({*SPEC_KEYS, "assertions", "rubric"}))}
 """The keys a grader entry may have beside ``config`` from 0.24 (``internal/models/spec.go``

@@ -48,6 +48,11 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("strict", "eval, task and grader files decoded with known fields only: an unknown key is an error",
               "0.24.0", None, "CHANGELOG.md 0.24.0 (#132); internal/models/spec.go, testcase.go, grader_params.go "
               "`decoder.KnownFields(true)` (0e7150c3, f7e6155e)"),
+    Behaviour("judge_model_fills", "config `judge_model` is the model of `prompt` graders that name none (a grader's "
+              "own `model` wins; before, `judge_model` replaced it)", "0.27.0", None,
+              "internal/graders/run.go applyDefaults at 0a694334 (a 0.27 tree: it has output_contains_any); "
+              "before: internal/orchestration/runner.go injectJudgeModel (091a1f9e, after v0.12.0). 0.24-0.26 were "
+              "not read, so they are read as before"),
     Behaviour("workers", "config `workers` (was `max_workers`)", "0.24.0", None, "CHANGELOG.md 0.24.0"),
     Behaviour("tool_calls", "grader kind `tool_calls` (required_tools, forbidden_tools, min_calls, max_calls, "
               "expect with argument matchers)", "0.27.0", None,

@@ -22,7 +22,9 @@ fields only, so an unknown key is an error in waza's words (``field x not found 
 models.TestCase``); for older releases and the Python edition it is a warning naming file and
 line. Fields waza defines in any release are never called unknown. From 0.27 a task's
 ``expected.output_contains`` / ``output_not_contains`` / ``output_contains_any`` are graded as
-results of their own (``waza_expected``). Task globs fail only when no pattern matches a file.
+results of their own (``waza_expected``). A task's ``checkpoints`` (Go edition) are graded on the
+run as it stood after their turn (``_waza_checkpoints``, ``waza_checkpoint``). Task globs fail
+only when no pattern matches a file.
 """
 
 from __future__ import annotations
@@ -39,12 +41,13 @@ from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.graders import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
+from assay.runner.suites.dialects._waza_checkpoints import checkpoint_specs
 from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
 from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
 from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
 from assay.runner.suites.dialects._waza_releases import Release, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
-from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump
+from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump, task_prompt
 from assay.runner.suites.filemodel import Keys, Unknown, read_model
 from assay.runner.suites.graders import compile_graders
 from assay.runner.suites.runs import Runs, find_results, make_sample, unmatched_warning
@@ -88,30 +91,39 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
     tasks, disabled, task_files = _tasks(doc, spec, base, warnings, strict)
     judge = spec.config.judge_model if spec.config else None
-    suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings)
+    suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings, suite_dir=base)
     graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=suite_graders.prepare)
     grade_expected = edition == "go" and release.has("expected")
 
     samples, sample_graders, missing = [], {}, []
+    trials = spec.config.trials_per_task if spec.config else None
+    off_count: list[str] = []
     clusters: dict[str, str] = {}
     for tdoc, task in tasks:
         entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
-        task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=WazaGraders(
-            tdoc, edition, release, judge, default_type="code", warnings=warnings).prepare)
+        task_prepare = WazaGraders(tdoc, edition, release, judge, default_type="code", warnings=warnings,
+                                   suite_dir=base).prepare
+        task_graders = compile_graders(entries, tdoc, ("graders",), context, prepare=task_prepare)
+        if edition == "go":
+            checkpoints = checkpoint_specs(tdoc, task.checkpoints, context, task_prepare, warnings, strict is not None)
+            task_graders += compile_graders(checkpoints, tdoc, ("checkpoints",), context)
         inputs = task.inputs or {}
         task_runs = runs.pop(task.id, None)
+        if task_runs is not None and trials is not None and len(task_runs) != trials:
+            off_count.append(f"{task.id} ({len(task_runs)})")
         if task_runs is None and any(k in inputs for k in _RUN_KEYS):
             task_runs = [(tdoc.where("inputs"), inputs)]
         if not task_runs:
             missing.append(task.id)
             continue
         meta = _task_metadata(tdoc, task, edition)
+        prompt = task_prompt(tdoc, inputs, edition == "go" and release.has("task_inputs_027"))
         expected = tdoc.data.get("expected") if isinstance(tdoc.data, Mapping) else None
         for n, (where, run) in enumerate(task_runs, 1):
             sid = task.id if len(task_runs) == 1 else f"{task.id}#{run.get('trial_id', n)}"
             if len(task_runs) > 1:
                 clusters[sid] = task.id
-            samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=expected, metadata=meta,
+            samples.append(make_sample(sid, run, input=prompt, expected=expected, metadata=meta,
                                        base_dir=base, where=where))
             if task_graders:
                 sample_graders[sid] = task_graders
@@ -120,6 +132,10 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
             f"a results file (--results, or {' / '.join(RESULT_FILES)} beside eval.yaml)"
         raise SpecError(f"no graded outputs: none of {len(tasks)} task(s) has a run in {hint} "
                         "or an inputs.output in its task file", where=str(doc.path))
+    if off_count:
+        warnings.append(f"{doc.where('config', 'trials_per_task')}: config.trials_per_task is {trials}, but "
+                        f"{results_path} holds another number of runs for {len(off_count)} task(s): "
+                        f"{', '.join(off_count[:5])}{' ...' if len(off_count) > 5 else ''}; each run is graded")
     unmatched = sorted(set(runs) - disabled)
     if unmatched:
         warnings.append(unmatched_warning(unmatched, results_path, "task"))
@@ -127,9 +143,9 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
         name=spec.name or base.name, samples=samples, graders=graders, sample_graders=sample_graders,
         threshold=None, cost_ordered=spec.cost_ordered or (spec.config is not None and spec.config.cost_ordered),
         dialect=NAME, source=doc.path, definition=spec,
-        inputs=[doc.path, *task_files, *([results_path] if results_path else [])],
+        inputs=[doc.path, *task_files, *suite_graders.files, *([results_path] if results_path else [])],
         missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings,
-        explain=_explain(edition, release, pinned, shapes, schema, results_path))
+        explain=_explain(edition, release, pinned, shapes, schema, results_path, trials))
 
 
 def _text(value: Any) -> str | None:
@@ -177,7 +193,7 @@ def _expected_graders(task: WazaTask) -> list[dict[str, Any]]:
 
 
 def _explain(edition: Edition, release: Release, pinned: bool, shapes: AbstractSet[str], schema: str | None,
-             results: Path | None) -> list[str]:
+             results: Path | None, trials: int | None) -> list[str]:
     lines = []
     why = "a release is pinned" if pinned else "its results file is the Go edition's" if "go" in shapes else \
         "its results file is the Python edition's" if "python" in shapes else "from its grader kinds and keys"
@@ -188,6 +204,9 @@ def _explain(edition: Edition, release: Release, pinned: bool, shapes: AbstractS
     if results is not None:
         tells = f"schemaVersion {schema}" if schema else "no schemaVersion"
         lines.append(f"results: {results} ({', '.join(sorted(shapes)) or 'empty'}; {tells})")
+    if trials is not None:
+        lines.append(f"trials_per_task: {trials}: each task's runs in the results file are samples <id>#<n> of "
+                     "one cluster (pass@k, pass^k, clustered intervals); not --repeats, which re-grades one output")
     return lines
 
 

@@ -1,0 +1,134 @@
+"""Datasets in the pages, in a real browser (issue 22): a dataset is made on /datasets, its
+versions are uploaded by the file picker and by drag and drop with the progress shown, the
+server's refusals name the row and the field, the rows are previewed page by page with their
+columns, and stored markup (a hostile name, hostile cells) stays text."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import uuid
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+XSS = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+
+
+def jsonl(rows: list[dict]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+
+
+def alerts(page) -> list[str]:
+    """Every alert() a page runs (stored markup that ran): none may."""
+    seen: list[str] = []
+    page.on("dialog", lambda dialog: (seen.append(dialog.message), dialog.dismiss()))
+    return seen
+
+
+def make_dataset(page, live, name: str) -> str:
+    page.goto(live.url + "/datasets")
+    page.click("#new-dataset-open")
+    page.click("#create-dataset")  # without a name: refused at the field, nothing sent
+    page.locator("#new-name-error:has-text('必填')").wait_for()
+    page.fill("#new-name", name)
+    page.fill("#new-description", XSS)
+    page.click("#create-dataset")
+    page.wait_for_url(re.compile(r"/datasets/[0-9a-f-]{36}$"))
+    return page.url.rsplit("/", 1)[1]
+
+
+def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
+    ran = alerts(page)
+    name = f"客服问答 {uuid.uuid4().hex[:6]} {XSS}"
+    dataset_id = make_dataset(page, live, name)
+    assert page.locator("#dataset-name").inner_text() == name
+    rows = [{"id": f"q{i:02d}", "input": f"问题 {i} {XSS}", "output": "回答" * (i + 1), "expected": "回答",
+             "topic": "售后"} for i in range(25)]
+    page.set_input_files("#file-input", files=[{"name": "问答.jsonl", "mimeType": "application/json",
+                                                "buffer": jsonl(rows)}])
+    page.locator("#preview-title:has-text('第 1 版')").wait_for()
+    page.locator("#preview tbody tr").nth(19).wait_for()
+    assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output", "expected",
+                                                                   "topic"]  # the file's columns
+    assert page.locator("#preview tbody tr").count() == 20
+    first = page.locator("#preview tbody tr").first.locator("td").all_inner_texts()
+    assert first[:3] == ["1", "q00", f"问题 0 {XSS}"] and first[5] == "售后"
+    page.click("#page-next")
+    page.wait_for_url(re.compile(r"page=2"))
+    page.locator("#page-info:has-text('第 2 / 2 页')").wait_for()
+    assert page.locator("#preview tbody tr").count() == 5
+    page.screenshot(path=shots / "dataset-preview.png", full_page=True)
+
+    # Drag and drop a CSV (slowed down, so that the progress shows on the way).
+    csv = "id,input,output\n" + "".join(f"c{i},问{i},{'答' * 400}\n" for i in range(300))
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                  "uploadThroughput": 400_000})
+    drop = page.evaluate_handle("text => { const dt = new DataTransfer();"
+                                " dt.items.add(new File([text], 'v2.csv', {type: 'text/csv'})); return dt; }", csv)
+    page.dispatch_event("#dropzone", "drop", {"dataTransfer": drop})
+    page.wait_for_function("(() => { const bar = document.querySelector('#upload-progress');"
+                           " return bar && bar.value > 0 && bar.value < 100; })()")
+    assert "正在上传 v2.csv" in page.locator("#upload-words").inner_text()
+    page.locator("#preview-title:has-text('第 2 版')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
+    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
+                                                  "uploadThroughput": -1})
+    assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output"]
+    assert page.locator("#versions tbody tr").count() == 2
+    page.click("#versions tr[data-number='1'] button.show-version")  # back to version 1, in the URL
+    page.wait_for_url(re.compile(r"version=1"))
+    page.locator("#preview-title:has-text('第 1 版')").wait_for()
+    page.reload()
+    page.locator("#preview tbody tr").first.wait_for()
+    assert page.locator("#preview-title").inner_text() == "第 1 版的数据行"
+
+    page.goto(live.url + "/datasets?q=" + name.split()[1])
+    page.locator("#datasets tbody tr").first.wait_for()
+    assert page.locator("#datasets td.name").all_inner_texts() == [name]
+    assert page.locator("main img, main script").count() == 0 and ran == []
+    with live.api() as api:
+        assert api.get(f"/datasets/{dataset_id}").json()["data"]["description"] == XSS
+
+
+def test_a_refused_upload_names_the_row_and_the_field(page, live):
+    page.goto(live.url + "/datasets")
+    make_dataset(page, live, f"坏文件 {uuid.uuid4().hex[:6]}")
+    bad = jsonl([{"id": "ok", "input": "好"}, {"id": "x" * 301, "input": "坏"}])
+    page.set_input_files("#file-input", files=[{"name": "bad.jsonl", "mimeType": "text/plain", "buffer": bad}])
+    error = page.locator("#upload-error")
+    error.wait_for()
+    assert "bad.jsonl 未能上传" in error.inner_text()
+    assert "bad.jsonl:2" in error.inner_text() and "id: 301 characters" in error.inner_text()
+    page.set_input_files("#file-input", files=[{"name": "data.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
+    page.locator("#upload-error:has-text('请按文件格式改名')").wait_for()  # refused before sending
+    assert page.locator("#versions").count() == 0
+
+    # In English, and a file whose name is markup (no "/": a path's last part is its name).
+    ran = alerts(page)
+    img = "<img src=x onerror=alert(1)>"
+    page.context.add_cookies([{"name": "assay_lang", "value": "en", "url": live.url}])
+    page.reload()
+    page.locator("h2:has-text('Upload the first version')").wait_for()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
+    page.locator(f"#upload-error:has-text('{img}.xlsx was not uploaded')").wait_for()
+    assert "rename the file after its format" in page.locator("#upload-error").inner_text()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.jsonl", "mimeType": "text/plain",
+                                                "buffer": jsonl([{"id": "a", "input": "q"}])}])
+    page.locator("#preview-title:has-text('Rows of version 1')").wait_for()
+    assert page.locator("#versions td.file").inner_text() == f"{img}.jsonl"
+    pa = pytest.importorskip("pyarrow")  # a binary file goes up as it is
+    import pyarrow.parquet as pq
+
+    parquet = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist([{"id": "p1", "input": "北京", "score": 0.5}]), parquet)
+    page.set_input_files("#file-input", files=[{"name": "d.parquet", "mimeType": "application/octet-stream",
+                                                "buffer": parquet.getvalue()}])
+    page.locator("#preview-title:has-text('Rows of version 2')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
+    assert page.locator("#preview tbody td").all_inner_texts() == ["1", "p1", "北京", "0.5"]
+    assert page.locator("main img, main script").count() == 0 and ran == []

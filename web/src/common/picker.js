@@ -1,0 +1,35 @@
+// A searchable list to pick from: a search box and the first matches, each with a button that
+// picks it. The evaluator picker (composite and task forms) and the dataset picker are both this.
+import { t } from './boot.js';
+import { h, mount } from './dom.js';
+
+/**
+ * `find(words)` resolves to the matches; `describe(item)` is the hint beside an item's name;
+ * `onPick(item)` is called with the item picked. The list is searched again after each pick
+ * (so that `find` may leave out what is picked already).
+ */
+export function searchPicker({ id, placeholder, find, describe = () => '', onPick, prefix = '+ ' }) {
+  const input = h('input', { type: 'search', id: `${id}-search`, placeholder, 'aria-label': placeholder,
+    maxlength: 200 });
+  const results = h('ul', { class: 'pick-results', id: `${id}-results` });
+  let timer;
+  let asked = 0;
+  async function search() {
+    const mine = ++asked; // an older, slower answer never overwrites a newer one
+    try {
+      const found = await find(input.value.trim());
+      if (mine !== asked) return;
+      mount(results, found.length ? found.map((item) => h('li', {},
+        h('button', { type: 'button', class: 'link pick', dataset: { id: item.id }, onclick: async () => {
+          await onPick(item);
+          search();
+        } }, `${prefix}${item.name}`),
+        h('span', { class: 'hint' }, ` ${describe(item)}`))) : h('li', { class: 'hint' }, t('form.pickNone')));
+    } catch (err) {
+      if (mine === asked) mount(results, h('li', { class: 'bad' }, err.message));
+    }
+  }
+  input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(search, 200); });
+  search();
+  return h('div', { class: 'picker' }, input, results);
+}

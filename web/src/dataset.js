@@ -1,0 +1,75 @@
+// /datasets/{id}: the dataset, a box to upload its next version (drag and drop or the file
+// picker), its versions, and a paged preview of one version's rows (?version=&page= in the URL).
+import { get } from './common/api.js';
+import { params, t } from './common/boot.js';
+import { errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
+import { readState, writeState } from './common/listing.js';
+import { fmtBytes } from './dataset/format.js';
+import { drawPreview } from './dataset/preview.js';
+import { uploadBox } from './dataset/upload.js';
+
+const root = document.getElementById('app');
+const DEFAULTS = { version: '', page: 1 };
+const VERSION_COLUMNS = ['number', 'file', 'format', 'rows', 'size', 'columns', 'createdAt'];
+
+function versionsTable(versions, shown, onShow) {
+  const cell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`dataset.col.${key}`) } },
+    ...children);
+  return h('div', { class: 'table-box' }, h('table', { class: 'table cards', id: 'versions' },
+    h('thead', {}, h('tr', {}, VERSION_COLUMNS.map((k) => h('th', {}, t(`dataset.col.${k}`))))),
+    h('tbody', {}, [...versions].reverse().map((v) => h('tr', { class: v.number === shown ? 'selected' : null,
+      dataset: { number: v.number } },
+    cell('number', {}, h('button', { type: 'button', class: 'link show-version', 'aria-pressed': String(
+      v.number === shown), onclick: () => onShow(v.number) }, t('dataset.versionLabel', { number: v.number }))),
+    cell('file', { class: 'file' }, v.sourceName || t('common.none')),
+    cell('format', {}, v.format),
+    cell('rows', { class: 'num' }, v.rowCount.toLocaleString()),
+    cell('size', { class: 'num' }, fmtBytes(v.sizeBytes)),
+    cell('columns', { class: 'columns' }, v.columns.join(', ')),
+    cell('createdAt', {}, fmtDate(v.createdAt)))))));
+}
+
+async function render() {
+  const current = readState(DEFAULTS);
+  let dataset;
+  let facts;
+  try {
+    [dataset, facts] = await Promise.all([get(`/api/v1/datasets/${params.id}`), get('/pages/api/form-facts')]);
+  } catch (err) {
+    mount(root, errorState(err, render));
+    return;
+  }
+  document.title = `${dataset.name} · ${t('app.title')}`;
+  const numbers = dataset.versions.map((v) => v.number);
+  const shown = numbers.includes(Number(current.version)) ? Number(current.version) : numbers[numbers.length - 1];
+  const show = (number, page = 1) => {
+    writeState({ version: number === numbers[numbers.length - 1] ? '' : number, page }, DEFAULTS);
+    render();
+  };
+  const preview = h('div', { id: 'preview-box' });
+  mount(root,
+    h('div', { class: 'page-head' }, h('a', { href: '/datasets', class: 'button secondary' }, `← ${t('editor.back')}`),
+      h('h1', { id: 'dataset-name' }, dataset.name)),
+    dataset.description ? h('p', { class: 'lead', id: 'dataset-description' }, dataset.description) : null,
+    h('p', { class: 'meta' }, dataset.taskNames.length ? t('dataset.usedBy', { tasks: dataset.taskNames.join('、') })
+      : t('dataset.unused')),
+    h('section', { class: 'card' }, h('h2', {}, t(numbers.length ? 'dataset.uploadNext' : 'dataset.uploadFirst')),
+      uploadBox(dataset.id, facts, (version) => {
+        toast(t('dataset.uploaded', { number: version.number, rows: version.rowCount.toLocaleString() }));
+        show(version.number);
+      })),
+    numbers.length ? [
+      h('section', { class: 'card' }, h('h2', {}, t('dataset.versions')),
+        versionsTable(dataset.versions, shown, (number) => show(number))),
+      h('section', { class: 'card' }, h('h2', { id: 'preview-title' }, t('dataset.preview', { number: shown })),
+        preview),
+    ] : null);
+  if (numbers.length) {
+    const { columns } = dataset.versions.find((v) => v.number === shown);
+    drawPreview(preview, dataset.id, { version: shown, page: current.page, columns }, (page) => show(shown, page));
+  }
+}
+
+window.addEventListener('popstate', render);
+mount(root, loading());
+render();
