@@ -1,7 +1,8 @@
 """Datasets in the pages, in a real browser (issue 22): a dataset is made on /datasets, its
 versions are uploaded by the file picker and by drag and drop with the progress shown, the
 server's refusals name the row and the field, the rows are previewed page by page with their
-columns, and stored markup (a hostile name, hostile cells) stays text."""
+columns, versions and datasets are deleted (refused while a task grades them), and stored
+markup (a hostile name, hostile cells, a hostile file name) stays text."""
 
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
         assert api.get(f"/datasets/{dataset_id}").json()["data"]["description"] == XSS
 
 
-def test_a_refused_upload_names_the_row_and_the_field(page, live):
+def test_a_refused_upload_names_the_row_and_the_field_then_versions_are_deleted(page, live):
     page.goto(live.url + "/datasets")
     make_dataset(page, live, f"坏文件 {uuid.uuid4().hex[:6]}")
     bad = jsonl([{"id": "ok", "input": "好"}, {"id": "x" * 301, "input": "坏"}])
@@ -131,4 +132,25 @@ def test_a_refused_upload_names_the_row_and_the_field(page, live):
     page.locator("#preview-title:has-text('Rows of version 2')").wait_for()
     page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
     assert page.locator("#preview tbody td").all_inner_texts() == ["1", "p1", "北京", "0.5"]
+
+    # Delete a version, then the dataset (refused while a task grades it, saying which).
+    page.click("#versions tr[data-number='1'] button.delete-version")
+    page.click("dialog.confirm button[value=ok]")
+    page.locator("#versions tbody tr").nth(1).wait_for(state="detached")
+    assert page.locator("#versions tbody tr").get_attribute("data-number") == "2"
+    dataset_id = page.url.split("?")[0].rsplit("/", 1)[1]
+    with live.api() as api:
+        preset = api.get("/evaluators/presets").json()["data"][0]["id"]
+        task = api.post("/tasks", json={"name": "用它的任务", "datasetId": dataset_id,
+                                        "evaluators": [{"evaluatorId": preset}]}).json()["data"]
+    page.click("#delete-dataset")
+    page.click("dialog.confirm button[value=ok]")
+    page.locator(".toast.error:has-text('用它的任务')").wait_for()
+    with live.api() as api:
+        assert api.delete(f"/tasks/{task['id']}").status_code == 200
+    page.click("#delete-dataset")
+    page.click("dialog.confirm button[value=ok]")
+    page.wait_for_url("**/datasets")
+    with live.api() as api:
+        assert api.get(f"/datasets/{dataset_id}").status_code == 404
     assert page.locator("main img, main script").count() == 0 and ran == []

@@ -169,6 +169,7 @@ def result_row(run_id: str, spec: dict[str, Any], sample: Sample, position: int,
     return {"run_id": run_id, "sample_id": sample.id, "sample_index": position,
             "evaluator_id": spec["evaluatorId"], "evaluator_name": spec["name"], "status": str(result.status),
             "passed": result.passed, "score": result.score, "reason": result.reason,
+            "reason_code": result.reason_code, "reason_args": result.reason_args,
             "details": result.details, "error_code": None if result.error is None else str(result.error),
             "latency_ms": result.latency_ms}
 
@@ -179,5 +180,6 @@ def line_row(run_id: str, spec: dict[str, Any], sample_id: str, position: int,
     return {"run_id": run_id, "sample_id": sample_id, "sample_index": position,
             "evaluator_id": spec["evaluatorId"], "evaluator_name": spec["name"], "status": result["status"],
             "passed": result["passed"], "score": result["score"], "reason": result["reason"],
+            "reason_code": result.get("reason_code"), "reason_args": result.get("reason_args"),
             "details": result.get("details") or {}, "error_code": result.get("error"),
             "latency_ms": result.get("latency_ms") or 0.0}
