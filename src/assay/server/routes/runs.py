@@ -110,7 +110,8 @@ def export_results(
 
 _EXPORTED = (EvaluationResult.run_id, EvaluationResult.sample_id, EvaluationResult.evaluator_id,
              EvaluationResult.evaluator_name, EvaluationResult.status, EvaluationResult.passed,
-             EvaluationResult.score, EvaluationResult.reason, EvaluationResult.details, EvaluationResult.error_code,
+             EvaluationResult.score, EvaluationResult.reason, EvaluationResult.reason_code,
+             EvaluationResult.reason_args, EvaluationResult.details, EvaluationResult.error_code,
              EvaluationResult.latency_ms, EvaluationResult.created_at)
 
 
@@ -119,11 +120,13 @@ def _records(service: Service, query: Any) -> Iterator[tuple[int, dict[str, Any]
     fields without its id, read as plain rows (no ORM object or model per result: an export of
     millions streams several times faster)."""
     with service.database.session() as session:
-        for (run_id, sample_id, evaluator_id, evaluator_name, status, passed, score, reason, details, error,
-             latency_ms, created_at, position, _) in rows.iter_result_rows(session, query, _EXPORTED):
+        for (run_id, sample_id, evaluator_id, evaluator_name, status, passed, score, reason, reason_code,
+             reason_args, details, error, latency_ms, created_at, position, _) in rows.iter_result_rows(session, query,
+                                                                                                       _EXPORTED):
             yield position, {"runId": run_id, "sampleId": sample_id, "evaluatorId": evaluator_id,
                              "evaluatorName": evaluator_name, "status": status, "passed": passed, "score": score,
-                             "reason": reason, "details": details or {}, "error": error, "latencyMs": latency_ms,
+                             "reason": reason, "reasonCode": reason_code, "reasonArgs": reason_args,
+                             "details": details or {}, "error": error, "latencyMs": latency_ms,
                              "createdAt": iso(created_at)}
 
 

@@ -41,6 +41,7 @@ from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.graders import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
+from assay.runner.suites.dialects._waza_agents import agent_grader
 from assay.runner.suites.dialects._waza_checkpoints import checkpoint_specs
 from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
 from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
@@ -93,6 +94,10 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     judge = spec.config.judge_model if spec.config else None
     suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings, suite_dir=base)
     graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=suite_graders.prepare)
+    if edition == "go" and release.has("agent_tools"):
+        implicit = agent_grader(base, spec.config.skill_directories if spec.config else None, spec.graders or [],
+                                warnings)
+        graders += compile_graders([implicit] if implicit else [], doc, ("skill",), context)
     grade_expected = edition == "go" and release.has("expected")
 
     samples, sample_graders, missing = [], {}, []
