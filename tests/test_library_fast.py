@@ -13,7 +13,8 @@ import assay
 from assay import SpecError
 from assay.core.result import copier
 from assay.core.sample import Sample, trusted_samples
-from assay.graders.exact_match import difference_reason
+from assay.graders._text import describe
+from assay.graders.exact_match import DIFFERS_AT, KINDS_DIFFER, difference_reason
 from assay.library import _batch, _validated
 
 
@@ -118,8 +119,14 @@ def test_exact_match_results_are_what_the_builders_make():
                             {"output": "abc", "expected": "abd"}, {"output": 1, "expected": True}])
     grader = assay.library._grader({"type": "exact_match", "name": "em", "weight": 2}, None)
     want = [grader.scored_result(True), grader.scored_result(True),
-            grader.scored_result(False, reason="output differs from expected at character 2: got 'c', expected 'd'"),
-            grader.scored_result(False, reason="output is a number (1), expected is a boolean (true)")]
+            grader.scored_result(False, reason=DIFFERS_AT(index=2, got="'c'", expected="'d'")),
+            grader.scored_result(False, reason=KINDS_DIFFER(output=describe(1), expected=describe(True)))]
+    assert [r.reason for r in rs[2:]] == ["output differs from expected at character 2: got 'c', expected 'd'",
+                                          "output is a number (1), expected is a boolean (true)"]
+    assert rs[3].reason_args == {"output": {"code": "json.shown", "args": {"kind": {"code": "json.number", "args": {}},
+                                                                           "shown": "1"}},
+                                 "expected": {"code": "json.shown", "args": {"kind": {"code": "json.boolean",
+                                                                                      "args": {}}, "shown": "true"}}}
     for r, w in zip(rs, want):
         assert {**r.__dict__, "latency_ms": 0} == {**w.__dict__, "latency_ms": 0}
         assert r.model_fields_set == w.model_fields_set

@@ -52,6 +52,10 @@ def test_api_types_come_from_the_traits():
     allowed = api_types()
     assert {"exact_match", "contains", "regex", "json_schema", "similarity", "code", "composite", "llm"} <= allowed
     assert not allowed & {"program", "script", "human", "tool_calls", "waza_file", "vally_run_command"}
+    # the peers' graders come from their suites, not the API: a composite subclass (a waza
+    # checkpoint) does not become API-safe, or grow a form in the pages, by inheritance
+    assert not {t for t in allowed if t.startswith(("waza_", "vally_"))}
+    assert not registry.get("waza_checkpoint").traits.form
     assert {"program", "script"} <= api_types(allow_programs=True)
     for t in allowed:
         assert registry.get(t).traits.api_safe

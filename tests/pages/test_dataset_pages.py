@@ -1,7 +1,8 @@
 """Datasets in the pages, in a real browser (issue 22): a dataset is made on /datasets, its
 versions are uploaded by the file picker and by drag and drop with the progress shown, the
 server's refusals name the row and the field, the rows are previewed page by page with their
-columns, and stored markup (a hostile name, hostile cells) stays text."""
+columns, versions and datasets are deleted (refused while a task grades them), and stored
+markup (a hostile name, hostile cells, a hostile file name) stays text."""
 
 from __future__ import annotations
 
@@ -51,10 +52,10 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
     page.locator("#preview-title:has-text('第 1 版')").wait_for()
     page.locator("#preview tbody tr").nth(19).wait_for()
     assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output", "expected",
-                                                                   "metadata"]
+                                                                   "topic"]  # the file's columns
     assert page.locator("#preview tbody tr").count() == 20
     first = page.locator("#preview tbody tr").first.locator("td").all_inner_texts()
-    assert first[:3] == ["1", "q00", f"问题 0 {XSS}"] and first[5] == '{"topic":"售后"}'
+    assert first[:3] == ["1", "q00", f"问题 0 {XSS}"] and first[5] == "售后"
     page.click("#page-next")
     page.wait_for_url(re.compile(r"page=2"))
     page.locator("#page-info:has-text('第 2 / 2 页')").wait_for()
@@ -74,6 +75,7 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
                            " return bar && bar.value > 0 && bar.value < 100; })()")
     assert "正在上传 v2.csv" in page.locator("#upload-words").inner_text()
     page.locator("#preview-title:has-text('第 2 版')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
     cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1,
                                                   "uploadThroughput": -1})
     assert page.locator("#preview thead th").all_inner_texts() == ["#", "id", "input", "output"]
@@ -93,7 +95,7 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
         assert api.get(f"/datasets/{dataset_id}").json()["data"]["description"] == XSS
 
 
-def test_a_refused_upload_names_the_row_and_the_field(page, live):
+def test_a_refused_upload_names_the_row_and_the_field_then_versions_are_deleted(page, live):
     page.goto(live.url + "/datasets")
     make_dataset(page, live, f"坏文件 {uuid.uuid4().hex[:6]}")
     bad = jsonl([{"id": "ok", "input": "好"}, {"id": "x" * 301, "input": "坏"}])
@@ -105,3 +107,44 @@ def test_a_refused_upload_names_the_row_and_the_field(page, live):
     page.set_input_files("#file-input", files=[{"name": "data.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
     page.locator("#upload-error:has-text('请按文件格式改名')").wait_for()  # refused before sending
     assert page.locator("#versions").count() == 0
+
+    # In English, and a file whose name is markup (no "/": a path's last part is its name).
+    ran = alerts(page)
+    img = "<img src=x onerror=alert(1)>"
+    page.context.add_cookies([{"name": "assay_lang", "value": "en", "url": live.url}])
+    page.reload()
+    page.locator("h2:has-text('Upload the first version')").wait_for()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.xlsx", "mimeType": "text/plain", "buffer": b"x"}])
+    page.locator(f"#upload-error:has-text('{img}.xlsx was not uploaded')").wait_for()
+    assert "rename the file after its format" in page.locator("#upload-error").inner_text()
+    page.set_input_files("#file-input", files=[{"name": f"{img}.jsonl", "mimeType": "text/plain",
+                                                "buffer": jsonl([{"id": "a", "input": "q"}])}])
+    page.locator("#preview-title:has-text('Rows of version 1')").wait_for()
+    assert page.locator("#versions td.file").inner_text() == f"{img}.jsonl"
+    page.set_input_files("#file-input", files=[{"name": "d.csv", "mimeType": "text/csv",
+                                                "buffer": "id,input,score\np1,北京,0.5\n".encode()}])
+    page.locator("#preview-title:has-text('Rows of version 2')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
+    assert page.locator("#preview tbody td").all_inner_texts() == ["1", "p1", "北京", "0.5"]
+
+    # Delete a version, then the dataset (refused while a task grades it, saying which).
+    page.click("#versions tr[data-number='1'] button.delete-version")
+    page.click("dialog.confirm button[value=ok]")
+    page.locator("#versions tbody tr").nth(1).wait_for(state="detached")
+    assert page.locator("#versions tbody tr").get_attribute("data-number") == "2"
+    dataset_id = page.url.split("?")[0].rsplit("/", 1)[1]
+    with live.api() as api:
+        preset = api.get("/evaluators/presets").json()["data"][0]["id"]
+        task = api.post("/tasks", json={"name": "用它的任务", "datasetId": dataset_id,
+                                        "evaluators": [{"evaluatorId": preset}]}).json()["data"]
+    page.click("#delete-dataset")
+    page.click("dialog.confirm button[value=ok]")
+    page.locator(".toast.error:has-text('用它的任务')").wait_for()
+    with live.api() as api:
+        assert api.delete(f"/tasks/{task['id']}").status_code == 200
+    page.click("#delete-dataset")
+    page.click("dialog.confirm button[value=ok]")
+    page.wait_for_url("**/datasets")
+    with live.api() as api:
+        assert api.get(f"/datasets/{dataset_id}").status_code == 404
+    assert page.locator("main img, main script").count() == 0 and ran == []

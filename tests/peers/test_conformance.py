@@ -38,6 +38,9 @@ def _events(calls: list[Any]) -> list[dict[str, Any]]:
 def _spec(case: dict[str, Any], tmp_path: Path):
     if "skill_md" in case:
         (tmp_path / "SKILL.md").write_text(case["skill_md"])
+    for name, text in case.get("suite_files", {}).items():  # beside the suite (snapshots, fixtures)
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
     return compile_spec({"name": "g", **case["assay"]}, context=SpecContext(base_dir=tmp_path))
 
 
@@ -97,11 +100,16 @@ def test_waza_loader_cases(case, tmp_path):
     (tmp_path / "tasks").mkdir()
     (tmp_path / "eval.yaml").write_text("name: e\nskill: s\ntasks: [tasks/*.yaml]\n")
     (tmp_path / "tasks" / "t.yaml").write_text(case["task"])
+    for name, text in case.get("files", {}).items():  # beside the task file
+        (tmp_path / "tasks" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "tasks" / name).write_text(text)
     task_id = yaml.safe_load(case["task"])["id"]
     (tmp_path / "results.jsonl").write_text(f'{{"task_id": "{task_id}", "output": "done"}}\n')
     if case["expect"] == "loads":
         suite = load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])
         assert suite.warnings == [] and len(suite.samples) == 1, case["source"]
+        if "input" in case:
+            assert suite.samples[0].input == case["input"], case["source"]
     else:
         with pytest.raises(SpecError, match=case["expect"]["error"]):
             load_suite(tmp_path / "eval.yaml", context=SpecContext(), waza_version=case["release"])

@@ -217,3 +217,17 @@ def test_max_workers_is_unknown_from_0_24_where_it_became_workers(tmp_path):
     with pytest.raises(SpecError, match="field max_workers not found in type models.Config"):
         load(path, "0.24")
     assert load(path, "0.21").warnings == []
+
+
+def test_prompt_file_is_read_from_0_27_and_never_out_of_the_tasks_folder(tmp_path):
+    # testcase.go resolvePromptFile (f249bad6): the prompt is the file's text from 0.27
+    task = "id: t1\nname: T\ninputs:\n  prompt_file: p.md\n  output: Deployed to Azure.\n"
+    path = write(tmp_path, {"eval.yaml": EVAL, "tasks/a.yaml": task, "tasks/p.md": "deploy it"})
+    assert load(path, "0.27").samples[0].input == "deploy it"
+    assert load(path, "0.26").samples[0].input is None  # not read before 0.27
+    (tmp_path / "secret.md").write_text("outside")
+    (tmp_path / "tasks" / "p.md").unlink()
+    (tmp_path / "tasks" / "p.md").symlink_to(tmp_path / "secret.md")
+    with pytest.raises(SpecError, match="leads outside the task's folder") as exc:
+        load(path)
+    assert exc.value.where.endswith("a.yaml:4") and exc.value.path == "inputs.prompt_file"

@@ -1,8 +1,8 @@
 // /datasets/{id}: the dataset, a box to upload its next version (drag and drop or the file
 // picker), its versions, and a paged preview of one version's rows (?version=&page= in the URL).
-import { get } from './common/api.js';
+import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
-import { errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
+import { confirmDialog, errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { readState, writeState } from './common/listing.js';
 import { fmtBytes } from './dataset/format.js';
 import { drawPreview } from './dataset/preview.js';
@@ -10,14 +10,27 @@ import { uploadBox } from './dataset/upload.js';
 
 const root = document.getElementById('app');
 const DEFAULTS = { version: '', page: 1 };
-const VERSION_COLUMNS = ['number', 'file', 'format', 'rows', 'size', 'columns', 'createdAt'];
+const VERSION_COLUMNS = ['number', 'file', 'format', 'rows', 'size', 'columns', 'createdAt', 'actions'];
 
-function versionsTable(versions, shown, onShow) {
+/** Asks, then deletes (the dataset, or one version); the server refuses what a task or a run
+ * still needs (409), and says which. */
+async function remove(path, title, text, done) {
+  if (!await confirmDialog(title, text, t('common.delete'))) return;
+  try {
+    await api('DELETE', path);
+    done();
+  } catch (err) {
+    toast(t('common.error', { message: err.message }), 'error');
+  }
+}
+
+
+function versionsTable(dataset, shown, onShow) {
   const cell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`dataset.col.${key}`) } },
     ...children);
   return h('div', { class: 'table-box' }, h('table', { class: 'table cards', id: 'versions' },
     h('thead', {}, h('tr', {}, VERSION_COLUMNS.map((k) => h('th', {}, t(`dataset.col.${k}`))))),
-    h('tbody', {}, [...versions].reverse().map((v) => h('tr', { class: v.number === shown ? 'selected' : null,
+    h('tbody', {}, [...dataset.versions].reverse().map((v) => h('tr', { class: v.number === shown ? 'selected' : null,
       dataset: { number: v.number } },
     cell('number', {}, h('button', { type: 'button', class: 'link show-version', 'aria-pressed': String(
       v.number === shown), onclick: () => onShow(v.number) }, t('dataset.versionLabel', { number: v.number }))),
@@ -26,7 +39,14 @@ function versionsTable(versions, shown, onShow) {
     cell('rows', { class: 'num' }, v.rowCount.toLocaleString()),
     cell('size', { class: 'num' }, fmtBytes(v.sizeBytes)),
     cell('columns', { class: 'columns' }, v.columns.join(', ')),
-    cell('createdAt', {}, fmtDate(v.createdAt)))))));
+    cell('createdAt', {}, fmtDate(v.createdAt)),
+    cell('actions', {}, h('button', { type: 'button', class: 'link danger delete-version',
+      'aria-label': t('dataset.deleteVersionOf', { number: v.number }),
+      onclick: () => remove(`/api/v1/datasets/${dataset.id}/versions/${v.number}`, t('dataset.deleteVersion'),
+        t('dataset.deleteVersionConfirm', { number: v.number }), () => {
+          toast(t('dataset.versionDeleted', { number: v.number }));
+          onShow(null);
+        }) }, t('common.delete'))))))));
 }
 
 async function render() {
@@ -42,14 +62,17 @@ async function render() {
   document.title = `${dataset.name} · ${t('app.title')}`;
   const numbers = dataset.versions.map((v) => v.number);
   const shown = numbers.includes(Number(current.version)) ? Number(current.version) : numbers[numbers.length - 1];
-  const show = (number, page = 1) => {
-    writeState({ version: number === numbers[numbers.length - 1] ? '' : number, page }, DEFAULTS);
+  const show = (number, page = 1) => { // null: the newest
+    writeState({ version: number === null || number === numbers[numbers.length - 1] ? '' : number, page }, DEFAULTS);
     render();
   };
   const preview = h('div', { id: 'preview-box' });
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/datasets', class: 'button secondary' }, `← ${t('editor.back')}`),
-      h('h1', { id: 'dataset-name' }, dataset.name)),
+      h('h1', { id: 'dataset-name' }, dataset.name), h('div', { class: 'spacer' }),
+      h('button', { type: 'button', class: 'danger', id: 'delete-dataset', onclick: () => remove(
+        `/api/v1/datasets/${dataset.id}`, t('dataset.deleteTitle'), t('evaluators.deleteConfirm', { name: dataset.name }),
+        () => { window.location.href = '/datasets'; }) }, t('dataset.delete'))),
     dataset.description ? h('p', { class: 'lead', id: 'dataset-description' }, dataset.description) : null,
     h('p', { class: 'meta' }, dataset.taskNames.length ? t('dataset.usedBy', { tasks: dataset.taskNames.join('、') })
       : t('dataset.unused')),
@@ -60,12 +83,13 @@ async function render() {
       })),
     numbers.length ? [
       h('section', { class: 'card' }, h('h2', {}, t('dataset.versions')),
-        versionsTable(dataset.versions, shown, (number) => show(number))),
+        versionsTable(dataset, shown, (number) => show(number))),
       h('section', { class: 'card' }, h('h2', { id: 'preview-title' }, t('dataset.preview', { number: shown })),
         preview),
     ] : null);
   if (numbers.length) {
-    drawPreview(preview, dataset.id, { version: shown, page: current.page }, (page) => show(shown, page));
+    const { columns } = dataset.versions.find((v) => v.number === shown);
+    drawPreview(preview, dataset.id, { version: shown, page: current.page, columns }, (page) => show(shown, page));
   }
 }
 

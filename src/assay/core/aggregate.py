@@ -35,18 +35,27 @@ class SampleVerdict:
     comparisons pair by it. None: the sample is its own cluster."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The verdict as a results line writes it. A result's ``reason_code`` and
+        ``reason_args`` stay out: they serve the service's pages, and a line reads the same
+        whichever engine graded it (the columnar one words its reasons column-wise, without them)."""
         out: dict[str, Any] = {
             "id": self.id,
             "status": self.status.value,
             "passed": self.passed,
             "score": self.score,
-            "results": [dict(r.__dict__) for r in self.results],
+            "results": [_line_fields(r) for r in self.results],
         }
         if self.skipped:
             out["skipped"] = self.skipped
         if self.cluster is not None:
             out["cluster"] = self.cluster
         return out
+
+
+def _line_fields(result: GraderResult) -> dict[str, Any]:
+    fields = dict(result.__dict__)
+    del fields["reason_code"], fields["reason_args"]
+    return fields
 
 
 def weighted_score(results: Iterable[GraderResult], *, errors_as_zero: bool = False) -> float | None:

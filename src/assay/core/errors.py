@@ -6,6 +6,9 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
+from assay.core.messages import in_turn
+from assay.core.problems import AT, field_problem
+
 
 def format_loc(loc: Sequence[str | int]) -> str:
     """Render a pydantic location as a field path: ``graders[2].config.threshold``."""
@@ -62,8 +65,5 @@ class SpecError(AssayError):
             loc = format_loc(err["loc"])
             full = ".".join(p for p in (path, loc) if p)
             focus = focus or full
-            msg = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "extra_forbidden":
-                msg = "unknown field (not allowed here)"
-            parts.append(f"{full or '<root>'}: {msg}")
-        return cls("; ".join(parts), where=where, focus=focus)
+            parts.append(AT(path=full or "<root>", problem=field_problem(err)))
+        return cls(in_turn(parts), where=where, focus=focus)

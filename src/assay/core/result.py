@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.core._unvalidated import build, shared_keys
+from assay.core.messages import code_and_args
 
 Kind = Literal["code", "llm", "human"]
 """Who decides: ``code`` (deterministic code, a program), ``llm`` (a model judge), ``human``."""
@@ -96,6 +97,12 @@ class GraderResult(BaseModel):
                                                          "to look at (cut after 4,096 characters); null when "
                                                          "nothing needs saying. Exported as waza `message`, "
                                                          "Vally `evidence`.")
+    reason_code: str | None = Field(default=None, description="The code of the message `reason` says, when the "
+                                                              "product wrote it (core.messages: e.g. "
+                                                              "regex.no_match); null for what user code or a "
+                                                              "judge wrote. Pages translate by it.")
+    reason_args: dict[str, Any] | None = Field(default=None, description="The values that fill the message of "
+                                                                         "`reason_code`; null without a code.")
     details: dict[str, Any] = Field(default_factory=dict,
                                     description="Machine-readable particulars: per-check rows, matched spans, "
                                                 "the limits in force, what a program printed.")
@@ -120,10 +127,16 @@ _ALL_FIELDS_SET = set(GraderResult.model_fields)
 def make_result(name: str, type_: str, kind: str, status: Status, passed: bool, score: float | None,
                 reason: str | None, details: dict[str, Any], error: ErrorCode | None,
                 weight: float) -> GraderResult:
-    """Fast, unvalidated constructor for the builders in ``Grader`` (field order as declared)."""
+    """Fast, unvalidated constructor for the builders in ``Grader`` (field order as declared).
+    A ``reason`` a phrase said (``core.messages.Said``) is stored as plain text, its code and
+    arguments beside it."""
+    code, args = code_and_args(reason)
+    if code is not None:
+        reason = str(reason)
     return build(GraderResult, {"name": name, "type": type_, "kind": kind, "status": status, "passed": passed,
-                                "score": score, "reason": reason, "details": details, "error": error,
-                                "latency_ms": 0.0, "weight": weight}, _ALL_FIELDS_SET)
+                                "score": score, "reason": reason, "reason_code": code, "reason_args": args,
+                                "details": details, "error": error, "latency_ms": 0.0, "weight": weight},
+                 _ALL_FIELDS_SET)
 
 
 def copier(result: GraderResult) -> Callable[..., GraderResult]:
@@ -138,7 +151,9 @@ def copier(result: GraderResult) -> Callable[..., GraderResult]:
         own = fields.copy()
         own["details"] = details.copy()
         if reason is not None:
-            own["reason"] = reason
+            code, args = code_and_args(reason)
+            own["reason"], own["reason_code"], own["reason_args"] = \
+                (reason, None, None) if code is None else (str(reason), code, args)
         return build(GraderResult, own, _ALL_FIELDS_SET)
 
     return copy

@@ -19,6 +19,7 @@ from typing import Any
 import re2
 import regex
 
+from assay.core.messages import Phrase
 from assay.core.untrusted import clean_text
 
 JS_FLAGS = frozenset("imsugy")
@@ -56,16 +57,23 @@ def _quiet_stderr():
 
 
 class PatternError(ValueError):
-    """A pattern or its flags cannot be compiled."""
+    """A pattern or its flags cannot be compiled (``args[0]``: what is wrong, often a phrase)."""
+
+
+UNKNOWN_FLAGS = Phrase("regex.unknown_flags", "unknown flag(s) {flags}; allowed: i m s u g y")
+TWICE = Phrase("regex.flags_twice", "flag(s) {flags} given twice")
+INVALID = Phrase("regex.invalid", "invalid regular expression: {problem}")
+INVALID_AT = Phrase("regex.invalid_at", "invalid regular expression: {problem} at position {at}")
+INVALID_NEAR = Phrase("regex.invalid_near", "invalid regular expression: {problem} at position {at} (near {near})")
 
 
 def check_flags(flags: str) -> str:
     bad = sorted(set(flags) - JS_FLAGS)
     if bad:
-        raise PatternError(f"unknown flag(s) {''.join(bad)!r}; allowed: i m s u g y")
+        raise PatternError(UNKNOWN_FLAGS(flags=repr("".join(bad))))
     dupes = sorted({f for f in flags if flags.count(f) > 1})
     if dupes:
-        raise PatternError(f"flag(s) {''.join(dupes)!r} given twice")
+        raise PatternError(TWICE(flags=repr("".join(dupes))))
     return flags
 
 
@@ -289,7 +297,8 @@ def _syntax_error(exc: regex.error, source: str, where: Callable[[int], int]) ->
     message = getattr(exc, "msg", None) or str(exc)
     pos: int | None = getattr(exc, "pos", None)  # set by regex at run time; its stubs leave it out
     if pos is None:
-        return PatternError(f"invalid regular expression: {message}")
+        return PatternError(INVALID(problem=message))
     at = min(max(where(pos), 0), len(source))
-    near = f" (near {source[max(0, at - 15):at + 15]!r})" if len(source) > 30 else ""
-    return PatternError(f"invalid regular expression: {message} at position {at}{near}")
+    if len(source) > 30:
+        return PatternError(INVALID_NEAR(problem=message, at=at, near=repr(source[max(0, at - 15):at + 15])))
+    return PatternError(INVALID_AT(problem=message, at=at))

@@ -6,9 +6,26 @@ from typing import Any
 
 import orjson
 
-from assay.core.untrusted import TooDeep, clean_json, clean_text
+from assay.core.messages import Phrase, Said
+from assay.core.untrusted import MAX_DEPTH, TooDeep, clean_json, clean_text
 
 _SORTED = orjson.OPT_SORT_KEYS
+
+# JSON kinds as reasons name them (with their article), and a value shown with its kind.
+NULL = Phrase("json.null", "null")
+BOOLEAN = Phrase("json.boolean", "a boolean")
+NUMBER = Phrase("json.number", "a number")
+STRING = Phrase("json.string", "a string")
+OBJECT = Phrase("json.object", "an object")
+ARRAY = Phrase("json.array", "an array")
+OTHER = Phrase("json.other", "a {name}")
+SHOWN = Phrase("json.shown", "{kind} ({shown})")
+TOO_DEEP = Phrase("text.too_deep", "cannot compare: a value is nested more than {depth} levels deep")
+"""The reason of a sample whose output or expected value nests past ``MAX_DEPTH``."""
+
+
+def too_deep() -> Said:
+    return TOO_DEEP(depth=MAX_DEPTH)
 
 
 def as_text(value: Any) -> str:
@@ -29,35 +46,35 @@ def as_text(value: Any) -> str:
         return orjson.dumps(clean_json(value), option=_SORTED).decode()
 
 
-def json_kind(value: Any) -> str:
+def json_kind(value: Any) -> Said:
     """The JSON type of a value, with its article: ``a string``, ``a number``, ``null``."""
     if value is None:
-        return "null"
+        return NULL()
     if isinstance(value, bool):
-        return "a boolean"
+        return BOOLEAN()
     if isinstance(value, (int, float)):
-        return "a number"
+        return NUMBER()
     if isinstance(value, str):
-        return "a string"
+        return STRING()
     if isinstance(value, dict):
-        return "an object"
+        return OBJECT()
     if isinstance(value, (list, tuple)):
-        return "an array"
-    return f"a {type(value).__name__}"
+        return ARRAY()
+    return OTHER(name=type(value).__name__)
 
 
-def describe(value: Any, limit: int = 60) -> str:
+def describe(value: Any, limit: int = 60) -> Said:
     """``a number (42)``, ``a string ("42")``: a value's JSON type and a short JSON rendering."""
     kind = json_kind(value)
     if value is None:
         return kind
     if isinstance(value, str):
-        return f"{kind} ({orjson.dumps(clean_text(preview(value, limit))).decode()})"
+        return SHOWN(kind=kind, shown=orjson.dumps(clean_text(preview(value, limit))).decode())
     try:
         shown = preview(as_text(value), limit)
     except TooDeep:
         shown = "…"
-    return f"{kind} ({shown})"
+    return SHOWN(kind=kind, shown=shown)
 
 
 def preview(text: str, limit: int = 120) -> str:

@@ -21,11 +21,12 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS, spec_context
 from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import CodeBatch, CodeOutcome, call_batch
+from assay.core.messages import Phrase, Said
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.source import check_python_source
-from assay.core.untrusted import TooDeep, clean_json, clean_text
+from assay.core.untrusted import MAX_DEPTH, TooDeep, clean_json, clean_text
 from assay.graders._waza_context import assertion_context
 
 DEFAULT_TIMEOUT_MS = 5000
@@ -157,7 +158,7 @@ class Code(Grader[CodeConfig]):
         each sample under the configured limits), then each outcome checked as ``grade`` does."""
         runner = self.resources.code_runner
         if runner is None:
-            return [self.error_result(ErrorCode.UNAVAILABLE, "no code sandbox is configured") for _ in samples]
+            return [self.error_result(ErrorCode.UNAVAILABLE, NO_SANDBOX()) for _ in samples]
         cfg = self.config
         if cfg.assertions == []:
             return [self.scored_result(True, 1.0, "No assertions configured") for _ in samples]  # as waza
@@ -208,12 +209,12 @@ class Code(Grader[CodeConfig]):
         details: dict[str, Any] = {}
         if problem is None:
             written = _writable_details(value.get("details") or {})
-            if isinstance(written, str):
+            if isinstance(written, Said):
                 problem = written
             else:
                 details = written
         if problem:
-            return self.error_result(ErrorCode.INVALID_OUTPUT, f"evaluate() returned {problem}",
+            return self.error_result(ErrorCode.INVALID_OUTPUT, RETURNED(problem=problem),
                                      _sandbox_details(outcome))
         score = value.get("score")
         passed = value["passed"]
@@ -232,40 +233,53 @@ def _sandbox_details(outcome: CodeOutcome) -> dict[str, Any]:
     return details
 
 
-def _check_returned(value: Any) -> str | None:
+NO_SANDBOX = Phrase("code.no_sandbox", "no code sandbox is configured")
+RETURNED = Phrase("code.returned", "evaluate() returned {problem}")
+NOT_OBJECT = Phrase("code.not_object", "{type}, expected an object {passed, score?, reason?, details?}")
+UNKNOWN_FIELDS = Phrase("code.unknown_fields", "unknown field(s) {fields}; allowed: passed, score, reason, details")
+PASSED_TYPE = Phrase("code.passed_type", "`passed` as {type}, expected a boolean")
+SCORE_VALUE = Phrase("code.score_value", "`score` {score}, expected a finite number in [0, 1]")
+SCORE_RANGE = Phrase("code.score_range", "`score` {score}, outside [0, 1]")
+REASON_TYPE = Phrase("code.reason_type", "`reason` as {type}, expected a string")
+DETAILS_TYPE = Phrase("code.details_type", "`details` as {type}, expected an object")
+DETAILS_DEEP = Phrase("code.details_deep", "`details` nested more than {depth} levels deep")
+DETAILS_LARGE = Phrase("code.details_large", "`details` larger than {kb} KB")
+
+
+def _check_returned(value: Any) -> Said | None:
     """Why a returned value is not ``{passed, score?, reason?, details?}``, or None."""
     if not isinstance(value, dict):
-        return f"{type(value).__name__}, expected an object {{passed, score?, reason?, details?}}"
+        return NOT_OBJECT(type=type(value).__name__)
     unknown = sorted(set(value) - {"passed", "score", "reason", "details"})
     if unknown:
-        return f"unknown field(s) {', '.join(unknown)}; allowed: passed, score, reason, details"
+        return UNKNOWN_FIELDS(fields=", ".join(unknown))
     if not isinstance(value.get("passed"), bool):
-        return f"`passed` as {type(value.get('passed')).__name__}, expected a boolean"
+        return PASSED_TYPE(type=type(value.get("passed")).__name__)
     score = value.get("score")
     if score is not None:
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-            return f"`score` {score!r}, expected a finite number in [0, 1]"
+            return SCORE_VALUE(score=repr(score))
         if not 0.0 <= score <= 1.0:
-            return f"`score` {score}, outside [0, 1]"
+            return SCORE_RANGE(score=str(score))
     reason = value.get("reason")
     if reason is not None and not isinstance(reason, str):
-        return f"`reason` as {type(reason).__name__}, expected a string"
+        return REASON_TYPE(type=type(reason).__name__)
     details = value.get("details")
     if details is not None and not isinstance(details, dict):
-        return f"`details` as {type(details).__name__}, expected an object"
+        return DETAILS_TYPE(type=type(details).__name__)
     return None
 
 
-def _writable_details(details: dict[str, Any]) -> dict[str, Any] | str:
+def _writable_details(details: dict[str, Any]) -> dict[str, Any] | Said:
     """``details`` as every writer accepts them (normally as they are), or why they cannot be."""
     try:
         size = len(orjson.dumps(details))
     except orjson.JSONEncodeError:  # not normalised by the runner: do it here, once
         try:
             details = clean_json(details)
-        except TooDeep as exc:
-            return f"`details` {exc}"
+        except TooDeep:
+            return DETAILS_DEEP(depth=MAX_DEPTH)
         size = len(orjson.dumps(details))
     if size > MAX_DETAILS_BYTES:
-        return f"`details` larger than {MAX_DETAILS_BYTES // 1024} KB"
+        return DETAILS_LARGE(kb=MAX_DETAILS_BYTES // 1024)
     return details

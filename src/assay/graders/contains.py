@@ -11,11 +11,19 @@ from collections.abc import Sequence
 from pydantic import Field
 
 from assay.core.grader import BatchGrader, GraderConfig, Traits
+from assay.core.messages import Phrase, Said
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.untrusted import TooDeep
-from assay.graders._text import as_text, json_kind, preview
+from assay.graders._text import as_text, json_kind, preview, too_deep
+
+MISSING = Phrase("contains.missing", "output does not contain {needle}")
+MISSING_AS_JSON = Phrase("contains.missing_as_json",
+                         "output does not contain {needle} ({kinds}, compared as JSON text)")
+OUTPUT_IS = Phrase("contains.output_is", "output is {kind}")
+EXPECTED_IS = Phrase("contains.expected_is", "expected is {kind}")
+BOTH = Phrase("contains.both", "{output} and {expected}")
 
 
 class ContainsConfig(GraderConfig):
@@ -39,8 +47,8 @@ class Contains(BatchGrader[ContainsConfig]):
                     needle = as_text(needle)
                 if hay.__class__ is not str:
                     hay = as_text(hay)
-            except TooDeep as exc:
-                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
+            except TooDeep:
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, too_deep()))
                 continue
             if fold:
                 needle, hay = needle.casefold(), hay.casefold()
@@ -51,10 +59,11 @@ class Contains(BatchGrader[ContainsConfig]):
         return out
 
 
-def missing_reason(needle: str, output: object, expected: object) -> str:
-    reason = f"output does not contain {preview(needle)!r}"
-    kinds = [f"{name} is {json_kind(value)}" for name, value in (("output", output), ("expected", expected))
+def missing_reason(needle: str, output: object, expected: object) -> Said:
+    shown = repr(preview(needle))
+    kinds = [said(kind=json_kind(value)) for said, value in ((OUTPUT_IS, output), (EXPECTED_IS, expected))
              if value is not None and not isinstance(value, str)]
-    if kinds:
-        reason += f" ({' and '.join(kinds)}, compared as JSON text)"
-    return reason
+    if not kinds:
+        return MISSING(needle=shown)
+    return MISSING_AS_JSON(needle=shown, kinds=kinds[0] if len(kinds) == 1 else BOTH(output=kinds[0],
+                                                                                      expected=kinds[1]))

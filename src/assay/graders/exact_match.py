@@ -15,11 +15,19 @@ from typing import Any
 from pydantic import Field
 
 from assay.core.grader import BatchGrader, GraderConfig, Traits
+from assay.core.messages import Phrase, Said
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult, copier
 from assay.core.sample import Sample
 from assay.core.untrusted import MAX_REASON, TooDeep
-from assay.graders._text import as_text, common_prefix_length, describe, json_kind, preview
+from assay.graders._text import as_text, common_prefix_length, describe, json_kind, preview, too_deep
+
+DIFFERS_AT = Phrase("exact_match.differs_at",
+                    "output differs from expected at character {index}: got {got}, expected {expected}")
+NO_EXPECTED = Phrase("exact_match.no_expected", "no expected value to compare with")
+KINDS_DIFFER = Phrase("exact_match.kinds_differ", "output is {output}, expected is {expected}")
+VALUES_DIFFER = Phrase("exact_match.values_differ", "output is {output}, expected {expected}")
+SAME_JSON = Phrase("exact_match.same_json", "output and expected differ although both are written {json} in JSON")
 
 
 class ExactMatchConfig(GraderConfig):
@@ -83,26 +91,25 @@ class ExactMatch(BatchGrader[ExactMatchConfig]):
                 else:
                     reason = difference_reason(a, b)
                     out.append(failed(reason) if len(reason) <= MAX_REASON else scored(False, 0.0, reason))
-            except TooDeep as exc:
-                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, f"cannot compare: a value is {exc}"))
+            except TooDeep:
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, too_deep()))
         return out
 
 
-def difference_reason(output: object, expected: object) -> str:
+def difference_reason(output: object, expected: object) -> Said:
     if output.__class__ is str and expected.__class__ is str:  # the common case, as below
         i = common_prefix_length(output, expected)
-        return f"output differs from expected at character {i}: got {output[i:i + 40]!r}, " \
-               f"expected {expected[i:i + 40]!r}"
+        return DIFFERS_AT(index=i, got=repr(output[i:i + 40]), expected=repr(expected[i:i + 40]))
     if expected is None:
-        return "no expected value to compare with"
+        return NO_EXPECTED()
     kind = json_kind(output)
     if kind != json_kind(expected):
-        return f"output is {describe(output)}, expected is {describe(expected)}"
+        return KINDS_DIFFER(output=describe(output), expected=describe(expected))
     if kind in ("a number", "a boolean"):
-        return f"output is {as_text(output)}, expected {as_text(expected)}"
+        return VALUES_DIFFER(output=as_text(output), expected=as_text(expected))
     a = output if output.__class__ is str else as_text(output)
     b = expected if expected.__class__ is str else as_text(expected)
     if a == b:  # e.g. NaN, which JSON writes as null
-        return f"output and expected differ although both are written {preview(a, 60)} in JSON"
+        return SAME_JSON(json=preview(a, 60))
     i = common_prefix_length(a, b)
-    return f"output differs from expected at character {i}: got {a[i:i + 40]!r}, expected {b[i:i + 40]!r}"
+    return DIFFERS_AT(index=i, got=repr(a[i:i + 40]), expected=repr(b[i:i + 40]))

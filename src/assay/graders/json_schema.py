@@ -24,6 +24,7 @@ from pydantic import Field, PrivateAttr, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from assay.core.grader import BatchGrader, GraderConfig, Traits
+from assay.core.messages import Phrase, Said
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -34,6 +35,12 @@ MAX_INSTANCE = 200
 """Characters of the offending value shown in a violation's message."""
 MAX_MESSAGE = 400
 """Characters of one violation's message (and of its path) kept."""
+NOT_JSON = Phrase("json_schema.not_json", "output is not valid JSON: {problem}")
+NOT_FINITE = Phrase("json_schema.not_finite", "output is not valid JSON: {path} holds a number JSON cannot hold "
+                                              "(NaN or an infinity)")
+NOT_A_VALUE = Phrase("json_schema.not_a_value", "output is not a JSON value: {problem}")
+VIOLATION = Phrase("json_schema.violation", "schema violation: {violations}")
+"""The validator's own messages (jsonschema-rs, in English) stay as they are, each after its path."""
 _BUNDLED_DRAFTS = ("http://json-schema.org/draft-04/schema#, http://json-schema.org/draft-06/schema#, "
                    "http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, "
                    "https://json-schema.org/draft/2020-12/schema")
@@ -152,20 +159,18 @@ class JsonSchema(BatchGrader[JsonSchemaConfig]):
                 try:
                     doc = loads(raw)
                 except orjson.JSONDecodeError as exc:
-                    out.append(scored(False, 0.0, f"output is not valid JSON: {exc}"))
+                    out.append(scored(False, 0.0, NOT_JSON(problem=str(exc))))
                     continue
             else:
                 doc = raw
                 where = _non_finite(doc)
                 if where is not None:  # jsonschema-rs would see null there, and say so
-                    out.append(scored(False, 0.0, f"output is not valid JSON: {where} holds a number JSON cannot "
-                                                  "hold (NaN or an infinity)"))
+                    out.append(scored(False, 0.0, NOT_FINITE(path=where)))
                     continue
             try:
                 out.append(scored(True, 1.0) if is_valid(doc) else self._violations(validator, doc))
             except (ValueError, TypeError, OverflowError) as exc:  # a Python value JSON cannot hold
-                out.append(self.error_result(ErrorCode.INVALID_OUTPUT,
-                                             f"output is not a JSON value: {_short(str(exc))}"))
+                out.append(self.error_result(ErrorCode.INVALID_OUTPUT, NOT_A_VALUE(problem=_short(str(exc)))))
         return out
 
     def _violations(self, validator: jsonschema_rs.Validator, doc: Any) -> GraderResult:
@@ -187,7 +192,7 @@ def _non_finite(doc: Any) -> str | None:
     return None
 
 
-def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[str, dict[str, Any]]:
+def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[Said, dict[str, Any]]:
     """Why ``doc`` fails: the reason and the details of a failed result (the first
     ``MAX_REPORTED_ERRORS`` violations, each with its path, message and schema path)."""
     errors = []
@@ -197,4 +202,4 @@ def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[str, dict[
         if len(errors) >= MAX_REPORTED_ERRORS:
             break
     reason = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
-    return f"schema violation: {reason}", {"errors": errors}
+    return VIOLATION(violations=reason), {"errors": errors}

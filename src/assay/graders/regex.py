@@ -10,15 +10,25 @@ from typing import Any, NamedTuple
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from assay.core.grader import BatchGrader, GraderConfig, Taxonomy, Traits
+from assay.core.messages import Phrase, Said, in_turn
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.core.untrusted import TooDeep
+from assay.core.untrusted import MAX_DEPTH, TooDeep
 from assay.graders._patterns import CompiledPattern, PatternError, check_flags
 from assay.graders._text import as_text, preview
 
 SHOWN = 100
 """Characters of a pattern quoted in a reason or in details; the rest is cut with an ellipsis."""
+
+NO_MATCH = Phrase("regex.no_match", "output does not match {pattern}")
+MISSING = Phrase("regex.missing", "missing {pattern}")
+FORBIDDEN = Phrase("regex.forbidden", "forbidden {pattern}")
+CHECKS_PASSED = Phrase("regex.checks_passed", "{passed}/{total} checks passed")
+TIMED_OUT = Phrase("regex.timeout", "pattern {pattern} needs backtracking and exceeded {ms} ms "
+                                    "(catastrophic backtracking?)")
+ITEM = Phrase("regex.item", "item {index}: {problem}")
+UNREADABLE = Phrase("regex.too_deep", "output is nested more than {depth} levels deep")
 
 
 __all__ = ["CompiledPattern", "PatternCheck", "Regex", "RegexConfig", "check_row", "checks_reason", "failure",
@@ -30,9 +40,9 @@ def shown(pat: CompiledPattern) -> str:
     return f"/{preview(pat.source, SHOWN)}/{pat.flags}"
 
 
-def failure(pat: CompiledPattern, must_match: bool) -> str:
+def failure(pat: CompiledPattern, must_match: bool) -> Said:
     """The reason one failed check gives."""
-    return f"{'missing' if must_match else 'forbidden'} {shown(pat)}"
+    return (MISSING if must_match else FORBIDDEN)(pattern=shown(pat))
 
 
 def check_row(pat: CompiledPattern, must_match: bool, matched: bool, ok: bool) -> dict[str, Any]:
@@ -40,9 +50,11 @@ def check_row(pat: CompiledPattern, must_match: bool, matched: bool, ok: bool) -
     return {"pattern": preview(pat.source, SHOWN), "must_match": must_match, "matched": matched, "passed": ok}
 
 
-def checks_reason(failures: list[str], passed: int, total: int) -> str:
+def checks_reason(failures: list[Said], passed: int, total: int) -> str:
     """The reason of a several-check result: its failures, or how many checks passed."""
-    return "; ".join(failures) if failures else f"{passed}/{total} checks passed"
+    if failures:
+        return in_turn(failures)
+    return CHECKS_PASSED(passed=passed, total=total)
 
 
 def match_details(text: str, start: int, end: int) -> dict[str, Any]:
@@ -80,7 +92,7 @@ class RegexConfig(GraderConfig):
         try:
             return check_flags(value)
         except PatternError as exc:
-            raise ValueError(str(exc)) from None
+            raise ValueError(exc.args[0]) from None
 
     @field_validator("pattern", "must_match", "must_not_match")
     @classmethod
@@ -90,8 +102,8 @@ class RegexConfig(GraderConfig):
             try:
                 CompiledPattern(source, flags)
             except PatternError as exc:
-                where = "" if isinstance(value, str) else f"item {i}: "
-                raise ValueError(f"{where}{exc}") from None
+                raise ValueError(exc.args[0] if isinstance(value, str) else ITEM(index=i, problem=exc.args[0])) \
+                    from None
         return value
 
     @model_validator(mode="after")
@@ -140,19 +152,19 @@ class Regex(BatchGrader[RegexConfig]):
 
     def _single(self, samples: Sequence[Sample], pat: CompiledPattern) -> list[GraderResult]:
         texts: list[str] = []
-        unreadable: dict[int, str] = {}
+        unreadable: dict[int, Said] = {}
         for i, s in enumerate(samples):
             try:
                 texts.append(s.output if s.output.__class__ is str else as_text(s.output))
-            except TooDeep as exc:
-                unreadable[i] = f"output is {exc}"
+            except TooDeep:
+                unreadable[i] = UNREADABLE(depth=MAX_DEPTH)
                 texts.append("")
         if pat.engine == "re2":
             found: list[Any] = pat.search_many(texts)
         else:  # the backtracking engine may time out on any one text
             found = [_bounded(pat, text) for text in texts]
         scored = self.scored_result
-        no_match = f"output does not match {shown(pat)}"
+        no_match = NO_MATCH(pattern=shown(pat))
         out = []
         for i, m in enumerate(found):
             if unreadable and i in unreadable:
@@ -168,8 +180,8 @@ class Regex(BatchGrader[RegexConfig]):
     def _many(self, sample: Sample, checks: list[PatternCheck]) -> GraderResult:
         try:
             text = as_text(sample.output)
-        except TooDeep as exc:
-            return self.error_result(ErrorCode.INVALID_OUTPUT, f"output is {exc}")
+        except TooDeep:
+            return self.error_result(ErrorCode.INVALID_OUTPUT, UNREADABLE(depth=MAX_DEPTH))
         rows: list[dict[str, Any]] = []
         failures = []
         for pat, expect in checks:
@@ -186,7 +198,5 @@ class Regex(BatchGrader[RegexConfig]):
                                   {"checks": rows})
 
     def _timeout(self, pat: CompiledPattern) -> GraderResult:
-        return self.error_result(ErrorCode.TIMEOUT,
-                                 f"pattern {shown(pat)} needs backtracking and exceeded "
-                                 f"{self.config.timeout_ms} ms (catastrophic backtracking?)",
+        return self.error_result(ErrorCode.TIMEOUT, TIMED_OUT(pattern=shown(pat), ms=self.config.timeout_ms),
                                  {"engine": pat.engine})

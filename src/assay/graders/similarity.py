@@ -31,10 +31,11 @@ from pydantic import Field
 from rapidfuzz.distance import Levenshtein
 
 from assay.core.grader import BatchGrader, GraderConfig, Traits
+from assay.core.messages import Phrase, Said
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
-from assay.core.untrusted import TooDeep
+from assay.core.untrusted import MAX_DEPTH, TooDeep
 from assay.graders._text import as_text
 
 log = logging.getLogger("assay.graders.similarity")
@@ -195,12 +196,29 @@ class SimilarityConfig(GraderConfig):
                     "the two lengths (two 100,000-character texts: about 0.3 s).")
 
 
+BELOW = Phrase("similarity.below", "{algorithm} similarity {score} is below {threshold}")
+TOO_DEEP = {"output": Phrase("similarity.output_too_deep", "output is nested more than {depth} levels deep"),
+            "expected": Phrase("similarity.expected_too_deep", "expected is nested more than {depth} levels deep")}
+TOO_LONG = {"output": Phrase("similarity.output_too_long", "output is {length} characters long; similarity "
+                                                           "compares at most {limit} (config max_length)"),
+            "expected": Phrase("similarity.expected_too_long", "expected is {length} characters long; similarity "
+                                                               "compares at most {limit} (config max_length)")}
+
+
+class _Refused(ValueError):
+    """Why a value cannot be compared, said by a phrase."""
+
+    def __init__(self, said: Said) -> None:
+        super().__init__(said)
+        self.said = said
+
+
 def _prepare(value: object, cfg: SimilarityConfig, what: str) -> str:
-    """The text to compare, normalised; raises ValueError saying why a value cannot be compared."""
+    """The text to compare, normalised; raises _Refused saying why a value cannot be compared."""
     try:
         text = value if value.__class__ is str else as_text(value)
-    except TooDeep as exc:
-        raise ValueError(f"{what} is {exc}") from None
+    except TooDeep:
+        raise _Refused(TOO_DEEP[what](depth=MAX_DEPTH)) from None
     limit = cfg.max_length
     if len(text) <= limit:  # normalising may lengthen the text: measured again below
         form = cfg.normalize
@@ -211,8 +229,7 @@ def _prepare(value: object, cfg: SimilarityConfig, what: str) -> str:
             if form != "none" and not unicodedata.is_normalized(form, text):
                 text = unicodedata.normalize(form, text)
     if len(text) > limit:
-        raise ValueError(f"{what} is {len(text):,} characters long; similarity compares at most "
-                         f"{limit:,} (config max_length)")
+        raise _Refused(TOO_LONG[what](length=f"{len(text):,}", limit=f"{limit:,}"))
     return text
 
 
@@ -244,12 +261,12 @@ class Similarity(BatchGrader[SimilarityConfig]):
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         cfg = self.config
         outputs, expected = [], []
-        refused: dict[int, str] = {}
+        refused: dict[int, Said] = {}
         for i, s in enumerate(samples):
             try:
                 a, b = _prepare(s.output, cfg, "output"), _prepare(s.expected, cfg, "expected")
-            except ValueError as exc:
-                refused[i] = str(exc)
+            except _Refused as exc:
+                refused[i] = exc.said
                 a = b = ""  # a placeholder pair, cheap to score; its result is the error
             outputs.append(a)
             expected.append(b)
@@ -272,5 +289,5 @@ class Similarity(BatchGrader[SimilarityConfig]):
             if score >= threshold:
                 out.append(scored(True, score))
             else:
-                out.append(scored(False, score, f"{algo} similarity {score:.3f} is below {threshold}"))
+                out.append(scored(False, score, BELOW(algorithm=algo, score=f"{score:.3f}", threshold=threshold)))
         return out

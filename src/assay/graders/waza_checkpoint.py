@@ -26,11 +26,12 @@ final one, which waza would have seen mid-run: a difference for ``file``/``diff`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field
 
-from assay.core.grader import Grader
+from assay.core.grader import Grader, GraderConfig, Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult, Status
 from assay.core.sample import Sample
@@ -72,6 +73,12 @@ def after_turn(sample: Sample, turn: int) -> Sample:
 class WazaCheckpoint(Composite, Grader[WazaCheckpointConfig]):
     type = "waza_checkpoint"
     description = "A waza task checkpoint: its graders on the run as it stood after a turn."
+    traits = Traits()
+    """A step of a waza task, made by the waza dialect: not an evaluator the API or the pages offer."""
+
+    @classmethod
+    def traits_for(cls, config: GraderConfig) -> Traits:
+        return replace(super().traits_for(config), api_safe=False, form=False)
 
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         cfg = self.config

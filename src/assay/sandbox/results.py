@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from assay.core.messages import Phrase, Said, phrases
 from assay.core.untrusted import MAX_DEPTH, MAX_REASON, TooDeep, clean_json
 
 # What the sandboxes enforce inside, on the evaluator (the Node.js worker repeats them).
@@ -31,6 +32,19 @@ MAX_RETURNED_JSON_CHARS = 1 << 20
 # messages with ``cap_message``), so these only bind a sandbox that was subverted.
 HOST_MAX_PRINTED_CHARS = 2 * MAX_PRINTED_CHARS
 HOST_MAX_TRACEBACK_CHARS = 16 * 1024
+
+# What the sandboxes say of an evaluation that failed (the Python child writes them in its
+# frames with their phrase, which the host checks: ``as_phrased``).
+TOO_DEEP = Phrase("sandbox.returned_too_deep", "the returned value is nested more than {depth} levels deep")
+NOT_JSON = Phrase("sandbox.returned_not_json", "the evaluator's result is not valid JSON data ({problem})")
+NOT_JSON_DATA = Phrase("sandbox.returned_not_json_data", "the returned value is not JSON data: {problem}")
+CYCLE = Phrase("sandbox.returned_cycle", "the returned value contains a reference cycle (a circular structure)")
+TOO_LARGE = Phrase("sandbox.returned_too_large", "the returned value is too large: {size} characters of JSON, "
+                                                 "more than the limit of {limit}")
+NO_FUNCTION = Phrase("sandbox.no_function", "the code defines no function `{function}`")
+OUT_OF_MEMORY = Phrase("sandbox.memory_limit", "out of memory (limit {mb} MB)")
+EXIT_CALLED = Phrase("sandbox.exit_called", "the evaluator called exit({code})")
+DENIED = Phrase("sandbox.denied", "{error} (denied by the sandbox: no files, network, processes or signals)")
 
 # 19 digits reach below -2**63 and 20 beyond 2**64 - 1, where orjson returns a rounded float.
 _ZEROED = bytes.maketrans(b"0123456789", b"0" * 10)
@@ -103,8 +117,26 @@ def _within(data: bytes, max_depth: int) -> bool:
     return not brackets
 
 
-def refusal(exc: ValueError) -> str:
+def refusal(exc: ValueError) -> Said:
     """What an outcome says when ``load_json`` refused a result (the same for both sandboxes)."""
     if isinstance(exc, TooDeep):
-        return f"the returned value is {exc}"
-    return f"the evaluator's result is not valid JSON data ({str(exc).split(':')[0]})"
+        return TOO_DEEP(depth=MAX_DEPTH)
+    return NOT_JSON(problem=str(exc).split(':')[0])
+
+
+def phrase_of(message: str) -> dict[str, Any] | None:
+    """How a frame or a response carries the phrase that said ``message`` (None: no phrase)."""
+    return {"code": message.code, "args": message.args} if isinstance(message, Said) else None
+
+
+def as_phrased(phrase: Any, message: str) -> str:
+    """``message`` as the phrase a sandbox named said it, when that phrase is known and its
+    values fit it (the host's own English text then); else ``message`` as written. A sandbox
+    runs untrusted code, so a phrase it names is checked, never trusted."""
+    if not isinstance(phrase, dict):
+        return message
+    known, args = phrases().get(str(phrase.get("code"))), phrase.get("args")
+    if known is None or not isinstance(args, dict) or args.keys() != known.names or \
+            not all(v is None or isinstance(v, (str, int, float, bool)) for v in args.values()):
+        return message
+    return cap_message(known(**args))

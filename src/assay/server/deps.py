@@ -11,6 +11,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
+from assay.core.messages import Phrase
 from assay.server.auth import Principal
 from assay.server.errors import ApiError
 from assay.server.service import Service
@@ -34,18 +35,21 @@ def get_session(service: ServiceDep) -> Iterator[Session]:
 
 SessionDep = Annotated[Session, Depends(get_session)]
 
+NO_TOKEN = Phrase("api.no_token", "send Authorization: Bearer <token> (create one with `assay tokens create USER`)")
+BAD_TOKEN = Phrase("api.bad_token", "the token is unknown or revoked")
+
 
 async def current_user(service: ServiceDep,
                        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
     """The caller named by ``Authorization: Bearer <token>``; 401 without a live token."""
     if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
-        raise _unauthorized("send Authorization: Bearer <token> (create one with `assay tokens create USER`)")
+        raise _unauthorized(NO_TOKEN())
     token = credentials.credentials
     known, principal = service.tokens.cached(token)
     if not known:
         principal = await service.tokens.fetch(token)
     if principal is None:
-        raise _unauthorized("the token is unknown or revoked")
+        raise _unauthorized(BAD_TOKEN())
     return principal
 
 

@@ -1,12 +1,16 @@
 """Errors as the API reports them: ``{code, message}`` with the specification's codes
 (503001 evaluator not found, 503002 evaluator execution failed) or the HTTP status, and a
-message that names the field or the row. No traceback ever reaches a client."""
+message that names the field or the row. No traceback ever reaches a client.
+
+A message the product writes is said by a phrase (``core.messages``); the answer then also
+carries ``messageCode`` and ``messageArgs``, from which the pages say it in their language
+(falling back to ``message``)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from fastapi import FastAPI, Request
@@ -17,12 +21,24 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
 
 from assay.core.errors import SpecError, format_loc
+from assay.core.messages import Phrase, Said, code_and_args, in_turn
+from assay.core.problems import AT, field_problem
 from assay.server.failures import public_failure
 
 EVALUATOR_NOT_FOUND = 503001
 EVALUATOR_EXECUTION_FAILED = 503002
 
 log = logging.getLogger("assay.server")
+
+Row = Literal["evaluator", "run", "task", "dataset"]
+NOT_FOUND: dict[Row, Phrase] = {row: Phrase(f"api.not_found.{row}", f"{row} {{id}} not found")
+                                for row in ("evaluator", "run", "task", "dataset")}
+AT_PARAMETER = Phrase("api.at_parameter", "{where} parameter {path}: {problem}")
+MORE = Phrase("api.more", "and {count} more")
+CONFLICT = Phrase("api.conflict", "conflict: a row this request needs was changed or removed meanwhile; "
+                                  "nothing was stored, reload and try again")
+UNSTORABLE = Phrase("api.unstorable", "a value does not fit the database (too long, or not storable); "
+                                      "nothing was stored")
 
 
 class ApiError(Exception):
@@ -44,16 +60,21 @@ def shown(value: str, limit: int = 64) -> str:
 
 
 def evaluator_not_found(evaluator_id: str) -> ApiError:
-    return ApiError(404, f"evaluator {shown(evaluator_id)} not found", EVALUATOR_NOT_FOUND)
+    return ApiError(404, NOT_FOUND["evaluator"](id=shown(evaluator_id)), EVALUATOR_NOT_FOUND)
 
 
-def not_found(what: str, row_id: str) -> ApiError:
-    return ApiError(404, f"{what} {shown(row_id)} not found")
+def not_found(what: Row, row_id: str) -> ApiError:
+    return ApiError(404, NOT_FOUND[what](id=shown(row_id)))
 
 
 def error_body(status: int, message: str, code: int | None = None) -> bytes:
-    """The bytes of every error answer: ``{"code": ..., "message": ...}`` (code defaults to the status)."""
-    return orjson.dumps({"code": code if code is not None else status, "message": message})
+    """The bytes of every error answer: ``{"code": ..., "message": ...}`` (code defaults to the
+    status), with ``messageCode`` and ``messageArgs`` when a phrase said the message."""
+    body: dict[str, Any] = {"code": code if code is not None else status, "message": message}
+    phrase, args = code_and_args(message)
+    if phrase is not None:
+        body["messageCode"], body["messageArgs"] = phrase, args
+    return orjson.dumps(body)
 
 
 def error_response(status: int, message: str, code: int | None = None,
@@ -66,7 +87,7 @@ def error_response(status: int, message: str, code: int | None = None,
 async def send_error(send: Send, status: int, message: str, *, close: bool = False) -> None:
     """An error answer written straight to ASGI ``send``, for the guards in front of the app
     (``close``: the rest of the request was not read, so the connection cannot be reused)."""
-    body = error_body(status, message)
+    body = error_body(status, message)  # a phrase's message keeps its code here too
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if close:
         headers.append((b"connection", b"close"))
@@ -74,26 +95,30 @@ async def send_error(send: Send, status: int, message: str, *, close: bool = Fal
     await send({"type": "http.response.body", "body": body})
 
 
-def validation_message(errors: Sequence[Any]) -> str:
+def validation_message(errors: Sequence[Any]) -> Said:
     """Pydantic/FastAPI errors as one line naming each field path (``config.timeout: ...``)."""
     parts = []
     for err in errors[:10]:
         loc = list(err.get("loc", ()))
+        problem = field_problem(err)
         if loc and loc[0] in ("body", "query", "path", "header"):
             where = loc[0]
-            loc = loc[1:]
-            path = format_loc(loc) or where
-            if where != "body":
-                path = f"{where} parameter {path}"
+            path = format_loc(loc[1:]) or where
+            parts.append(AT(path=path, problem=problem) if where == "body"
+                         else AT_PARAMETER(where=where, path=path, problem=problem))
         else:
-            path = format_loc(loc) or "body"
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        if err.get("type") == "extra_forbidden":
-            msg = "unknown field (not allowed here)"
-        parts.append(f"{path}: {msg}")
+            parts.append(AT(path=format_loc(loc) or "body", problem=problem))
     if len(errors) > 10:
-        parts.append(f"and {len(errors) - 10} more")
-    return "; ".join(parts)
+        parts.append(MORE(count=len(errors) - 10))
+    return in_turn(parts)
+
+
+def spec_message(exc: SpecError) -> str:
+    """A ``SpecError`` as the API says it: its phrase kept when it has one (``str(exc)`` would
+    flatten it), placed at its field path."""
+    if exc.where or not isinstance(exc.message, Said):
+        return str(exc)
+    return AT(path=exc.path, problem=exc.message) if exc.path else exc.message
 
 
 def install(app: FastAPI) -> None:
@@ -105,7 +130,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(SpecError)
     async def _spec_error(_request: Request, exc: SpecError) -> Response:
-        return error_response(422, str(exc))
+        return error_response(422, spec_message(exc))
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> Response:
@@ -121,14 +146,12 @@ def install(app: FastAPI) -> None:
         # Two requests raced (an evaluator deleted while a task attaching it was created, say):
         # the database kept its rules and nothing was stored; the caller may look and retry.
         log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
-        return error_response(409, "conflict: a row this request needs was changed or removed meanwhile; "
-                                   "nothing was stored, reload and try again")
+        return error_response(409, CONFLICT())
 
     @app.exception_handler(DataError)
     async def _unstorable(request: Request, exc: DataError) -> Response:
         log.info("unstorable value on %s %s: %s", request.method, request.url.path, exc.orig)
-        return error_response(422, "a value does not fit the database (too long, or not storable); "
-                                   "nothing was stored")
+        return error_response(422, UNSTORABLE())
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> Response:

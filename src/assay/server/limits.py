@@ -18,8 +18,16 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay._asgi_body import read_body, replay
+from assay.core.messages import Phrase
 from assay.core.strict_json import StrictJsonError, loads_strict
 from assay.server.errors import ApiError, send_error
+
+TOO_LARGE = Phrase("api.body_too_large", "request body larger than {limit} bytes")
+ENCODED = Phrase("api.body_encoded", "Content-Encoding {encoding} is not accepted: send the body uncompressed")
+NOT_JSON = Phrase("api.body_not_json", "the body is not valid JSON: {problem}")
+WRONG_TYPE = Phrase("api.body_type", "Content-Type {type} is not accepted here: send the body as application/json")
+NO_TYPE = Phrase("api.body_no_type", "a body without a Content-Type is not accepted here: send the body as "
+                                     "application/json")
 
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -45,12 +53,11 @@ class BodyLimit:
         headers = _headers(scope)
         encoding = headers.get(b"content-encoding", b"identity").strip().lower()
         if encoding not in (b"", b"identity"):
-            await _refuse(send, 415, f"Content-Encoding {_text(encoding)!r} is not accepted: send the body "
-                                     "uncompressed")
+            await _refuse(send, 415, ENCODED(encoding=repr(_text(encoding))))
             return
         declared = _content_length(headers)
         if declared is not None and declared > limit:
-            await _refuse(send, 413, f"request body larger than {limit:,} bytes")
+            await _refuse(send, 413, TOO_LARGE(limit=f"{limit:,}"))
             return
         json_route = self.is_json(path)
         content_type = headers.get(b"content-type", b"").strip()
@@ -72,7 +79,7 @@ class BodyLimit:
         if body is None:  # the client went away
             return
         if isinstance(body, int):
-            await _refuse(send, 413, f"request body larger than {limit:,} bytes")
+            await _refuse(send, 413, TOO_LARGE(limit=f"{limit:,}"))
             return
         if wrong_type and body:  # sent without a length
             await _refuse_type(send, content_type)
@@ -81,7 +88,7 @@ class BodyLimit:
             try:
                 loads_strict(body)
             except StrictJsonError as exc:
-                await _refuse(send, 400, f"the body is not valid JSON: {exc}")
+                await _refuse(send, 400, NOT_JSON(problem=str(exc)))
                 return
         await self.app(scope, replay(body, receive), send)
 
@@ -90,7 +97,7 @@ class BodyTooLarge(ApiError):
     """Raised to the app reading an upload that passes the limit mid-stream (answered 413)."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(413, f"request body larger than {limit:,} bytes")
+        super().__init__(413, TOO_LARGE(limit=f"{limit:,}"))
 
 
 def _counted(receive: Receive, limit: int) -> Receive:
@@ -131,8 +138,7 @@ def _text(value: bytes, limit: int = 80) -> str:
 
 
 async def _refuse_type(send: Send, content_type: bytes) -> None:
-    said = f"Content-Type {_text(content_type)!r} is" if content_type else "a body without a Content-Type is"
-    await _refuse(send, 415, f"{said} not accepted here: send the body as application/json")
+    await _refuse(send, 415, WRONG_TYPE(type=repr(_text(content_type))) if content_type else NO_TYPE())
 
 
 async def _refuse(send: Send, status: int, message: str) -> None:

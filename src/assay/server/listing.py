@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Query, Response
 from sqlalchemy.orm import Session
 
+from assay.core.messages import Phrase
 from assay.server.auth import Principal
 from assay.server.errors import ApiError, shown
 from assay.store import users
@@ -17,6 +18,9 @@ from assay.store.listing import Order, Window
 
 TOTAL_HEADER = "X-Total-Count"
 MAX_LIMIT = 500
+
+BAD_SORT = Phrase("api.list.sort", "query parameter sort: {sort} is not one of {keys}")
+NO_OWNER = Phrase("api.list.owner", "query parameter owner: no user named {owner}")
 
 
 def _window(q: Annotated[str | None, Query(max_length=200, description="Words to find in names and "
@@ -37,7 +41,7 @@ def checked(window: Window, sortable: Iterable[str]) -> Window:
     unknown key is a 422 naming the known ones."""
     keys = list(sortable)
     if window.sort is not None and window.sort not in keys:
-        raise ApiError(422, f"query parameter sort: {window.sort!r} is not one of {', '.join(keys)}")
+        raise ApiError(422, BAD_SORT(sort=repr(window.sort), keys=", ".join(keys)))
     return window
 
 
@@ -47,7 +51,7 @@ def owner_of(session: Session, user: Principal, owner: str | None) -> str | None
         return None
     found = user.id if owner == "me" else users.user_id(session, owner)
     if found is None:
-        raise ApiError(422, f"query parameter owner: no user named {shown(owner)}")
+        raise ApiError(422, NO_OWNER(owner=shown(owner)))
     return found
 
 

@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from assay.core.grader import Grader
+from assay.core.messages import Phrase, said_again
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError
@@ -24,6 +25,10 @@ from assay.server.grading import Grading
 from assay.server.schemas.common import envelope_response
 from assay.server.schemas.evaluators import TestRequest, TestResult
 from assay.settings import Settings
+
+CODE_TOO_LARGE = Phrase("api.code_too_large", "config.code: {size} bytes; the limit is {limit} "
+                                              "(ASSAY_API_MAX_CODE_BYTES)")
+FAILED = Phrase("api.execution_failed", "evaluator execution failed: {reason}")
 
 
 def sample_of(body: TestRequest) -> Sample:
@@ -56,15 +61,17 @@ def check_code_size(settings: Settings, evaluator_type: str, config: Mapping[str
         return
     size, limit = len(code.encode("utf-8", "surrogatepass")), settings.api_max_code_bytes
     if size > limit:
-        raise ApiError(413, f"config.code: {size:,} bytes; the limit is {limit:,} (ASSAY_API_MAX_CODE_BYTES)")
+        raise ApiError(413, CODE_TOO_LARGE(size=f"{size:,}", limit=f"{limit:,}"))
 
 
 def answer(result: GraderResult) -> Response:
     """``{code: 200, data: TestResult}``; ApiError 503 (503002) when the evaluator could not run
     at all (its sandbox or judge is unavailable), which is not the evaluator's own error."""
     if result.error == ErrorCode.UNAVAILABLE:
-        raise ApiError(503, f"evaluator execution failed: {result.reason}", EVALUATOR_EXECUTION_FAILED)
+        said = said_again(result.reason or "", result.reason_code, result.reason_args)
+        raise ApiError(503, FAILED(reason=said), EVALUATOR_EXECUTION_FAILED)
     return envelope_response(TestResult(passed=result.passed, score=result.score, reason=result.reason,
+                                        reason_code=result.reason_code, reason_args=result.reason_args,
                                         latency_ms=round(result.latency_ms, 3),
                                         error=None if result.error is None else str(result.error),
                                         status=result.status, details=result.details))

@@ -246,6 +246,9 @@ class EvaluationResult(Base):
     passed: Mapped[bool] = mapped_column(Boolean)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reason_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The code of the message ``reason`` says (``core.messages``), when the product wrote it."""
+    reason_args: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
     details: Mapped[dict[str, Any]] = mapped_column(Json, default=dict)
     error_code: Mapped[str | None] = mapped_column(String(32), nullable=True)
     latency_ms: Mapped[float] = mapped_column(Float, default=0.0)

@@ -2,7 +2,7 @@
 import { lang } from '../common/boot.js';
 
 const UNITS = ['B', 'KB', 'MB', 'GB'];
-const CELL_CHARS = 300;
+const CELL_CHARS = 160;
 
 /** 1536 → "1.5 KB". */
 export function fmtBytes(bytes) {

@@ -42,7 +42,7 @@ def grade(grader: Contains, frame: Frame, *, workers: int = 1) -> Graded | None:
     passed = row_contains(hay, needle)
 
     def word(rows: np.ndarray) -> list[str]:
-        reasons = []
+        reasons: list[str] = []
         for out, exp in zip(frame.values("output", rows), frame.values("expected", rows)):
             text = "" if exp is None else exp
             reasons.append(missing_reason(text.casefold() if fold else text, out, exp))

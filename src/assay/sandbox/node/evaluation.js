@@ -37,10 +37,11 @@ function capMessage(text) {
 }
 
 class Failure extends Error {
-  constructor(status, message, stack) {
+  constructor(status, message, stack, phrase) {
     super(message);
     this.status = status;
     this.userStack = stack;
+    this.phrase = phrase; // {code, args}: the host's phrase (assay.core.messages) that says message
   }
 }
 
@@ -80,7 +81,8 @@ async function drive(entry, state, left, timeoutMs) {
           // Wait out the deadline for real: the reason then says what the code was doing.
           await sleep(remaining);
           throw new Failure('timeout', `the evaluation was still waiting on a timer (due ${Math.round(wait)} ms ` +
-                                       `later) when its ${timeoutMs} ms ran out`);
+                                       `later) when its ${timeoutMs} ms ran out`, undefined,
+                            { code: 'sandbox.node_timer', args: { due: Math.round(wait), ms: timeoutMs } });
         }
         await sleep(wait);
       }
@@ -232,7 +234,10 @@ class Engine {
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6;
     const left = () => {
       const ms = Math.floor(timeoutMs - elapsed());
-      if (ms <= 0) throw new Failure('timeout', `the evaluation was between steps when its ${timeoutMs} ms ran out`);
+      if (ms <= 0) {
+        throw new Failure('timeout', `the evaluation was between steps when its ${timeoutMs} ms ran out`, undefined,
+                          { code: 'sandbox.node_between_steps', args: { ms: timeoutMs } });
+      }
       return ms;
     };
     // Belt and braces: isolated-vm's timeout covers running code; this covers the waits between.
@@ -246,18 +251,27 @@ class Engine {
       failed = true;
       const disposed = slot.isolate.isDisposed;
       let status;
+      let phrase;
       let message = e && e.message ? String(e.message) : String(e);
-      if (e instanceof Failure) status = e.status;
-      else if (watchdogFired) {
+      if (e instanceof Failure) {
+        status = e.status;
+        phrase = e.phrase;
+      } else if (watchdogFired) {
         status = 'timeout';
         message = `the evaluation was stopped by the watchdog ${timeoutMs + 100} ms after it started`;
+        phrase = { code: 'sandbox.node_watchdog', args: { ms: timeoutMs + 100 } };
       } else if (/timed out/i.test(message)) {
         status = 'timeout';
         message = `the evaluation was still running (its code had the isolate) when its ${timeoutMs} ms ran out`;
+        phrase = { code: 'sandbox.node_running', args: { ms: timeoutMs } };
       } else if (disposed) status = 'memory';
       else status = 'error';
-      if (status === 'memory') message = `the evaluation exceeded the ${memoryMb} MB memory limit`;
+      if (status === 'memory') {
+        message = `the evaluation exceeded the ${memoryMb} MB memory limit`;
+        phrase = { code: 'sandbox.node_memory', args: { mb: memoryMb } };
+      }
       const out = { status, message: capMessage(message), ms: elapsed() };
+      if (phrase) out.phrase = phrase;
       if (e instanceof Failure && e.userStack) out.stack = e.userStack;
       // Code stopped half-way (a timeout, a lost isolate) must not meet the next evaluation.
       if (status === 'timeout' || status === 'memory' || disposed) this.retire();

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from assay.core.interfaces import CodeOutcome
+from assay.core.messages import Phrase, Said
 from assay.core.result import ErrorCode
 from assay.core.untrusted import cap_text
 from assay.sandbox.activity import activity
@@ -18,6 +19,7 @@ from assay.sandbox.node.handle import Worker
 from assay.sandbox.results import (
     HOST_MAX_PRINTED_CHARS,
     HOST_MAX_TRACEBACK_CHARS,
+    as_phrased,
     cap_message,
     left_running,
     load_json,
@@ -27,6 +29,18 @@ from assay.sandbox.results import (
 _STATUS = {"timeout": ErrorCode.TIMEOUT, "memory": ErrorCode.MEMORY, "invalid_output": ErrorCode.INVALID_OUTPUT,
            "error": ErrorCode.RUNTIME_ERROR, "syntax": ErrorCode.RUNTIME_ERROR}
 _SYNTAX_AT = re.compile(r"^(.*?)\s*\[evaluator\.js:(\d+):(\d+)\]$", re.S)
+# What the worker says of an evaluation it stopped (evaluation.js names these phrases).
+Phrase("sandbox.node_timer", "the evaluation was still waiting on a timer (due {due} ms later) when its {ms} ms "
+                             "ran out")
+Phrase("sandbox.node_between_steps", "the evaluation was between steps when its {ms} ms ran out")
+Phrase("sandbox.node_watchdog", "the evaluation was stopped by the watchdog {ms} ms after it started")
+Phrase("sandbox.node_running", "the evaluation was still running (its code had the isolate) when its {ms} ms ran out")
+Phrase("sandbox.node_memory", "the evaluation exceeded the {mb} MB memory limit")
+OVERRAN = Phrase("sandbox.node_overran", "the evaluation ran past {ms} ms with no answer from its worker "
+                                         "(worker killed)")
+OVERRAN_DOING = Phrase("sandbox.node_overran_doing", "the evaluation ran past {ms} ms with no answer from its "
+                                                     "worker, which was still {doing} (worker killed)")
+SYNTAX_AT = Phrase("sandbox.syntax_at", "SyntaxError at line {line}, column {column}: {message}")
 
 
 def classify(response: dict[str, Any], elapsed_ms: float, limits: dict[str, Any]) -> CodeOutcome:
@@ -46,17 +60,17 @@ def classify(response: dict[str, Any], elapsed_ms: float, limits: dict[str, Any]
         return out
     out.error = _STATUS.get(str(status), ErrorCode.RUNTIME_ERROR)
     message = response.get("message")
-    out.message = cap_message(message) if isinstance(message, str) and message else str(status)
+    out.message = as_phrased(response.get("phrase"), cap_message(message)) if isinstance(message, str) and message \
+        else str(status)
     out.traceback = _text(response.get("stack"), HOST_MAX_TRACEBACK_CHARS)
     return out
 
 
-def overran(timeout_ms: float, worker: Worker) -> str:
+def overran(timeout_ms: float, worker: Worker) -> Said:
     """The reason of a sample whose worker did not answer by the host's deadline (its own
     timeout plus the pool's margin, so the time has passed): what the worker was doing."""
     doing = activity(worker.proc.pid) if worker.proc is not None else None
-    return (f"the evaluation ran past {int(timeout_ms)} ms with no answer from its worker"
-            f"{f', which was still {doing}' if doing else ''} (worker killed)")
+    return OVERRAN_DOING(ms=int(timeout_ms), doing=doing) if doing else OVERRAN(ms=int(timeout_ms))
 
 
 def check_problem(response: dict[str, Any]) -> str | None:
@@ -67,7 +81,7 @@ def check_problem(response: dict[str, Any]) -> str | None:
     message = str(response.get("message") or status)
     if status == "syntax":
         m = _SYNTAX_AT.search(message)
-        return f"SyntaxError at line {m[2]}, column {m[3]}: {m[1]}" if m else f"SyntaxError: {message}"
+        return SYNTAX_AT(line=m[2], column=m[3], message=m[1]) if m else f"SyntaxError: {message}"
     return message
 
 

@@ -36,7 +36,22 @@ from assay.core.source import FILENAME, compile_python
 from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.sandbox.confine import Confinement, apply_in_child
 from assay.sandbox.python.frames import FRAME_HEAD, STOP_FLAG
-from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS, cap_message, left_running, orjson_exact
+from assay.sandbox.results import (
+    CYCLE,
+    DENIED,
+    EXIT_CALLED,
+    MAX_PRINTED_CHARS,
+    MAX_RETURNED_JSON_CHARS,
+    NO_FUNCTION,
+    NOT_JSON_DATA,
+    OUT_OF_MEMORY,
+    TOO_DEEP,
+    TOO_LARGE,
+    cap_message,
+    left_running,
+    orjson_exact,
+    phrase_of,
+)
 
 MAX_TRACEBACK_CHARS = 8000  # the child's own cut (middle dropped); the host caps again
 EXIT_CONFINE_FAILED = 71
@@ -154,16 +169,14 @@ def _envelope(value: Any) -> tuple[bytes, bool]:
         data = _ENCODE(value)
     except ValueError as exc:
         if "Circular" in str(exc):
-            return _error("invalid_output",
-                          "the returned value contains a reference cycle (a circular structure)"), False
-        return _error("invalid_output", f"the returned value is not JSON data: {exc}"), False
+            return _error("invalid_output", CYCLE()), False
+        return _error("invalid_output", NOT_JSON_DATA(problem=str(exc))), False
     except TypeError as exc:
-        return _error("invalid_output", f"the returned value is not JSON data: {exc}"), False
+        return _error("invalid_output", NOT_JSON_DATA(problem=str(exc))), False
     except RecursionError:
-        return _error("invalid_output", f"the returned value is nested more than {MAX_DEPTH} levels deep"), False
+        return _error("invalid_output", TOO_DEEP(depth=MAX_DEPTH)), False
     if len(data) > MAX_RETURNED_JSON_CHARS:  # ensure_ascii: characters are bytes, lone surrogates stay escaped
-        return _error("invalid_output", f"the returned value is too large: {len(data)} characters of JSON, "
-                                        f"more than the limit of {MAX_RETURNED_JSON_CHARS}"), False
+        return _error("invalid_output", TOO_LARGE(size=len(data), limit=MAX_RETURNED_JSON_CHARS)), False
     return b'{"value":' + data.encode() + b"}", False
 
 
@@ -177,19 +190,19 @@ def _call_user(header: dict[str, Any], args: list[Any], user_builtins: dict[str,
         exec(_compiled(source), module.__dict__)
         fn = module.__dict__.get(function)
         if not callable(fn):
-            return {"error": "runtime_error", "message": f"the code defines no function `{function}`"}
+            return _failure("runtime_error", NO_FUNCTION(function=function))
         value = fn(*args)
         if inspect.isawaitable(value):
             value, pending = asyncio.run(_await(value))
             return {"value": value, "pending": pending}
         return {"value": value}
     except MemoryError:
-        return {"error": "memory", "message": f"out of memory (limit {header['memory_mb']} MB)"}
+        return _failure("memory", OUT_OF_MEMORY(mb=header["memory_mb"]))
     except SystemExit as exc:
-        return {"error": "runtime_error", "message": f"the evaluator called exit({exc.code!r})"}
+        return _failure("runtime_error", EXIT_CALLED(code=repr(exc.code)))
     except BaseException as exc:  # noqa: BLE001 - every user failure becomes a value
         gc.collect()  # free what the failed code held before formatting the report
-        return {"error": "runtime_error", "message": _describe(exc), "traceback": _user_traceback(exc)}
+        return {**_failure("runtime_error", _describe(exc)), "traceback": _user_traceback(exc)}
 
 
 def _compiled(source: str, _cache: dict[str, types.CodeType] = {}) -> types.CodeType:  # noqa: B006 - the cache
@@ -211,10 +224,17 @@ async def _await(awaitable: Any) -> tuple[Any, int]:
 
 
 def _describe(exc: BaseException) -> str:
-    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()  # the user's error, as raised
     if isinstance(exc, PermissionError):
-        text += " (denied by the sandbox: no files, network, processes or signals)"
+        return cap_message(DENIED(error=text))
     return cap_message(text)
+
+
+def _failure(code: str, message: str) -> dict[str, Any]:
+    """A failure frame's fields: the error code, the message, and the phrase that said it."""
+    phrase = phrase_of(message)
+    return {"error": code, "message": message} if phrase is None else \
+        {"error": code, "message": message, "phrase": phrase}
 
 
 def _user_traceback(exc: BaseException) -> str:
@@ -285,7 +305,7 @@ def _last_words(exc: BaseException) -> bytes:
 
 
 def _error(code: str, message: str) -> bytes:
-    return json.dumps({"error": code, "message": message}).encode()
+    return json.dumps(_failure(code, message)).encode()
 
 
 def _lower_limits(base: int, memory_mb: int, cpu_total: int) -> None:

@@ -18,11 +18,20 @@ LANG_COOKIE = "assay_lang"
 HTML_LANG = {"zh": "zh-CN", "en": "en"}
 
 
+CATALOGUES = ("{lang}.json", "phrases.{lang}.json")
+"""The files of a language's catalogue: the pages' own messages, and ``phrase.<code>`` for each
+message the product writes under a code (``core.messages``: reasons, API errors), kept apart
+so that the two grow without meeting."""
+
+
 @functools.cache
 def catalogue(lang: str) -> dict[str, str]:
     """The messages of ``lang`` (one of ``LANGUAGES``), read once from the package."""
-    text = resources.files(__package__).joinpath("messages", f"{lang}.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    messages: dict[str, str] = {}
+    for name in CATALOGUES:
+        path = resources.files(__package__).joinpath("messages", name.format(lang=lang))
+        messages.update(json.loads(path.read_text(encoding="utf-8")))
+    return messages
 
 
 def pick_language(cookie: str | None, accept_language: str | None) -> str:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from starlette.requests import cookie_parser
 
+from assay.core.messages import Phrase
 from assay.server.errors import send_error
 
 SESSION_COOKIE = "assay_session"
@@ -26,6 +27,9 @@ SIGNIN_COOKIE = "assay_signin"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SESSION_MAX_AGE_S = 14 * 24 * 3600
+
+CROSS_SITE = Phrase("api.cross_site", "cross-site request refused: the Origin is not this server")
+NO_CSRF = Phrase("api.csrf", "missing or wrong CSRF token (X-CSRF-Token): reload the page and try again")
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
@@ -85,9 +89,9 @@ class CookieAuth:
         if scope["method"] not in SAFE_METHODS:
             problem = None
             if not same_origin(headers, scope.get("scheme", "http")):
-                problem = "cross-site request refused: the Origin is not this server"
+                problem = CROSS_SITE()
             elif not csrf_matches(token, headers.get(CSRF_HEADER)):
-                problem = "missing or wrong CSRF token (X-CSRF-Token): reload the page and try again"
+                problem = NO_CSRF()
             if problem is not None:
                 await _refuse(send, problem)
                 return

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from assay.core.messages import Phrase
 from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
@@ -29,6 +30,16 @@ from assay.store import datasets as rows
 from assay.store.models import Dataset, DatasetVersion
 
 router = APIRouter(prefix="/datasets", tags=["datasets"], responses=ERROR_RESPONSES)
+
+VERSION_GRADED = Phrase("api.dataset.version_graded", "version {number} of dataset {id} was graded by a run, whose "
+                                                      "results refer to its rows; delete those runs' task first")
+IN_USE = Phrase("api.dataset.in_use", "dataset {id} is graded by task(s) {tasks}; delete them or give them another "
+                                      "dataset first")
+GRADED = Phrase("api.dataset.graded", "dataset {id} has versions that runs graded; delete those runs' task first")
+NO_VERSION = Phrase("api.dataset.no_version", "dataset {id} has no version yet: upload a file first")
+NO_SUCH_VERSION = Phrase("api.dataset.no_such_version", "dataset {id} has no version {number}")
+NOT_YOURS = Phrase("api.dataset.not_yours", "dataset {id} belongs to another user; only its creator or an admin can "
+                                            "change it")
 MAX_PAGE = 1000
 MAX_NUMBER = 2**31 - 1
 """Version numbers and row offsets beyond a database integer are refused as input, not at the driver."""
@@ -116,8 +127,7 @@ def delete_version(dataset_id: str, number: Annotated[int, Path(ge=1, le=MAX_NUM
     dataset = _changeable(session, dataset_id, user)
     found = _version(session, dataset, number)
     if rows.in_use(session, [found.id]):
-        raise ApiError(409, f"version {number} of dataset {dataset_id!r} was graded by a run, whose results refer "
-                            "to its rows; delete those runs' task first")
+        raise ApiError(409, VERSION_GRADED(number=number, id=repr(dataset_id)))
     rows.delete_version(session, found)
     session.commit()
     return Envelope(data={"id": dataset_id, "version": number})
@@ -129,10 +139,9 @@ def delete_dataset(dataset_id: str, session: SessionDep, user: CurrentUser) -> A
     dataset = _changeable(session, dataset_id, user)
     tasks = rows.tasks_naming(session, dataset.id)
     if tasks:
-        raise ApiError(409, f"dataset {dataset_id!r} is graded by task(s) {', '.join(map(repr, tasks[:5]))}; "
-                            "delete them or give them another dataset first")
+        raise ApiError(409, IN_USE(id=repr(dataset_id), tasks=", ".join(map(repr, tasks[:5]))))
     if rows.in_use(session, [v.id for v in rows.list_versions(session, dataset.id)]):
-        raise ApiError(409, f"dataset {dataset_id!r} has versions that runs graded; delete those runs' task first")
+        raise ApiError(409, GRADED(id=repr(dataset_id)))
     rows.delete_dataset(session, dataset)
     session.commit()
     return Envelope(data={"id": dataset_id})
@@ -155,16 +164,15 @@ def _version(session: Session, dataset: Dataset, number: int | None) -> DatasetV
     found = rows.latest_version(session, dataset.id) if number is None else rows.get_version(session, dataset.id,
                                                                                               number)
     if found is None:
-        what = "has no version yet: upload a file first" if number is None else f"has no version {number}"
-        raise ApiError(404, f"dataset {dataset.id!r} {what}")
+        raise ApiError(404, NO_VERSION(id=repr(dataset.id)) if number is None
+                       else NO_SUCH_VERSION(id=repr(dataset.id), number=number))
     return found
 
 
 def _changeable(session: Session, dataset_id: str, user: Principal) -> Dataset:
     dataset = _found(session, dataset_id)
     if not user.may_change(dataset.created_by_id):
-        raise ApiError(403, f"dataset {dataset_id!r} belongs to another user; only its creator or an admin can "
-                            "change it")
+        raise ApiError(403, NOT_YOURS(id=repr(dataset_id)))
     return dataset
 
 

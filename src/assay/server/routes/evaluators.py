@@ -6,7 +6,7 @@ rows are read and written through ``assay.store``; this module only decides who 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
 from sqlalchemy.orm import Session
@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
+from assay.core.messages import Phrase
 from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
@@ -36,6 +37,18 @@ from assay.store import evaluators as rows
 from assay.store import users
 from assay.store.models import Evaluator
 from assay.store.translate import from_spec, to_spec
+
+NOT_NULL = Phrase("api.evaluator.not_null", "{field}: may not be null (leave it out to keep the stored one)")
+CONFIG_REQUIRED = Phrase("api.evaluator.config_required", "config: required when type changes")
+IN_USE = Phrase("api.evaluator.in_use", "evaluator {id} is attached to task(s) {tasks}; delete those tasks first")
+PRESET = {verb: Phrase(f"api.evaluator.preset_{verb}",
+                       f"evaluator {{id}} is a preset: presets are read-only and cannot be {verb}")
+          for verb in ("updated", "deleted")}
+NOT_YOURS = {verb: Phrase(f"api.evaluator.not_yours_{verb}", "evaluator {id} belongs to another user; only its "
+                                                             f"creator or an admin can have it {verb}")
+             for verb in ("updated", "deleted")}
+STALE_CONFIG = Phrase("api.evaluator.stale_config", "evaluator execution failed: its stored config is no longer "
+                                                     "valid here ({problem}); update it")
 
 router = APIRouter(prefix="/evaluators", tags=["evaluators"], responses=ERROR_RESPONSES)
 
@@ -99,9 +112,9 @@ def update_evaluator(evaluator_id: str, body: EvaluatorUpdate, service: ServiceD
     changes: dict[str, Any] = body.model_dump(exclude_unset=True, by_alias=False)
     for field in ("name", "type", "config"):
         if field in changes and changes[field] is None:
-            raise ApiError(422, f"{field}: may not be null (leave it out to keep the stored one)")
+            raise ApiError(422, NOT_NULL(field=field))
     if changes.get("type") not in (None, evaluator.type) and body.config is None:
-        raise ApiError(422, "config: required when type changes")
+        raise ApiError(422, CONFIG_REQUIRED())
     evaluator_type = changes.get("type") or evaluator.type
     changes["type"] = evaluator_type
     if body.config is not None:
@@ -119,8 +132,7 @@ def delete_evaluator(evaluator_id: str, service: ServiceDep, session: SessionDep
     evaluator = _changeable(session, evaluator_id, user, "deleted")
     tasks = rows.tasks_using(session, evaluator_id)
     if tasks:
-        raise ApiError(409, f"evaluator {evaluator_id!r} is attached to task(s) {', '.join(tasks[:5])}; "
-                            "delete those tasks first")
+        raise ApiError(409, IN_USE(id=repr(evaluator_id), tasks=", ".join(tasks[:5])))
     rows.delete_evaluator(session, evaluator)
     session.commit()
     service.grading.forget(evaluator_id)
@@ -154,13 +166,13 @@ def _found(session: Session, evaluator_id: str) -> Evaluator:
     return evaluator
 
 
-def _changeable(session: Session, evaluator_id: str, user: Principal, verb: str) -> Evaluator:
+def _changeable(session: Session, evaluator_id: str, user: Principal,
+                verb: Literal["updated", "deleted"]) -> Evaluator:
     evaluator = _found(session, evaluator_id)
     if evaluator.is_preset:
-        raise ApiError(403, f"evaluator {evaluator_id!r} is a preset: presets are read-only and cannot be {verb}")
+        raise ApiError(403, PRESET[verb](id=repr(evaluator_id)))
     if not user.may_change(evaluator.created_by_id):
-        raise ApiError(403, f"evaluator {evaluator_id!r} belongs to another user; only its creator or an "
-                            f"admin can have it {verb}")
+        raise ApiError(403, NOT_YOURS[verb](id=repr(evaluator_id)))
     return evaluator
 
 
@@ -175,5 +187,4 @@ def _grader(service: Service, evaluator: Evaluator, generation: int) -> Grader[A
     try:
         return service.grading.grader(evaluator, generation)
     except SpecError as exc:
-        raise ApiError(500, f"evaluator execution failed: its stored config is no longer valid here ({exc}); "
-                            "update it", EVALUATOR_EXECUTION_FAILED) from None
+        raise ApiError(500, STALE_CONFIG(problem=str(exc)), EVALUATOR_EXECUTION_FAILED) from None

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
+from assay.core.messages import Phrase
 from assay.core.result import Status
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found
@@ -24,6 +25,9 @@ from assay.store import runs as rows
 from assay.store.models import EvaluationResult, Run, RunState
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
+
+NOT_YOURS = Phrase("api.run.not_yours", "run {id} was started by another user; only they or an admin can cancel it")
+FINISHED = Phrase("api.run.not_active", "run {id} is {status}; only queued or running runs can be cancelled")
 
 EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluatorId", "evaluatorName", "status",
                   "passed", "score", "reason", "error", "latencyMs", "details", "createdAt")
@@ -40,7 +44,8 @@ def run_out(run: Run) -> RunOut:
 def result_out(result: EvaluationResult) -> ResultOut:
     return ResultOut(id=result.id, run_id=result.run_id, sample_id=result.sample_id, evaluator_id=result.evaluator_id,
                      evaluator_name=result.evaluator_name, status=Status(result.status),
-                     passed=result.passed, score=result.score, reason=result.reason, details=result.details or {},
+                     passed=result.passed, score=result.score, reason=result.reason,
+                     reason_code=result.reason_code, reason_args=result.reason_args, details=result.details or {},
                      error=result.error_code, latency_ms=result.latency_ms, created_at=iso(result.created_at))
 
 
@@ -53,12 +58,12 @@ def get_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
 def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
     run = _found(session, run_id)
     if not user.may_change(run.created_by_id):
-        raise ApiError(403, f"run {run_id!r} was started by another user; only they or an admin can cancel it")
+        raise ApiError(403, NOT_YOURS(id=repr(run_id)))
     # Only from queued or running, in one statement: a run that finished meanwhile stays finished.
     # The row tells the grading process, whichever it is.
     if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=rows.ACTIVE):
         session.refresh(run)
-        raise ApiError(409, f"run {run_id!r} is {run.status}; only queued or running runs can be cancelled")
+        raise ApiError(409, FINISHED(id=repr(run_id), status=run.status))
     session.commit()
     service.worker.cancel(run_id)
     session.refresh(run)
@@ -105,7 +110,8 @@ def export_results(
 
 _EXPORTED = (EvaluationResult.run_id, EvaluationResult.sample_id, EvaluationResult.evaluator_id,
              EvaluationResult.evaluator_name, EvaluationResult.status, EvaluationResult.passed,
-             EvaluationResult.score, EvaluationResult.reason, EvaluationResult.details, EvaluationResult.error_code,
+             EvaluationResult.score, EvaluationResult.reason, EvaluationResult.reason_code,
+             EvaluationResult.reason_args, EvaluationResult.details, EvaluationResult.error_code,
              EvaluationResult.latency_ms, EvaluationResult.created_at)
 
 
@@ -114,11 +120,13 @@ def _records(service: Service, query: Any) -> Iterator[tuple[int, dict[str, Any]
     fields without its id, read as plain rows (no ORM object or model per result: an export of
     millions streams several times faster)."""
     with service.database.session() as session:
-        for (run_id, sample_id, evaluator_id, evaluator_name, status, passed, score, reason, details, error,
-             latency_ms, created_at, position, _) in rows.iter_result_rows(session, query, _EXPORTED):
+        for (run_id, sample_id, evaluator_id, evaluator_name, status, passed, score, reason, reason_code,
+             reason_args, details, error, latency_ms, created_at, position, _) in rows.iter_result_rows(session, query,
+                                                                                                       _EXPORTED):
             yield position, {"runId": run_id, "sampleId": sample_id, "evaluatorId": evaluator_id,
                              "evaluatorName": evaluator_name, "status": status, "passed": passed, "score": score,
-                             "reason": reason, "details": details or {}, "error": error, "latencyMs": latency_ms,
+                             "reason": reason, "reasonCode": reason_code, "reasonArgs": reason_args,
+                             "details": details or {}, "error": error, "latencyMs": latency_ms,
                              "createdAt": iso(created_at)}
 
 

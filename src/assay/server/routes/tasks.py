@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Query, Response, UploadFile
 from sqlalchemy.orm import Session
 
+from assay.core.messages import Phrase
 from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
@@ -32,6 +33,16 @@ from assay.store.models import DatasetVersion, Task
 DatasetFile = Annotated[UploadFile, File(description="JSONL, JSON, CSV, TSV or Parquet, named by its suffix.")]
 router = APIRouter(prefix="/tasks", tags=["tasks"], responses=ERROR_RESPONSES)
 
+TWICE = Phrase("api.task.evaluator_twice", "evaluators[{index}].evaluatorId: {id} is attached twice")
+BOTH_DATASETS = Phrase("api.task.both_datasets", "dataset and datasetId: give one, the rows or the id of a dataset")
+NAME_NULL = Phrase("api.task.name_null", "name: may not be null (leave it out to keep the stored one)")
+EVALUATORS_NULL = Phrase("api.task.evaluators_null", "evaluators: may not be null (leave it out to keep the "
+                                                     "attached ones)")
+RUNNING = Phrase("api.task.running", "task {id} has a run in progress; cancel it first")
+NO_ROWS = Phrase("api.task.no_rows", "task {id} has no dataset rows: add rows or upload a file first")
+NOT_YOURS = Phrase("api.task.not_yours", "task {id} belongs to another user; only its creator or an admin can "
+                                         "change it")
+
 
 def task_out(session: Session, task: Task, version: DatasetVersion | None = None) -> TaskOut:
     """The task as answered; ``version`` is the one its next run grades (looked up when not given)."""
@@ -53,7 +64,7 @@ def _links(session: Session, evaluators: list[TaskEvaluatorIn]) -> list[tuple[st
         if evaluator_rows.get_evaluator(session, link.evaluator_id) is None:
             raise evaluator_not_found(link.evaluator_id)
         if any(link.evaluator_id == seen for seen, _ in links):
-            raise ApiError(422, f"evaluators[{i}].evaluatorId: {link.evaluator_id!r} is attached twice")
+            raise ApiError(422, TWICE(index=i, id=repr(link.evaluator_id)))
         links.append((link.evaluator_id, link.weight))
     return links
 
@@ -67,7 +78,7 @@ def _check_dataset(session: Session, dataset_id: str | None) -> None:
 def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
     links = _links(session, body.evaluators)
     if body.dataset is not None and body.dataset_id is not None:
-        raise ApiError(422, "dataset and datasetId: give one, the rows or the id of a dataset")
+        raise ApiError(422, BOTH_DATASETS())
     _check_dataset(session, body.dataset_id)
     dataset_id = body.dataset_id
     if body.dataset is not None:
@@ -108,9 +119,9 @@ def update_task(task_id: str, body: TaskUpdate, session: SessionDep, user: Curre
     task = _changeable(session, task_id, user)
     given = body.model_fields_set
     if "name" in given and body.name is None:
-        raise ApiError(422, "name: may not be null (leave it out to keep the stored one)")
+        raise ApiError(422, NAME_NULL())
     if "evaluators" in given and body.evaluators is None:
-        raise ApiError(422, "evaluators: may not be null (leave it out to keep the attached ones)")
+        raise ApiError(422, EVALUATORS_NULL())
     links = _links(session, body.evaluators) if body.evaluators is not None else None
     _check_dataset(session, body.dataset_id)
     fields = {key: getattr(body, key) for key in ("name", "description", "dataset_id") if key in given}
@@ -148,7 +159,7 @@ def upload_dataset(task_id: str, service: ServiceDep, session: SessionDep, user:
 def delete_task(task_id: str, session: SessionDep, user: CurrentUser) -> Any:
     task = _changeable(session, task_id, user)
     if any(r.status in run_rows.ACTIVE for r in run_rows.list_runs(session, task_id)):
-        raise ApiError(409, f"task {task_id!r} has a run in progress; cancel it first")
+        raise ApiError(409, RUNNING(id=repr(task_id)))
     rows.delete_task(session, task)
     session.commit()
     return Envelope(data={"id": task_id})
@@ -159,7 +170,7 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
     task = _changeable(session, task_id, user)
     version = rows.graded_versions(session, [task]).get(task.id)
     if version is None or version.row_count == 0:
-        raise ApiError(422, f"task {task_id!r} has no dataset rows: add rows or upload a file first")
+        raise ApiError(422, NO_ROWS(id=repr(task_id)))
     snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
                 for e, w in rows.task_evaluators(session, task_id)]
     run = run_rows.create_run(session, task_id=task_id, evaluators=snapshot, samples=version.row_count,
@@ -190,5 +201,5 @@ def _found(session: Session, task_id: str) -> Task:
 def _changeable(session: Session, task_id: str, user: Principal) -> Task:
     task = _found(session, task_id)
     if not user.may_change(task.created_by_id):
-        raise ApiError(403, f"task {task_id!r} belongs to another user; only its creator or an admin can change it")
+        raise ApiError(403, NOT_YOURS(id=repr(task_id)))
     return task

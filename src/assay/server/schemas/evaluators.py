@@ -85,11 +85,15 @@ class TestRequest(ApiModel):
 class TestResult(ApiModel):
     """The grade. ``error`` is null, or the code of what kept the evaluator from grading
     (``timeout``, ``memory``, ``sandbox_violation``, ``runtime_error``, ``invalid_output``, ...)
-    with ``reason`` saying what happened; ``status`` and ``details`` add the engine's view."""
+    with ``reason`` saying what happened; ``status`` and ``details`` add the engine's view.
+    ``reasonCode`` and ``reasonArgs`` name the message ``reason`` says when the product wrote
+    it (null for what the evaluator's own code returned), for a page to say it in its language."""
 
     passed: bool
     score: float | None
     reason: str | None
+    reason_code: str | None = None
+    reason_args: dict[str, Any] | None = None
     latency_ms: float
     error: str | None
     status: Status

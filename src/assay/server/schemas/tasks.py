@@ -108,6 +108,9 @@ class ResultOut(ApiModel):
     passed: bool
     score: float | None
     reason: str | None
+    reason_code: str | None = None
+    """The code of the message ``reason`` says when the product wrote it (see TestResult)."""
+    reason_args: dict[str, Any] | None = None
     details: dict[str, Any]
     error: str | None
     latency_ms: float

@@ -60,11 +60,15 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     Behaviour("expected", "task `expected.output_contains` / `output_not_contains` / `output_contains_any` "
               "graded, ignoring case, as results `_output_contains`, `_output_not_contains`, `_output_contains_any`",
               "0.27.0", None, "CHANGELOG.md 0.27.0 (#203); internal/graders/run.go evaluateExpectations (0a694334)"),
-    Behaviour("task_inputs_027", "task `inputs.prompt_file`, `expected.behavior.max_response_time_ms`", "0.27.0",
+    Behaviour("task_inputs_027", "task `inputs.prompt_file` (its text is the prompt), "
+              "`expected.behavior.max_response_time_ms`", "0.27.0",
               None, "CHANGELOG.md 0.27.0 (#200, #201); internal/models/testcase.go (f249bad6)"),
     Behaviour("follow_ups", "task `inputs.follow_up_prompts`", "0.28.0", None, "CHANGELOG.md 0.28.0 (#209)"),
     Behaviour("task_skill_dirs", "task `skill_directories`; config `disabled_skills`", "0.29.0", None,
               "CHANGELOG.md 0.29.0 (#215, #216)"),
+    Behaviour("agent_tools", "a custom agent's `.agent.md` `tools:` adds the grader `agent_tools_implicit` "
+              "(tool_constraint allow_only) unless the eval has a tool_constraint grader", "0.31.0", None,
+              "CHANGELOG.md 0.31.0 (#226); internal/orchestration/agent_graders.go (a3f8e060)"),
     Behaviour("instruction_files", "config and task `instruction_files`", "0.33.0", None,
               "CHANGELOG.md 0.33.0 (#248)"),
     Behaviour("inject_skill_body", "config `inject_skill_body`", "0.34.0", None, "CHANGELOG.md 0.34.0 (#285)"),

@@ -8,12 +8,17 @@
   inclusive). assay renders the template forms waza documents (``{{.Vars.name}}``,
   ``{{.TaskName}}``, ``{{.JobID}}``, ``{{.Timestamp}}``, ``{{.Iteration}}``, ``{{.Attempt}}``);
   a prompt with other template actions is kept as written, with a warning.
+- ``task_prompt``: a task's prompt, from ``inputs.prompt`` or, from 0.27, the file
+  ``inputs.prompt_file`` names (``internal/models/testcase.go`` ``resolvePromptFile`` at
+  f249bad6): a relative path, read from the task file's folder; both set, an absolute path, a
+  cleaned path containing ``..`` or an unreadable file is an error, in waza's words.
 - ``python_task_dump``: a task file as the Python edition's ``Task.model_dump()`` (defaults
   filled, unknown keys dropped), which its ``script`` graders read as ``task``.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import time
 from collections.abc import Mapping
@@ -22,8 +27,8 @@ from typing import Any
 
 from assay.core.errors import SpecError
 from assay.runner.dataset import csv_rows
-from assay.runner.files import open_regular
-from assay.runner.yamlsrc import YamlDoc
+from assay.runner.files import open_regular, read_regular
+from assay.runner.yamlsrc import MAX_SUITE_BYTES, YamlDoc
 
 _ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
 _VAR = re.compile(r"\.Vars\.([A-Za-z_][A-Za-z0-9_]*)")
@@ -138,3 +143,30 @@ def _pick(value: Any, keys: tuple[str, ...]) -> Any:
 
 def _file(value: Any) -> Any:
     return _pick(value, ("path", "content")) if isinstance(value, Mapping) else value
+
+
+def task_prompt(tdoc: YamlDoc, inputs: Mapping[str, Any], read_file: bool) -> Any:
+    """The task's prompt: ``inputs.prompt``, else (``read_file``: the release reads it) the
+    text of ``inputs.prompt_file``. Raises SpecError at ``inputs.prompt_file``."""
+    name = inputs.get("prompt_file")
+    if name is None or not read_file:
+        return inputs.get("prompt")
+    at = ("inputs", "prompt_file")
+    if inputs.get("prompt") not in (None, ""):
+        raise tdoc.error("cannot specify both prompt and prompt_file", *at)
+    if not isinstance(name, str) or not name:
+        raise tdoc.error(f"prompt_file must be a relative path, got {name!r}", *at)
+    if Path(name).is_absolute():
+        raise tdoc.error(f"prompt_file must be a relative path, got {name!r}", *at)
+    clean = posixpath.normpath(name)
+    if ".." in clean:  # waza refuses any "..", as strings.Contains does
+        raise tdoc.error(f"prompt_file must not contain path traversal, got {name!r}", *at)
+    folder = tdoc.path.parent.resolve()
+    path = (folder / clean).resolve()
+    if not path.is_relative_to(folder):  # a symbolic link out of the task's folder
+        raise tdoc.error(f"prompt_file {name!r} leads outside the task's folder {folder}", *at)
+    try:
+        data = read_regular(path, limit=MAX_SUITE_BYTES, what="prompt file")
+    except SpecError as exc:
+        raise tdoc.error(f"reading prompt_file {name!r}: {exc.message}", *at) from None
+    return data.decode("utf-8", errors="replace")

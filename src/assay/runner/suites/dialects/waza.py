@@ -41,13 +41,14 @@ from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.graders import TASK_KEY
 from assay.runner.suites.dialects import detect_waza
+from assay.runner.suites.dialects._waza_agents import agent_grader
 from assay.runner.suites.dialects._waza_checkpoints import checkpoint_specs
 from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
 from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
 from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
 from assay.runner.suites.dialects._waza_releases import Release, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
-from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump
+from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump, task_prompt
 from assay.runner.suites.filemodel import Keys, Unknown, read_model
 from assay.runner.suites.graders import compile_graders
 from assay.runner.suites.runs import Runs, find_results, make_sample, unmatched_warning
@@ -93,6 +94,10 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     judge = spec.config.judge_model if spec.config else None
     suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings, suite_dir=base)
     graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=suite_graders.prepare)
+    if edition == "go" and release.has("agent_tools"):
+        implicit = agent_grader(base, spec.config.skill_directories if spec.config else None, spec.graders or [],
+                                warnings)
+        graders += compile_graders([implicit] if implicit else [], doc, ("skill",), context)
     grade_expected = edition == "go" and release.has("expected")
 
     samples, sample_graders, missing = [], {}, []
@@ -117,12 +122,13 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
             missing.append(task.id)
             continue
         meta = _task_metadata(tdoc, task, edition)
+        prompt = task_prompt(tdoc, inputs, edition == "go" and release.has("task_inputs_027"))
         expected = tdoc.data.get("expected") if isinstance(tdoc.data, Mapping) else None
         for n, (where, run) in enumerate(task_runs, 1):
             sid = task.id if len(task_runs) == 1 else f"{task.id}#{run.get('trial_id', n)}"
             if len(task_runs) > 1:
                 clusters[sid] = task.id
-            samples.append(make_sample(sid, run, input=inputs.get("prompt"), expected=expected, metadata=meta,
+            samples.append(make_sample(sid, run, input=prompt, expected=expected, metadata=meta,
                                        base_dir=base, where=where))
             if task_graders:
                 sample_graders[sid] = task_graders
