@@ -24,7 +24,8 @@ def places(live) -> dict[str, str]:
         rows = [{"id": f"s{i}", "input": f"问题 {i}", "output": "北京" if i % 2 else "上海", "expected": "北京",
                  "context": "一段很长的上下文，" * 40, "source": "https://example.com/" + "x" * 200}
                 for i in range(4)]  # long cells and an unbroken one: the preview must not widen the page
-        task = task_on_dataset(api, "每页检查", [{"evaluatorId": presets["exact_match"]}], rows, "每页检查的数据")
+        task = task_on_dataset(api, "每页检查", [{"evaluatorId": presets["exact_match"]}], rows,
+                               "每页检查的数据_" + "x" * 120)  # a long unbroken name must wrap, not widen the page
         run = api.post(f"/tasks/{task['id']}/runs").json()["data"]
         deadline = time.monotonic() + 60
         while api.get(f"/runs/{run['id']}").json()["data"]["status"] != "completed":

@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from assay.cli.run_cmd import execute
+from assay.settings import Settings
 
 pytestmark = pytest.mark.ray
 
@@ -175,3 +176,19 @@ def test_inline_samples_are_shipped_to_the_workers(tmp_path, local_ray):
     run(p, tmp_path / "local.jsonl", "local")
     run(p, tmp_path / "ray.jsonl", "ray")
     assert lines(tmp_path / "local.jsonl") == lines(tmp_path / "ray.jsonl")
+
+
+def test_a_worker_whose_init_never_ran_is_collected_quietly():
+    """Ray may collect a ``GradingActor`` whose ``__init__`` failed or never ran: ``__del__``
+    must not raise (it used to, with an AttributeError on ``_pool``)."""
+    from assay.runner.ray_engine._worker import GradingActor
+
+    class Failing:
+        def open(self, context):
+            raise RuntimeError("the suite could not be opened")
+
+    with pytest.raises(RuntimeError, match="could not be opened"):
+        GradingActor(Failing(), Settings(), fingerprint=None)  # type: ignore[arg-type]
+    bare = GradingActor.__new__(GradingActor)
+    bare.__del__()
+    bare.close()

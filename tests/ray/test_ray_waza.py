@@ -43,6 +43,18 @@ def test_ray_workers_read_the_suite_as_the_release_given(tmp_path):
     assert done.returncode == code == 1, done.stderr
     assert lines(ray_out) == lines(local) == {"t0": [("says", True)], "t1": [("says", False)],
                                               "t2": [("says", True)]}  # no `_output_contains` before 0.27
-    refused = subprocess.run([*args, "--out", str(tmp_path / "newest.jsonl")], capture_output=True, text=True,
-                             timeout=300)
-    assert refused.returncode == 2 and "field colour not found in type models.TestCase" in refused.stderr
+
+
+
+def test_the_suite_reference_workers_open_carries_the_release(tmp_path):
+    # what each worker does (GradingActor opens its SuiteRef), without starting Ray
+    from assay.core.errors import SpecError
+    from assay.runner.ray_engine import SuiteRef
+
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "eval.yaml").write_text(EVAL)
+    (tmp_path / "tasks" / "t0.yaml").write_text(TASK.format(id="t0", output="Deployed to Azure"))
+    suite, _ = SuiteRef.of(tmp_path / "eval.yaml", waza_version="0.21").open()
+    assert [g.name for g in suite.graders_for("t0")] == ["says"]  # no `_output_contains` before 0.27
+    with pytest.raises(SpecError, match="field colour not found in type models.TestCase"):
+        SuiteRef.of(tmp_path / "eval.yaml").open()

@@ -1,13 +1,15 @@
 """The run queue on SQLite and PostgreSQL: slices claimed once, users served in turn, an
-expired lease taken over, a lost lease reported to its old holder, slices given back."""
+expired lease taken over, a lost lease reported to its old holder, slices given back, a run
+left active by a server that died after its last slice finished by the next."""
 
 from __future__ import annotations
 
 import time
 
+from service_support import make_api
 from sqlalchemy import update
 
-from assay.store import Database, queue
+from assay.store import Database, queue, upgrade
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.models import RunSlice
@@ -74,3 +76,19 @@ def test_slices_of_a_cancelled_run_are_not_claimed(database):
     with database.session() as session:
         run_rows.set_status(session, run_id, "cancelled")
     assert claim(database, "s") is None
+
+
+def test_a_run_whose_last_server_died_before_finishing_it_is_finished_by_the_next(db_url, shared_resources):
+    """The last slice is marked done and the run finished in two commits; a server killed
+    between them leaves an active run with nothing to claim, which the next server finishes."""
+    database = Database(db_url)
+    upgrade(database)
+    run_id = make_run(database, "carol", 4, 4)
+    held = claim(database, "dying")
+    with database.session() as session:
+        queue.finish(session, held.id)  # ... and the server died here
+        assert [run.id for run in queue.unfinished_runs(session)] == [run_id]
+    database.dispose()
+    for api in make_api(db_url, shared_resources):  # its start finishes the run
+        run = api.call("GET", f"/runs/{run_id}", "root").json()["data"]
+        assert run["status"] == "completed" and run["summary"]["samples"] == 0, run

@@ -3,9 +3,10 @@
 Every code evaluation of the process (a sandbox call, or a piece of a batch) passes through
 one ``FairGate`` before it reaches the sandbox. The gate keeps at most ``slots`` sandbox workers
 busy (more would only queue inside the sandbox, behind whoever came first) and, when workers
-free, gives them to the next user in turn who has a call waiting and is under ``per_user``. So a user
-whose large run or slow tests fill the sandbox delays another user's test or one-sample run by
-at most one evaluation: the next free slot is theirs.
+free, gives them to the next user in turn who has a call waiting and is under ``per_user``. A
+batch goes in pieces of one sample per worker until its evaluations prove fast. So a user whose
+large run or slow tests fill the sandbox delays another user's test or one-sample run by at most
+one evaluation (or ``PIECE_SECONDS`` of fast ones): the next free slot is theirs.
 
 Who is asking travels with the call in a context variable (``acting_for``), set by the run
 worker around a slice and by the routes around a test, so graders need not know users exist.
@@ -14,18 +15,22 @@ worker around a slice and by the routes around a test, so graders need not know 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
+from assay.server.pace import Pacer
 
-PIECE = 16
-"""Samples of a batch sent to the sandbox under one slot: the unit another user may wait for."""
+PIECE_SECONDS = 0.05
+"""About how long one piece of a batch keeps the sandbox's workers once its evaluations prove
+fast: with one evaluation of a slow evaluator, the longest another user waits for a worker."""
+PIECE_DEPTH = 256
+"""Samples one worker takes in one piece at most (the sandboxes' own chunk size)."""
 
 _user: ContextVar[str] = ContextVar("assay_user", default="")
 T = TypeVar("T")
@@ -122,15 +127,18 @@ class FairGate:
 
 class FairCodeRunner:
     """A ``CodeRunner`` whose calls take turns through a ``FairGate``. A batch goes to the inner
-    runner in pieces of ``PIECE`` samples, one slot each, sent at once (the gate lets through as
-    many as the user's cap and the other users' turns allow), so a large batch is as fast as it
-    was when it has the sandbox to itself and yields a slot every piece when it has not."""
+    runner in pieces, one after another, each spread over every sandbox worker and admitted by
+    the gate in its user's turn. The first piece is one sample per worker; later ones grow
+    (``server.pace``) while the evaluations prove fast, up to about ``PIECE_SECONDS`` of work
+    per worker. So another user waits for one evaluation of a slow evaluator, or about
+    ``PIECE_SECONDS`` of a fast one, and a fast batch alone goes in large pieces at the
+    sandbox's speed. (A piece weighs every worker it spreads over, which may exceed the user's
+    cap: the gate admits such a piece only when the user has nothing else in flight.)"""
 
     def __init__(self, inner: CodeRunner, gate: FairGate, *, owns_inner: bool = True) -> None:
         self.inner = inner
         self.gate = gate
         self.owns_inner = owns_inner
-        self._pieces = ThreadPoolExecutor(max_workers=4 * gate.slots, thread_name_prefix="assay-sandbox-piece")
 
     def call(self, request: CodeCall) -> CodeOutcome:
         with self.gate.slot(_user.get(), 1):
@@ -138,24 +146,26 @@ class FairCodeRunner:
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         user = _user.get()
-        pieces = [replace(batch, args=batch.args[start:start + PIECE]) for start in range(0, len(batch.args), PIECE)]
-        if len(pieces) == 1:
-            return self._piece(user, pieces[0])
+        depth = Pacer(PIECE_SECONDS, first=1, largest=PIECE_DEPTH)  # samples per worker in a piece
         outcomes: list[CodeOutcome] = []
-        for done in self._pieces.map(lambda piece: self._piece(user, piece), pieces):
+        while len(outcomes) < len(batch.args):
+            start = len(outcomes)
+            piece = replace(batch, args=batch.args[start:start + self.gate.slots * depth.size])
+            weight = min(len(piece.args), self.gate.slots)  # the sandbox spreads it over that many workers at most
+            with self.gate.slot(user, weight):
+                began = time.perf_counter()
+                done = call_batch(self.inner, piece)
+                depth.observe(-(-len(piece.args) // weight), time.perf_counter() - began)
+            if len(done) != len(piece.args):
+                raise RuntimeError(f"the sandbox answered {len(done)} outcomes for {len(piece.args)} samples")
             outcomes.extend(done)
         return outcomes
-
-    def _piece(self, user: str, piece: CodeBatch) -> list[CodeOutcome]:
-        with self.gate.slot(user, len(piece.args)):  # the sandbox spreads it over that many workers at most
-            return call_batch(self.inner, piece)
 
     def check(self, language: Any, source: str, function: str = "evaluate") -> str | None:
         return self.inner.check(language, source, function)
 
     def close(self) -> None:
-        """Stop the piece threads, and the inner runner when it is this one's."""
-        self._pieces.shutdown(wait=False, cancel_futures=True)
+        """Stop the inner runner when it is this one's."""
         close = getattr(self.inner, "close", None)
         if close is not None and self.owns_inner:
             close()

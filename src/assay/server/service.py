@@ -1,6 +1,7 @@
 """What one server process holds: settings, the database, the engine's resources (the shared
-sandbox pool and judge client), the token cache and the run worker. Built once by
-``create_app`` at the composition root and reached by routes through ``deps``."""
+sandbox pool and judge client), the token cache, the run worker and the reaper of stalled
+uploads. Built once by ``create_app`` at the composition root and reached by routes through
+``deps``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from assay.server.auth import TokenCache
 from assay.server.fairness import FairGate, fair_resources
 from assay.server.grading import Grading
 from assay.server.metrics import Metrics
+from assay.server.reaper import UploadReaper
 from assay.server.run_summary import LiveSummaries
 from assay.server.worker import RunWorker
 from assay.settings import Settings
@@ -29,6 +31,7 @@ class Service:
     changes: Changes
     gate: FairGate
     metrics: Metrics
+    reaper: UploadReaper
     live: LiveSummaries = field(default_factory=LiveSummaries)
     """The summaries so far of the runs whose pages are open (``pages.live``)."""
     owns_resources: bool = True
@@ -50,12 +53,13 @@ class Service:
         worker = RunWorker(database, grading, settings, metrics)
         return cls(settings=settings, database=database, grading=grading,
                    tokens=TokenCache(database, stamp=changes.stamp("tokens")), worker=worker, changes=changes,
-                   gate=gate, metrics=metrics, owns_resources=owns_resources)
+                   gate=gate, metrics=metrics, reaper=UploadReaper(database), owns_resources=owns_resources)
 
     def start(self) -> list[str]:
         """Read the change counters and join the run queue (the schema is up to date); returns
         the ids of the runs waiting in the queue."""
         self.changes.start()
+        self.reaper.start()
         return self.worker.start()
 
     def close(self) -> None:
@@ -63,6 +67,7 @@ class Service:
         sandbox and judge client, then the database pool."""
         self.worker.close()
         self.changes.close()
+        self.reaper.close()
         resources = self.grading.resources
         # The code runner is this service's wrapper (``fairness``): it closes the sandbox only if owned.
         adapters = (resources.code_runner, resources.judge_client) if self.owns_resources else (resources.code_runner,)

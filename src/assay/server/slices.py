@@ -1,5 +1,6 @@
 """Grading one leased slice of a run: its rows, every evaluator of the run's snapshot, the
-results committed chunk by chunk, then the slice marked done (and the run finished when it was
+results committed chunk by chunk as they are graded (visible in the run's progress about twice a
+second), then the slice marked done (and the run finished when it was
 the last). What is already stored for the slice (a previous holder died half-way) is skipped,
 and the insert ignores a result present anyway, so each (sample, evaluator) is stored once.
 """
@@ -7,6 +8,7 @@ and the insert ignores a result present anyway, so each (sample, evaluator) is s
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -19,6 +21,7 @@ from assay.runner.execute import grade_many
 from assay.runner.sizing import BatchSizes, batch_sizes
 from assay.server.fairness import acting_for
 from assay.server.grading import Grading
+from assay.server.pace import Pacer
 from assay.server.run_summary import summarise
 from assay.store import datasets as dataset_rows
 from assay.store import queue
@@ -26,6 +29,10 @@ from assay.store import runs as run_rows
 from assay.store.db import Database
 from assay.store.models import RunState
 from assay.store.queue import Claim
+
+PROGRESS_SECONDS = 0.5
+"""About how long the results of a slice wait before they are committed and counted in the
+run's progress (one evaluation, when one takes longer)."""
 
 if TYPE_CHECKING:
     from assay.server.ray_slices import RayGrading
@@ -62,12 +69,13 @@ class SliceGrader:
             graded = run_rows.graded_in_range(session, claim.run_id, claim.start, claim.stop)
             specs = list(run.evaluators)
         samples = [Sample.model_validate(row) for row in rows]
+        local = specs
         if self.engine == "ray":
             if not self._grade_on_ray(claim, specs, samples, graded, stopped):
                 return False
-            specs = []  # graded
+            local = []  # graded
         with acting_for(claim.user_id):
-            for spec in specs:
+            for spec in local:
                 todo = [(claim.start + i, s) for i, s in enumerate(samples)
                         if (s.id, spec["evaluatorId"]) not in graded]
                 if todo and not self._grade_evaluator(claim, spec, todo, stopped):
@@ -130,24 +138,33 @@ class SliceGrader:
     def _grade_evaluator(self, claim: Claim, spec: dict[str, Any], todo: list[tuple[int, Sample]],
                          stopped: Callable[[], bool]) -> bool:
         grader: Grader[Any] | None = None
-        problem, step = "", len(todo)
+        problem, pace = "", Pacer(PROGRESS_SECONDS, first=len(todo), largest=len(todo))
         try:
             compiled = self.grading.compile_stored(spec["type"], spec["config"], spec["name"], spec["weight"])
             grader = compiled.build(self.grading.resources)
-            # A pure grader takes the slice in one call and one commit; one that waits on I/O goes
-            # in smaller chunks, each committed, so a cancel or a stop waits for one chunk at most.
-            step = batch_sizes([compiled], self.concurrency).first
+            # A pure grader takes the slice in one call and one commit. One that waits on I/O goes
+            # in chunks, each committed and counted in the run's progress as soon as it is graded:
+            # a few samples first, then as many as take about PROGRESS_SECONDS at the speed seen,
+            # so progress moves while slow evaluations go on, and a cancel or a stop waits for
+            # one chunk at most.
+            if compiled.traits.io_bound:
+                step = batch_sizes([compiled], self.concurrency).first
+                pace = Pacer(PROGRESS_SECONDS, first=min(step, self.concurrency), largest=step)
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
             problem = str(exc)
-        for first in range(0, len(todo), step):
+        first = 0
+        while first < len(todo):
             if stopped():
                 return False
-            chunk = todo[first:first + step]
+            chunk = todo[first:first + pace.size]
+            first += len(chunk)
             samples = [sample for _, sample in chunk]
+            began = time.perf_counter()
             if grader is None:
                 results = [config_error(spec, problem) for _ in chunk]
             else:
                 results = grade_many(grader, samples, pool=self.pool)
+            pace.observe(len(chunk), time.perf_counter() - began)
             rows = [result_row(claim.run_id, spec, sample, index, result)
                     for (index, sample), result in zip(chunk, results)]
             with self.database.session() as session:

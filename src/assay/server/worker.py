@@ -10,7 +10,9 @@ leases to expire, and another server takes the slice over and grades only what h
 yet; a server that stops cleanly gives its slices back at once.
 
 A cancel is written to the run's row, which every slot grading the run reads between chunks.
-A run that cannot go on is marked ``failed``.
+A run that cannot go on is marked ``failed``. A run whose slices are all done but which is still
+active (its last server died between the two commits) is finished by the next server's start
+or heartbeat.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ class RunWorker:
                 samples = max(1, run.total // max(1, len(run.evaluators)))  # one slice at least: it ends the run
                 queue.plan(session, run.id, run.created_by_id, samples, self.slice_size(list(run.evaluators)))
             waiting = run_rows.active_run_ids(session)
+        self._finish_orphans()
         for n in range(self.settings.run_slots):
             self._spawn(self._slot, f"assay-run-slot-{n}")
         self._spawn(self._heartbeat, "assay-run-heartbeat")
@@ -164,8 +167,21 @@ class RunWorker:
         with self.database.session() as session:
             return run_rows.status_of(session, claim.run_id) not in run_rows.ACTIVE
 
+    def _finish_orphans(self) -> None:
+        """Finish the runs whose every slice is done but which are still active (a server died
+        between its last slice and the run's end); any server may, once or twice."""
+        try:
+            with self.database.session() as session:
+                orphans = [(run.id, list(run.evaluators)) for run in queue.unfinished_runs(session)]
+            for run_id, specs in orphans:
+                log.info("finishing run %s, whose last slice's server stopped before the end", run_id)
+                self.slices.finish_run(run_id, specs)
+        except Exception:  # noqa: BLE001  the next beat tries again
+            log.warning("finishing runs left active failed", exc_info=True)
+
     def _heartbeat(self) -> None:
         while not self._stopping.wait(self.lease_s / 3):
+            self._finish_orphans()
             with self._lock:
                 held = list(self._held)
             if not held:

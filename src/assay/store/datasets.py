@@ -207,3 +207,22 @@ def delete_dataset(session: Session, dataset: Dataset) -> None:
         discard_version(session, version_id)
     session.delete(dataset)
     session.flush()
+
+
+def unready_versions(session: Session) -> dict[str, int]:
+    """Versions whose upload has not finished, each with how far its rows have come (the last
+    position written, -1 for none yet): read from the primary key's end, not by counting."""
+    last = (select(func.max(DatasetRow.position)).where(DatasetRow.version_id == DatasetVersion.id)
+            .correlate(DatasetVersion).scalar_subquery())
+    query = select(DatasetVersion.id, last).where(DatasetVersion.ready.is_(False))
+    return {version_id: -1 if position is None else position for version_id, position in session.execute(query).all()}
+
+
+def discard_unready(session: Session, version_id: str) -> bool:
+    """Remove a version whose upload stalled, with its rows, unless it became ready meanwhile;
+    True when it was removed (False too when another server removed it first)."""
+    still = session.scalar(select(DatasetVersion.ready).where(DatasetVersion.id == version_id).with_for_update())
+    if still is None or still:
+        return False
+    discard_version(session, version_id)
+    return True

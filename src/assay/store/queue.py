@@ -150,6 +150,15 @@ def remaining(session: Session, run_id: str) -> int:
                                                      RunSlice.state != SliceState.DONE)) or 0
 
 
+def unfinished_runs(session: Session) -> list[Run]:
+    """Queued or running runs whose slices are all done: the server that finished the last one
+    died before it marked the run finished (two separate commits, so that servers finishing the
+    last slices at once each see the others' done)."""
+    planned = select(RunSlice.id).where(RunSlice.run_id == Run.id).exists()
+    open_slice = select(RunSlice.id).where(RunSlice.run_id == Run.id, RunSlice.state != SliceState.DONE).exists()
+    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_RUNS), planned, ~open_slice)))
+
+
 def done_slices(session: Session, run_id: str) -> list[tuple[int, int, int]]:
     """``(slice id, start, stop)`` of the run's slices whose results are all committed."""
     query = select(RunSlice.id, RunSlice.start, RunSlice.stop).where(RunSlice.run_id == run_id,

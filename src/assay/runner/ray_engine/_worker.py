@@ -37,6 +37,11 @@ PROBLEMS_KEPT = 20
 class GradingActor:
     """A Ray Data callable class: ``__call__`` grades a pyarrow batch, returns one row."""
 
+    # Class-level defaults: ``__del__`` (and ``close``) may run on an instance whose ``__init__``
+    # never ran or stopped half-way (Ray collecting a failed or never-started actor).
+    _pool: ThreadPoolExecutor | None = None
+    _resources: Resources | None = None
+
     def __init__(self, suite: SuiteRef | SpecsRef, settings: Settings, *, fingerprint: str | None,
                  done: Any = None, concurrency: int = 8, judge_cache_reads: bool = True, judge: Any = None) -> None:
         self._settings = settings
@@ -45,9 +50,9 @@ class GradingActor:
         self._done: frozenset[str] = _resolve(done) or frozenset()
         self._concurrency = concurrency
         self._judge_cache_reads = judge_cache_reads
-        self._resources: Resources | None = None
+        self._resources = None
         self._graders: dict[int, Grader] = {}
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool = None
         # Compiled under this worker's own sandbox (Node code is checked by the runner that runs it).
         self._suite, self._source = suite.open(build_context(settings, self._get_resources()))
         from assay.runner.columnar import takes
