@@ -23,5 +23,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("tasks") as batch:
-        batch.drop_column("pinned_version")
+    # A plain ALTER TABLE on both engines (SQLite 3.35+ drops a column without key or index in
+    # place): a batch copy of ``tasks`` would drop the old table, which with SQLite's foreign keys
+    # on deletes every task's runs and results through their ON DELETE CASCADE.
+    op.drop_column("tasks", "pinned_version")
