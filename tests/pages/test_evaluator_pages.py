@@ -96,7 +96,7 @@ def test_write_test_break_fix_save_and_delete_a_python_evaluator(page, live, sho
     replace_code(page, FIXED.replace("same = ", "same = ("))  # an unclosed bracket: a syntax error on line 2
     page.keyboard.press("Control+S")
     page.locator(".save-alert .alert.error").wait_for()
-    assert "line 2" in page.locator(".save-alert").inner_text()
+    assert "第 2 行" in page.locator(".save-alert").inner_text()  # said in Chinese
     assert "same = (" in page.locator("#code .cm-error-line").inner_text()
     assert "/evaluators/new" in page.url
 

@@ -165,8 +165,9 @@ function markDirty() {
   page.ui.editor?.clearError();
 }
 
-function showProblem(message) {
-  const line = page.ui.editor ? errorLine(message) : null;
+/** `message` in the save alert; `text`, the server's own words, points at the line. */
+function showProblem(message, text = message) {
+  const line = page.ui.editor ? errorLine(text) : null;
   if (line) page.ui.editor.showErrorLine(line);
   mount(page.ui.alert, h('p', { class: 'alert error', role: 'alert' }, message,
     line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null));
@@ -202,7 +203,7 @@ async function save() {
     markDirty();
     toast(t('editor.saved'));
   } catch (err) {
-    showProblem(err.message);
+    showProblem(err.message, err.text);
   } finally {
     page.saving = false;
     page.ui.save.disabled = false;
@@ -221,7 +222,7 @@ async function runTest(sample) {
       data = await api('POST', '/pages/api/evaluators/test', { name: name || 'draft', type, config, ...sample });
     }
   } catch (err) {
-    err.line = page.ui.editor ? errorLine(err.message) : null;
+    err.line = page.ui.editor ? errorLine(err.text ?? err.message) : null;
     if (err.line) page.ui.editor.showErrorLine(err.line);
     throw err;
   }

@@ -5,6 +5,7 @@ import { params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
 import { errorState, fmtPct, fmtScore, h, loading, mount, statusBadge, toast } from './common/dom.js';
 import { fmtCi } from './common/intervals.js';
+import { reasonOf } from './common/phrase.js';
 
 const root = document.getElementById('app');
 const ACTIVE = ['queued', 'running'];
@@ -136,7 +137,7 @@ async function drawFailures(offset = 0) {
   const rows = page.items.map((r) => h('tr', {},
     h('td', {}, h('a', { href: `/runs/${runId}/samples/${encodeURIComponent(r.sampleId)}` }, r.sampleId)),
     h('td', {}, r.evaluatorName), h('td', {}, statusBadge(r.status)), h('td', { class: 'num' }, fmtScore(r.score)),
-    h('td', { class: 'reason' }, r.reason || r.error || t('common.none'))));
+    h('td', { class: 'reason' }, reasonOf(r) || r.error || t('common.none'))));
   if (offset === 0) {
     if (page.total === 0) {
       mount(ui.failures, h('p', { class: 'state empty' }, t('run.noFailures')));

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, Valida
 from assay.core.context import SpecContext, spec_context
 from assay.core.errors import SpecError
 from assay.core.interfaces import Resources
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult, Kind, Status, make_result
 from assay.core.sample import Sample
 from assay.core.untrusted import MAX_REASON, cap_text
@@ -235,6 +236,15 @@ class Grader(ABC, Generic[ConfigT]):
                            {} if details is None else details, None, self.weight)
 
 
+    def raised_result(self, exc: Exception, traceback: str) -> GraderResult:
+        """This grader raised ``exc`` on a sample: its ``runtime_error`` result (for the runner,
+        and a composite running its children, which turn exceptions into values)."""
+        return self.error_result(ErrorCode.RUNTIME_ERROR, RAISED(name=repr(self.name), error=f"{type(exc).__name__}: "
+                                                                                             f"{exc}"),
+                                 {"traceback": traceback})
+
+
+RAISED = Phrase("grader.raised", "grader {name} raised {error}")
 _PASSED, _FAILED = Status.PASSED, Status.FAILED
 
 

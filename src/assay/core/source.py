@@ -14,6 +14,8 @@ import __future__
 import ast
 from types import CodeType
 
+from assay.core.messages import Phrase
+
 FILENAME = "<evaluator>"
 """The file name evaluator code is compiled under (tracebacks keep only its frames)."""
 
@@ -31,6 +33,14 @@ def compile_python(source: str | ast.Module) -> CodeType:
     return compile(source, FILENAME, "exec", flags=_FLAGS, dont_inherit=True)
 
 
+SYNTAX = Phrase("source.syntax", "syntax error: {message}")
+SYNTAX_AT = Phrase("source.syntax_at", "syntax error at line {line}, column {column}: {message}")
+UNCOMPILABLE = Phrase("source.uncompilable", "the source cannot be compiled: {problem}")
+TOO_NESTED = Phrase("source.too_nested", "the source is nested too deeply to compile")
+NO_FUNCTION = Phrase("source.no_function", "no top-level function `{function}` is defined "
+                                           "(def {function}(input, output, expected, metadata))")
+
+
 def check_python_source(source: str, function: str = "evaluate") -> str | None:
     """The problem with ``source`` as a Python evaluator, with its line; None when it compiles
     and defines a top-level (sync or async) ``function``."""
@@ -39,13 +49,13 @@ def check_python_source(source: str, function: str = "evaluate") -> str | None:
         compile_python(tree)
     except SyntaxError as exc:
         if exc.lineno is None:  # e.g. a NUL byte: no position to give
-            return f"syntax error: {exc.msg}"
-        return f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}"
+            return SYNTAX(message=exc.msg)
+        return SYNTAX_AT(line=exc.lineno, column=exc.offset, message=exc.msg)
     except ValueError as exc:  # a NUL byte in the source, on Pythons that do not say SyntaxError
-        return f"the source cannot be compiled: {exc}"
+        return UNCOMPILABLE(problem=str(exc))
     except (MemoryError, RecursionError):  # the parser's or the compiler's stack ran out
-        return "the source is nested too deeply to compile"
+        return TOO_NESTED()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             return None
-    return f"no top-level function `{function}` is defined (def {function}(input, output, expected, metadata))"
+    return NO_FUNCTION(function=function)

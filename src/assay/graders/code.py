@@ -29,6 +29,23 @@ from assay.core.source import check_python_source
 from assay.core.untrusted import MAX_DEPTH, TooDeep, clean_json, clean_text
 from assay.graders._waza_context import assertion_context
 
+TIMEOUT_CAP = Phrase("code.timeout_cap", "Input should be less than or equal to {cap} (ms; this deployment's "
+                                        "ASSAY_CODE_TIMEOUT_MAX_MS)")
+ONE_SHAPE = Phrase("code.one_shape", "give either `code` (with `language`) or `assertions`, not both or neither")
+SOURCE = Phrase("code.source", "code: {problem}")
+NO_SANDBOX = Phrase("code.no_sandbox", "no code sandbox is configured")
+RETURNED = Phrase("code.returned", "evaluate() returned {problem}")
+NOT_OBJECT = Phrase("code.not_object", "{type}, expected an object {passed, score?, reason?, details?}")
+UNKNOWN_FIELDS = Phrase("code.unknown_fields", "unknown field(s) {fields}; allowed: passed, score, reason, details")
+PASSED_TYPE = Phrase("code.passed_type", "`passed` as {type}, expected a boolean")
+SCORE_VALUE = Phrase("code.score_value", "`score` {score}, expected a finite number in [0, 1]")
+SCORE_RANGE = Phrase("code.score_range", "`score` {score}, outside [0, 1]")
+REASON_TYPE = Phrase("code.reason_type", "`reason` as {type}, expected a string")
+DETAILS_TYPE = Phrase("code.details_type", "`details` as {type}, expected an object")
+DETAILS_DEEP = Phrase("code.details_deep", "`details` nested more than {depth} levels deep")
+DETAILS_LARGE = Phrase("code.details_large", "`details` larger than {kb} KB")
+
+
 DEFAULT_TIMEOUT_MS = 5000
 MAX_DETAILS_BYTES = 64 * 1024
 
@@ -119,8 +136,7 @@ class CodeConfig(GraderConfig):
     def _within_cap(cls, value: int, info: ValidationInfo) -> int:
         cap = spec_context(info.context).code_timeout_max_ms
         if value > cap:
-            raise ValueError(f"Input should be less than or equal to {cap} (ms; this deployment's "
-                             "ASSAY_CODE_TIMEOUT_MAX_MS)")
+            raise ValueError(TIMEOUT_CAP(cap=cap))
         return value
 
     @model_validator(mode="after")
@@ -129,7 +145,7 @@ class CodeConfig(GraderConfig):
         if self.timeout > context.code_timeout_max_ms:  # only the default can be: lower it to the cap
             self.__dict__["timeout"] = context.code_timeout_max_ms
         if (self.code is None) == (self.assertions is None):
-            raise ValueError("give either `code` (with `language`) or `assertions`, not both or neither")
+            raise ValueError(ONE_SHAPE())
         if self.code is not None:
             if self.language == "python":
                 problem = check_python_source(self.code)
@@ -138,7 +154,7 @@ class CodeConfig(GraderConfig):
             else:
                 problem = None
             if problem:
-                raise ValueError(f"code: {problem}")
+                raise ValueError(SOURCE(problem=problem))
         return self
 
 
@@ -231,19 +247,6 @@ def _sandbox_details(outcome: CodeOutcome) -> dict[str, Any]:
     if outcome.output:
         details["output"] = outcome.output
     return details
-
-
-NO_SANDBOX = Phrase("code.no_sandbox", "no code sandbox is configured")
-RETURNED = Phrase("code.returned", "evaluate() returned {problem}")
-NOT_OBJECT = Phrase("code.not_object", "{type}, expected an object {passed, score?, reason?, details?}")
-UNKNOWN_FIELDS = Phrase("code.unknown_fields", "unknown field(s) {fields}; allowed: passed, score, reason, details")
-PASSED_TYPE = Phrase("code.passed_type", "`passed` as {type}, expected a boolean")
-SCORE_VALUE = Phrase("code.score_value", "`score` {score}, expected a finite number in [0, 1]")
-SCORE_RANGE = Phrase("code.score_range", "`score` {score}, outside [0, 1]")
-REASON_TYPE = Phrase("code.reason_type", "`reason` as {type}, expected a string")
-DETAILS_TYPE = Phrase("code.details_type", "`details` as {type}, expected an object")
-DETAILS_DEEP = Phrase("code.details_deep", "`details` nested more than {depth} levels deep")
-DETAILS_LARGE = Phrase("code.details_large", "`details` larger than {kb} KB")
 
 
 def _check_returned(value: Any) -> Said | None:

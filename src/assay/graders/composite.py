@@ -33,10 +33,25 @@ from assay.core.context import SpecContext, spec_context
 from assay.core.errors import SpecError
 from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import Resources
+from assay.core.messages import Phrase, Said, said_again
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult, Kind, Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec, compile_spec
+
+AWAITING = Phrase("composite.awaiting", "awaiting: {names}")
+FAILED = Phrase("composite.failed", "failed: {names}")
+UNGRADED = Phrase("composite.ungraded", "could not grade: {names} ({name}: {reason})")
+NONE_SCORED = Phrase("composite.none_scored", "no child scored; could not grade: {names} ({name}: {reason})")
+NO_WEIGHT = Phrase("composite.no_weight", "no child with a weight above 0 scored")
+WEIGHTED = {  # (passed, some children left out)
+    (True, False): Phrase("composite.reaches", "weighted score {score} reaches {threshold}"),
+    (False, False): Phrase("composite.below", "weighted score {score} is below {threshold}"),
+    (True, True): Phrase("composite.reaches_left_out", "weighted score {score} reaches {threshold}; left out: "
+                                                        "{errors} errors, {pending} pending"),
+    (False, True): Phrase("composite.below_left_out", "weighted score {score} is below {threshold}; left out: "
+                                                       "{errors} errors, {pending} pending"),
+}
 
 MAX_DEPTH = 5
 """Deepest nesting of composites (a composite of plain graders is depth 1)."""
@@ -194,11 +209,11 @@ class Composite(Grader[CompositeConfig]):
         scores = [r.score for r in results if r.scored and r.score is not None]
         if cfg.rule == "all":
             if failed:
-                return self.scored_result(False, min(scores), _names("failed", failed), details)
+                return self.scored_result(False, min(scores), _names(FAILED, failed), details)
             if errors:
                 return self._error(errors, details)
             if pending:
-                return self.pending_result(_names("awaiting", pending), details)
+                return self.pending_result(_names(AWAITING, pending), details)
             return self.scored_result(True, min(scores), None, details)
         if cfg.rule == "any":
             if passed:
@@ -206,8 +221,8 @@ class Composite(Grader[CompositeConfig]):
             if errors:
                 return self._error(errors, details)
             if pending:
-                return self.pending_result(_names("awaiting", pending), details)
-            return self.scored_result(False, max(scores), _names("failed", failed), details)
+                return self.pending_result(_names(AWAITING, pending), details)
+            return self.scored_result(False, max(scores), _names(FAILED, failed), details)
         return self._weighted(results, errors, pending, details)
 
     def _weighted(self, results: list[GraderResult], errors: list[GraderResult], pending: list[GraderResult],
@@ -219,22 +234,25 @@ class Composite(Grader[CompositeConfig]):
         if not scored or total <= 0:
             if errors or not pending:
                 return self._error(errors, details, none_scored=True)
-            return self.pending_result(_names("awaiting", pending), details)
+            return self.pending_result(_names(AWAITING, pending), details)
         mean = sum((r.score or 0.0) * r.weight for r in scored) / total  # (no score in scored is None)
         mean = min(1.0, max(0.0, mean))
         ok = mean >= self.config.threshold
-        left_out = f"; left out: {len(errors)} errors, {len(pending)} pending" if errors or pending else ""
-        reason = None if ok and not left_out else (
-            f"weighted score {mean:.3f} {'reaches' if ok else 'is below'} {self.config.threshold:g}{left_out}")
+        said = {"score": f"{mean:.3f}", "threshold": f"{self.config.threshold:g}"}
+        reason = None if ok and not (errors or pending) else \
+            WEIGHTED[ok, True](**said, errors=len(errors), pending=len(pending)) if errors or pending else \
+            WEIGHTED[ok, False](**said)
         return self.scored_result(ok, mean, reason, details)
 
     def _error(self, errors: list[GraderResult], details: dict[str, Any], *, none_scored: bool = False) -> GraderResult:
         if not errors:  # weighted, every scored child has weight 0
-            return self.error_result(ErrorCode.INVALID_CONFIG, "no child with a weight above 0 scored", details)
+            return self.error_result(ErrorCode.INVALID_CONFIG, NO_WEIGHT(), details)
         first = errors[0]
-        lead = "no child scored; " if none_scored else ""
         return self.error_result(first.error or ErrorCode.RUNTIME_ERROR,
-                                 f"{lead}{_names('could not grade', errors)} ({first.name}: {first.reason})", details)
+                                 (NONE_SCORED if none_scored else UNGRADED)(
+                                     names=", ".join(r.name for r in errors), name=first.name,
+                                     reason=said_again(first.reason or "", first.reason_code, first.reason_args)),
+                                 details)
 
 
 def _grade_child(child: Grader[Any], samples: Sequence[Sample]) -> list[GraderResult]:
@@ -252,8 +270,7 @@ def _grade_child(child: Grader[Any], samples: Sequence[Sample]) -> list[GraderRe
         try:
             out.append(child.grade(s))
         except Exception as exc:  # noqa: BLE001
-            out.append(child.error_result(ErrorCode.RUNTIME_ERROR, f"grader {child.name!r} raised "
-                                          f"{type(exc).__name__}: {exc}", {"traceback": traceback.format_exc(limit=8)}))
+            out.append(child.raised_result(exc, traceback.format_exc(limit=8)))
     return out
 
 
@@ -265,5 +282,5 @@ def _child_row(r: GraderResult) -> dict[str, Any]:
     return row
 
 
-def _names(what: str, results: list[GraderResult]) -> str:
-    return f"{what}: " + ", ".join(r.name for r in results)
+def _names(phrase: Phrase, results: list[GraderResult]) -> Said:
+    return phrase(names=", ".join(r.name for r in results))

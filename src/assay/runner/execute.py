@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from time import perf_counter
 
 from assay.core.grader import Grader
-from assay.core.result import ErrorCode, GraderResult
+from assay.core.result import GraderResult
 from assay.core.sample import Sample
 
 
@@ -43,11 +43,7 @@ def grade_one(grader: Grader, sample: Sample) -> GraderResult:
     try:
         result = grader.grade(sample)
     except Exception as exc:  # noqa: BLE001  the runner is where exceptions become values
-        result = grader.error_result(
-            ErrorCode.RUNTIME_ERROR,
-            f"grader {grader.name!r} raised {type(exc).__name__}: {exc}",
-            {"traceback": traceback.format_exc(limit=8)},
-        )
+        result = grader.raised_result(exc, traceback.format_exc(limit=8))
     if not result.latency_ms:
         result.__dict__["latency_ms"] = (perf_counter() - start) * 1000.0
     return result

@@ -1,12 +1,15 @@
 // The JSON API as the pages call it: the session cookie authenticates, every change carries
-// the CSRF token, and a failure becomes an ApiError with the server's {code, message}.
+// the CSRF token, and a failure becomes an ApiError with the server's {code, message}, the
+// message said in the page's language when the server named its phrase (messageCode).
 import { csrf, t } from './boot.js';
+import { say } from './phrase.js';
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, text = message) {
     super(message);
     this.status = status;
     this.code = code;
+    this.text = text; // the server's own (English) words, which name lines and fields
   }
 }
 
@@ -52,7 +55,8 @@ function answered(status, statusText, text) {
     throw new ApiError(status, status, statusText);
   }
   if (status < 200 || status > 299 || payload.code !== 200) {
-    throw new ApiError(status, payload.code, payload.message || statusText);
+    const said = payload.message || statusText;
+    throw new ApiError(status, payload.code, say(payload.messageCode, payload.messageArgs, said), said);
   }
   return payload.data;
 }

@@ -1,6 +1,7 @@
 // The test-run panel: a sample (input, output, expected, metadata as JSON), a button, and the
 // result: passed, score, reason, latency, and the error with the line it points at.
 import { t } from '../common/boot.js';
+import { reasonOf } from '../common/phrase.js';
 import { fmtScore, h, mount } from '../common/dom.js';
 
 function area(name, label, rows = 2, value = '') {
@@ -47,7 +48,7 @@ export function testPanel({ run, note }) {
       h('dl', { class: 'facts' },
         h('dt', {}, 'passed'), h('dd', { id: 'result-passed' }, String(data.passed)),
         h('dt', {}, t('editor.score')), h('dd', { id: 'result-score' }, fmtScore(data.score)),
-        h('dt', {}, t('editor.reason')), h('dd', { id: 'result-reason' }, data.reason ?? t('common.none')),
+        h('dt', {}, t('editor.reason')), h('dd', { id: 'result-reason' }, reasonOf(data) ?? t('common.none')),
         h('dt', {}, t('editor.latency')), h('dd', {}, `${Number(data.latencyMs).toFixed(1)} ms`),
         data.error ? [h('dt', {}, t('editor.errorCode')), h('dd', { id: 'result-error' }, data.error,
           line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null)] : null),
