@@ -48,6 +48,28 @@ def test_results_are_stored_once_per_run_sample_and_evaluator(database):
         assert stored.details == {"k\ufffd": ["\ufffd"]}
 
 
+def test_results_keep_every_character_and_value_as_given(database):
+    """On PostgreSQL results go through COPY's text format: tabs, line breaks, backslashes and
+    JSON that orjson cannot write must come back as they went in."""
+    from assay.store import runs, tasks
+
+    with database.session() as session:
+        task = tasks.create_task(session, name="t", description=None, dataset_id=None,
+                                 evaluators=[(PRESETS[0].id, 1.0)], created_by_id=None)
+        run = runs.create_run(session, task_id=task.id, evaluators=[], samples=3, created_by_id=None, slice_size=8)
+        odd = "tab\there\nline \\N \\. back\\slash 中文 \r"
+        rows = [{"run_id": run.id, "sample_id": f"s\t{i}", "sample_index": i, "evaluator_id": PRESETS[0].id,
+                 "evaluator_name": odd, "status": "passed", "passed": True, "score": None if i else 0.5,
+                 "reason": None if i == 1 else odd, "details": details, "error_code": None, "latency_ms": 0.25}
+                for i, details in enumerate([{}, {"n": 2**70, "k": [odd, {"x": None}]}, {1: "int key"}])]
+        runs.add_results(session, rows)
+        runs.add_results(session, rows)  # present: skipped
+        stored = list(runs.iter_results(session, runs.results_query(run.id)))
+    assert [(r.sample_id, r.evaluator_name, r.reason, r.score, r.details, r.latency_ms) for r in stored] == [
+        ("s\t0", odd, odd, 0.5, {}, 0.25), ("s\t1", odd, None, None, {"n": 2**70, "k": [odd, {"x": None}]}, 0.25),
+        ("s\t2", odd, odd, None, {"1": "int key"}, 0.25)]
+
+
 def test_tokens_are_hashed_and_revocable(database):
     from assay.store.users import create_token, create_user, list_tokens, revoke_token, user_for_token
 

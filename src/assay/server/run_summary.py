@@ -6,6 +6,7 @@ of the scores it got; errors and pending results apart), and the verdicts are ad
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -13,10 +14,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from assay.core import stats
 from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.compare import compare_runs
+from assay.core.intervals import Intervals
 from assay.core.result import ErrorCode, GraderResult, Status, make_result
-from assay.core.summary import GraderSummary, RunningSummary
+from assay.core.summary import GraderSummary, Outcomes, RunningSummary
 from assay.store import queue
 from assay.store import runs as run_rows
 from assay.store.models import EvaluationResult
@@ -84,10 +87,12 @@ class LiveSummaries:
     up to date from the slices done since it was last read: a read costs the results graded
     since the one before, not the run's every result (a run of millions is read every few
     seconds by each open page). Samples of slices still being graded are not in it yet; the
-    run's final summary (``summarise``) is exact. One per server; ``keep`` runs at once (the
-    least recently read is dropped, and a run is rebuilt from its done slices when read again)."""
+    run's final summary (``summarise``) is exact. One per server, holding a few numbers per
+    run and evaluator (``_Sums``) and the ids of the slices folded in; ``keep`` runs at once
+    (the least recently read is dropped, and a run is rebuilt from its done slices when read
+    again)."""
 
-    def __init__(self, keep: int = 8) -> None:
+    def __init__(self, keep: int = 16) -> None:
         self.keep = keep
         self._runs: OrderedDict[str, _Live] = OrderedDict()
         self._lock = threading.Lock()
@@ -114,9 +119,45 @@ class LiveSummaries:
             self._runs.pop(run_id, None)
 
 
+class _Sums(Outcomes):
+    """Outcomes kept as the four sums an unclustered interval reads (a service run has no
+    clusters), not as 9 bytes per result: the live view of a run of millions keeps a few
+    numbers per evaluator. The intervals are ``core.intervals.of_arrays``' without clusters;
+    only the order of the additions differs (the finished run's summary is ``summarise``'s)."""
+
+    __slots__ = ("n", "passes", "total", "squares")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n, self.passes, self.total, self.squares = 0, 0, 0.0, 0.0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def _add(self, passed: bool, score: float | None, cluster: int | None) -> None:
+        value = 0.0 if score is None or math.isnan(score) else score  # of_arrays: a missing score counts as 0
+        self.n += 1
+        self.passes += passed
+        self.total += value
+        self.squares += value * value
+
+    def intervals(self) -> Intervals:
+        if not self.n:
+            return Intervals()
+        return Intervals(stats.rate_interval(float(self.passes), self.n),
+                         stats.mean_interval(self.n, self.total, self.squares))
+
+
+class _LiveRunning(RunningSummary):
+    """A ``RunningSummary`` whose outcomes are ``_Sums``."""
+
+    def _outcomes(self) -> Outcomes:
+        return _Sums()
+
+
 class _Live:
     def __init__(self) -> None:
-        self.running = RunningSummary()
+        self.running: RunningSummary = _LiveRunning()
         self.names: dict[str, str] = {}
         self.folded: set[int] = set()
         self.lock = threading.Lock()

@@ -7,10 +7,14 @@ never loses what was committed before it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Select, and_, case, func, or_, select, update
+import orjson
+from sqlalchemy import CursorResult, Select, Table, and_, case, func, or_, select, update
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from assay.store import listing, queue
@@ -106,11 +110,45 @@ def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Insert result rows, skipping any (run, sample, evaluator) already stored."""
     if not rows:
         return
-    insert = _dialect_insert(session)
-    statement = insert(EvaluationResult).on_conflict_do_nothing(
-        index_elements=["run_id", "sample_id", "evaluator_id"])
     now = utcnow()
-    session.execute(statement, [{"created_at": now, **storable(row)} for row in rows])
+    if session.get_bind().dialect.name == "postgresql":
+        _copy_results(session, [storable(row) for row in rows], now)
+        return
+    # The table's own insert, not the ORM's bulk one: the same statement at less cost per row.
+    statement = sqlite_insert(cast(Table, EvaluationResult.__table__)).on_conflict_do_nothing(
+        index_elements=["run_id", "sample_id", "evaluator_id"])
+    session.connection().execute(statement, [{"created_at": now, **storable(row)} for row in rows])
+
+
+_COPIED = ("run_id", "sample_id", "sample_index", "evaluator_id", "evaluator_name", "status", "passed", "score",
+           "reason", "details", "error_code", "latency_ms")
+
+
+def _copy_results(session: Session, rows: list[dict[str, Any]], now: datetime) -> None:
+    """PostgreSQL: the rows ``COPY``'d into a temporary table, then moved with one ``INSERT …
+    SELECT … ON CONFLICT DO NOTHING`` (``COPY`` itself cannot skip a present row). The driver
+    writes the copy in C; a multi-row ``INSERT`` built by SQLAlchemy cost the server several
+    times the CPU per result, which is what a fleet of servers grading one run competes for."""
+    raw: Any = session.connection().connection.driver_connection
+    columns = ", ".join(_COPIED)
+    with raw.cursor() as cursor:
+        cursor.execute(f"CREATE TEMPORARY TABLE assay_results_in ON COMMIT DROP AS SELECT {columns} "
+                       "FROM evaluation_results WITH NO DATA")  # the columns' types, no constraint
+        with cursor.copy(f"COPY assay_results_in ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row((row["run_id"], row["sample_id"], row["sample_index"], row["evaluator_id"],
+                                row["evaluator_name"], row["status"], row["passed"], row["score"], row["reason"],
+                                _json(row["details"] or {}), row["error_code"], row["latency_ms"]))
+        cursor.execute(f"INSERT INTO evaluation_results ({columns}, created_at) SELECT {columns}, %s "
+                       "FROM assay_results_in ON CONFLICT (run_id, sample_id, evaluator_id) DO NOTHING", (now,))
+        cursor.execute("DROP TABLE assay_results_in")
+
+
+def _json(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, a key that is not a string: as SQLAlchemy would
+        return json.dumps(value)
 
 
 def count_results(session: Session, run_id: str) -> int:
@@ -210,16 +248,6 @@ def score_histogram(session: Session, run_id: str, evaluator_id: str | None, bin
         query = query.where(r.evaluator_id == storable(evaluator_id))
     *counts, unscored = session.execute(query).one()
     return [int(c) for c in counts], int(unscored)
-
-
-def _dialect_insert(session: Session) -> Any:
-    if session.get_bind().dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-
-        return postgresql_insert
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-    return sqlite_insert
 
 
 RUN_SORTABLE = {"createdAt": Run.created_at, "status": Run.status, "finishedAt": Run.finished_at}
