@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
 from assay.runner.sizing import BatchSizes, batch_sizes
+from assay.server.errors import spec_message
 from assay.server.fairness import acting_for
 from assay.server.grading import Grading
 from assay.server.pace import Pacer
@@ -158,7 +160,7 @@ class SliceGrader:
                 step = batch_sizes([compiled], self.concurrency).first
                 pace = Pacer(PROGRESS_SECONDS, first=min(step, self.concurrency), largest=step)
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
-            problem = str(exc)
+            problem = spec_message(exc)
         first = 0
         while first < len(todo):
             if stopped():
@@ -180,10 +182,14 @@ class SliceGrader:
         return True
 
 
+STALE = Phrase("run.stale_config", "the evaluator's config is no longer valid: {problem}")
+
+
 def config_error(spec: dict[str, Any], problem: str) -> GraderResult:
-    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False,
-                        reason=f"the evaluator's config is no longer valid: {problem}",
-                        error=ErrorCode.INVALID_CONFIG, weight=spec["weight"])
+    said = STALE(problem=problem)
+    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False, reason=str(said),
+                        reason_code=said.code, reason_args=said.args, error=ErrorCode.INVALID_CONFIG,
+                        weight=spec["weight"])
 
 
 def result_row(run_id: str, spec: dict[str, Any], sample: Sample, position: int,
