@@ -1,7 +1,8 @@
 """Tasks in the pages, in a real browser (issue 22): a task is made on /tasks/new with a dataset
 and evaluators picked from searchable lists, each with a weight, checked before saving with the
 field named; it is edited on /tasks/{id}/edit; a run started from its page lands on the live run
-page, which names the dataset and the version it graded."""
+page, which names the dataset and the version it graded; a task with nothing to grade says so
+and leads to its dataset instead of offering a run."""
 
 from __future__ import annotations
 
@@ -105,3 +106,17 @@ def test_leaving_an_edited_task_form_asks_first(page, live, parts):
     page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     page.click("a.button.secondary")  # back: the question is answered "stay"
     assert asked and page.url.endswith("/tasks/new")
+
+
+def test_a_task_whose_dataset_has_no_rows_says_so_instead_of_starting_a_run(page, live):
+    with live.api() as api:
+        preset = api.get("/evaluators/presets").json()["data"][0]["id"]
+        dataset = api.post("/datasets", json={"name": "空的"}).json()["data"]
+        task = api.post("/tasks", json={"name": "还没有数据", "datasetId": dataset["id"],
+                                        "evaluators": [{"evaluatorId": preset}]}).json()["data"]
+    page.goto(f"{live.url}/tasks/{task['id']}")
+    page.locator("#no-rows").wait_for()
+    assert page.locator("#start-run").is_disabled()
+    page.click("#no-rows a")
+    page.wait_for_url(f"**/datasets/{dataset['id']}")
+    page.locator("#dropzone").wait_for()
