@@ -91,25 +91,32 @@ class SliceGrader:
 
     def _grade_on_ray(self, claim: Claim, specs: list[dict[str, Any]], samples: list[Sample],
                       graded: set[tuple[str, str]], stopped: Callable[[], bool]) -> bool:
-        """The slice's samples that lack a result, graded on Ray with every evaluator; the results
-        it lacks inserted in one batch."""
+        """The slice's samples that lack a result, graded on Ray with every evaluator, in chunks
+        paced as on the local path; the results each chunk lacks inserted in one batch."""
         todo = [(claim.start + i, s) for i, s in enumerate(samples)
                 if any((s.id, spec["evaluatorId"]) not in graded for spec in specs)]
-        if not todo or stopped():
-            return not todo
         with self._ray_lock:  # every slot may get here first: one connection to Ray
-            if self._ray is None:
+            if todo and self._ray is None:
                 from assay.server.ray_slices import RayGrading
 
                 self._ray = RayGrading(self.grading.settings)
         by_id = {spec["evaluatorId"]: spec for spec in specs}
         index = {sample.id: position for position, sample in todo}
-        rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
-                for line in self._ray.grade(claim.run_id, specs, [s for _, s in todo])
-                for result in line["results"] if (line["id"], result["name"]) not in graded]
-        with self.database.session() as session:
-            run_rows.add_results(session, rows)
-            run_rows.add_done(session, claim.run_id, len(rows))
+        pace = Pacer(PROGRESS_SECONDS, first=min(len(todo), self.concurrency), largest=len(todo))
+        first = 0
+        while first < len(todo):
+            if stopped() or self._ray is None:
+                return False
+            chunk = [sample for _, sample in todo[first:first + pace.size]]
+            first += len(chunk)
+            began = time.perf_counter()
+            lines = self._ray.grade(claim.run_id, specs, chunk)
+            pace.observe(len(chunk), time.perf_counter() - began)
+            rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
+                    for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
+            with self.database.session() as session:
+                run_rows.add_results(session, rows)
+                run_rows.add_done(session, claim.run_id, len(rows))
         return True
 
     def close(self) -> None:
