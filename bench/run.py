@@ -101,6 +101,10 @@ def main() -> None:
 
     pages.main([])
     print()
+    import fairness  # the sandbox shared between users: a batch through the gate, a test behind slow tests
+
+    fairness.main([])
+    print()
     import run_queue  # the run queue on PostgreSQL: one and two servers, two users
 
     run_queue.main(["--quick"] if "--quick" in sys.argv else [])

@@ -25,6 +25,7 @@ CONFIGS = [
     {"language": "python", "code": "def evaluate(i, o, e, m):\n    print('dbg')\n    return 1 / 0\n"},
     {"language": "python", "code": "def evaluate(i, o, e, m):\n    return {'passed': len(o) > m['min'], "
                                    "'reason': 'x' * 9000}\n"},
+    {"language": "python", "code": "def evaluate(i, o, e, m):\n    raise SystemExit(3)\n"},  # a phrased error
     {"assertions": ["len(output) > 3", "expected in output", "output.startswith('no')"]},
     pytest.param({"language": "nodejs", "code": "module.exports = (i, o, e, m) => ({ passed: o.includes(e), "
                                                 "score: 0.5, reason: require('dayjs')('2024-01-02').format('YYYY') })"},
@@ -49,12 +50,18 @@ def _graded(config, runner):
 @pytest.mark.parametrize("config", CONFIGS)
 def test_the_remote_path_grades_as_the_local_pool(config, remote, local):
     there, here = _graded(config, remote), _graded(config, local)
-    keep = ("status", "passed", "score", "reason", "error")
+    keep = ("status", "passed", "score", "reason", "reason_code", "reason_args", "error")
     assert there.model_dump(include=set(keep)) == here.model_dump(include=set(keep))
     drop = {"limits", "traceback"}
     assert {k: v for k, v in there.details.items() if k not in drop} == \
            {k: v for k, v in here.details.items() if k not in drop}
     assert there.details["limits"]["layers"] == here.details["limits"]["layers"]
+
+
+def test_a_phrased_error_keeps_its_phrase_across_the_service(remote):
+    result = _graded({"language": "python", "code": "def evaluate(i, o, e, m):\n    raise SystemExit(3)\n"}, remote)
+    assert (result.reason, result.reason_code, result.reason_args) == \
+        ("the evaluator called exit(3)", "sandbox.exit_called", {"code": "3"})
 
 
 def test_check_goes_to_the_service(remote):

@@ -84,3 +84,32 @@ def test_migrations_read_no_live_data():
             for name in names:
                 assert name.split(".")[0] in ALLOWED_IMPORTS, \
                     f"{path.name} imports {name}: migrations hold schema and literal data only"
+
+
+def test_the_task_pin_is_undone_without_touching_the_tasks_runs(db_url):
+    """Revision 0006 down and up again: the column goes and comes back, and the runs of a task
+    stay (a copy of ``tasks`` would have cascaded into them on SQLite)."""
+    from alembic import command
+
+    from assay.store.migrate import _config
+
+    db = Database(db_url)
+    try:
+        upgrade(db)
+        with db.engine.begin() as connection:
+            connection.execute(text("INSERT INTO tasks (id, name, pinned_version, created_at, updated_at) VALUES "
+                                    "('t1', 't', 2, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
+            connection.execute(text("INSERT INTO runs (id, task_id, status, evaluators, total, done, created_at) "
+                                    "VALUES ('r1', 't1', 'completed', '[]', 0, 0, CURRENT_TIMESTAMP)"))
+        with db.engine.begin() as connection:
+            config = _config(db)
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0005")
+        assert current_revision(db) == "0005"
+        assert "pinned_version" not in {c["name"] for c in inspect(db.engine).get_columns("tasks")}
+        with db.engine.connect() as connection:
+            assert connection.execute(text("SELECT id FROM runs")).scalars().all() == ["r1"]
+        upgrade(db)
+        assert current_revision(db) == head_revision()
+    finally:
+        db.dispose()

@@ -40,3 +40,46 @@ def test_a_task_is_edited_field_by_field_and_its_runs_keep_what_they_graded(api)
         assert refused.status_code == status and words in refused.json()["message"], (body, refused.text)
     assert api.call("PUT", f"/tasks/{task['id']}", "bob", json={"name": "mine"}).status_code == 403
     assert api.call("GET", f"/tasks/{task['id']}").json()["data"]["name"] == "新任务"
+
+
+def test_a_task_pins_a_dataset_version_or_grades_the_newest(api):
+    ids = presets(api)
+    dataset = api.call("POST", "/datasets", json={"name": "d", "rows": [{"id": "a", "output": "x", "expected": "x"}]})
+    dataset = dataset.json()["data"]
+    newer = api.call("POST", f"/datasets/{dataset['id']}/versions", params={"filename": "v2.jsonl"},
+                     content=b'{"id": "b1"}\n{"id": "b2"}\n')
+    assert newer.status_code == 200 and newer.json()["data"]["number"] == 2, newer.text
+    task = api.call("POST", "/tasks", json={"name": "pinned", "datasetId": dataset["id"], "pinnedVersion": 1,
+                                            "evaluators": [{"evaluatorId": ids["exact_match"]}]}).json()["data"]
+    assert (task["pinnedVersion"], task["datasetVersion"], task["sampleCount"]) == (1, 1, 1)
+    run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
+    assert run["summary"]["samples"] == 1  # version 1, although version 2 is newer
+
+    unpinned = api.call("PUT", f"/tasks/{task['id']}", json={"pinnedVersion": None}).json()["data"]
+    assert (unpinned["pinnedVersion"], unpinned["datasetVersion"], unpinned["sampleCount"]) == (None, 2, 2)
+    run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
+    assert run["summary"]["samples"] == 2
+    listed = {t["id"]: t for t in api.call("GET", "/tasks").json()["data"]}
+    assert listed[task["id"]]["datasetVersion"] == 2
+
+    assert api.call("PUT", f"/tasks/{task['id']}", json={"pinnedVersion": 2}).json()["data"]["pinnedVersion"] == 2
+    other = api.call("POST", "/datasets", json={"name": "e", "rows": [{"id": "c"}]}).json()["data"]
+    moved = api.call("PUT", f"/tasks/{task['id']}", json={"datasetId": other["id"]}).json()["data"]
+    assert (moved["pinnedVersion"], moved["datasetVersion"]) == (None, 1)  # a pin belongs to its dataset
+    for body, words in [({"pinnedVersion": 3}, "no ready version 3"), ({"pinnedVersion": 0}, "pinnedVersion"),
+                        ({"datasetId": None, "pinnedVersion": 1}, "no dataset to pin")]:
+        refused = api.call("PUT", f"/tasks/{task['id']}", json=body)
+        assert refused.status_code == 422 and words in refused.json()["message"], (body, refused.text)
+    refused = api.call("POST", "/tasks", json={"name": "x", "datasetId": dataset["id"], "pinnedVersion": 9,
+                                               "evaluators": [{"evaluatorId": ids["exact_match"]}]})
+    assert refused.status_code == 422 and "no ready version 9" in refused.json()["message"], refused.text
+
+    # A pinned version deleted later: the task says so when a run starts, and names it.
+    pinned = api.call("POST", "/tasks", json={"name": "p2", "datasetId": dataset["id"], "pinnedVersion": 2,
+                                              "evaluators": [{"evaluatorId": ids["exact_match"]}]}).json()["data"]
+    gone = api.call("POST", f"/datasets/{dataset['id']}/versions", params={"filename": "v3.jsonl"},
+                    content=b'{"id": "c1"}\n').json()["data"]
+    api.call("PUT", f"/tasks/{pinned['id']}", json={"pinnedVersion": gone["number"]})
+    assert api.call("DELETE", f"/datasets/{dataset['id']}/versions/{gone['number']}").status_code == 200
+    refused = api.call("POST", f"/tasks/{pinned['id']}/runs")
+    assert refused.status_code == 409 and "pins version 3" in refused.json()["message"], refused.text

@@ -71,7 +71,9 @@ async function render(first = true) {
     return;
   }
   document.title = `${task.name} · ${t('app.title')}`;
-  const button = h('button', { type: 'button', class: 'primary', id: 'start-run' }, t('task.startRun'));
+  const empty = task.sampleCount === 0; // a run would be refused: say what to do instead
+  const button = h('button', { type: 'button', class: 'primary', id: 'start-run', disabled: empty,
+    'aria-describedby': empty ? 'no-rows' : null }, t('task.startRun'));
   button.addEventListener('click', () => startRun(button));
   const points = finished.filter((r) => r.summary && r.summary.passRate !== null).reverse()
     .map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate, ci: r.summary.passRateCi }));
@@ -82,8 +84,12 @@ async function render(first = true) {
     task.description ? h('p', { class: 'lead' }, task.description) : null,
     h('p', { class: 'meta', id: 'task-dataset' }, `${t('task.dataset')}: `, dataset
       ? [h('a', { href: `/datasets/${dataset.id}` }, dataset.name), task.datasetVersion
-        ? ` · ${t('dataset.versionLabel', { number: task.datasetVersion })}` : '']
+        ? ` · ${t('dataset.versionLabel', { number: task.datasetVersion })}${task.pinnedVersion
+          ? ` (${t('task.pinned')})` : ''}` : '']
       : t('task.noDataset'), ` · ${t('tasks.col.samples')}: ${task.sampleCount}`),
+    empty ? h('p', { class: 'alert warn', id: 'no-rows' }, t(dataset ? 'task.noRows' : 'task.noDatasetHint'), ' ',
+      h('a', { href: dataset ? `/datasets/${dataset.id}` : `/tasks/${task.id}/edit` },
+        t(dataset ? 'task.uploadRows' : 'task.edit'))) : null,
     h('p', { class: 'meta' }, `${t('tasks.col.evaluators')}: `,
       task.evaluators.map((e, i) => [i ? ', ' : '', h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name),
         ` ×${e.weight}`])),

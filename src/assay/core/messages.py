@@ -67,7 +67,7 @@ class Phrase:
         if known is not None and known.text != text:
             raise ValueError(f"phrase code {code!r} is defined twice with different texts")
         self.code, self.text, self.names = code, text, names
-        _REGISTRY[code] = self
+        _REGISTRY.setdefault(code, self)
 
     def __call__(self, **args: Arg) -> Said:
         if args.keys() != self.names:
@@ -115,3 +115,29 @@ def in_turn(items: list[Said]) -> Said:
     if len(items) == 1:
         return items[0]
     return Said("; ".join(items), ITEMS.code, {"items": [{"code": i.code, "args": i.args} for i in items]})
+
+
+def rebuilt(code: Any, args: Any) -> Said | None:
+    """The ``Said`` that a stored or received ``{code, args}`` stands for, its English text made
+    again here; None unless every code (nested ones too) is a known phrase whose values fit it.
+    For what comes from elsewhere (a sandbox, the sandbox service), which is checked, not trusted."""
+    known = _REGISTRY.get(code) if isinstance(code, str) else None
+    if known is None or not isinstance(args, dict) or args.keys() != known.names:
+        return None
+    if known is ITEMS:
+        items = args["items"]
+        parts = [rebuilt(i.get("code"), i.get("args")) for i in items if isinstance(i, dict)] \
+            if isinstance(items, list) and len(items) > 1 else []
+        return None if not parts or len(parts) != len(items) or None in parts else in_turn(parts)  # type: ignore[arg-type]
+    values: dict[str, Arg] = {}
+    for name, value in args.items():
+        if isinstance(value, dict):
+            inner = rebuilt(value.get("code"), value.get("args"))
+            if inner is None:
+                return None
+            values[name] = inner
+        elif value is None or isinstance(value, (str, int, float, bool)):
+            values[name] = value
+        else:
+            return None
+    return known(**values)

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from assay.core.messages import Phrase, Said, phrases
+from assay.core.messages import Phrase, Said, rebuilt
 from assay.core.untrusted import MAX_DEPTH, MAX_REASON, TooDeep, clean_json
 
 # What the sandboxes enforce inside, on the evaluator (the Node.js worker repeats them).
@@ -133,10 +133,5 @@ def as_phrased(phrase: Any, message: str) -> str:
     """``message`` as the phrase a sandbox named said it, when that phrase is known and its
     values fit it (the host's own English text then); else ``message`` as written. A sandbox
     runs untrusted code, so a phrase it names is checked, never trusted."""
-    if not isinstance(phrase, dict):
-        return message
-    known, args = phrases().get(str(phrase.get("code"))), phrase.get("args")
-    if known is None or not isinstance(args, dict) or args.keys() != known.names or \
-            not all(v is None or isinstance(v, (str, int, float, bool)) for v in args.values()):
-        return message
-    return cap_message(known(**args))
+    said = rebuilt(phrase.get("code"), phrase.get("args")) if isinstance(phrase, dict) else None
+    return message if said is None else cap_message(said)

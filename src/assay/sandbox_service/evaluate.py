@@ -84,8 +84,10 @@ def answer(graded: GraderResult, outcome: CodeOutcome) -> dict[str, Any]:
     own ``code`` grader then caps and files them exactly as it would a local evaluation's."""
     fields = extras(outcome)
     if graded.status is Status.ERROR:
+        said = {} if graded.reason_code is None else {"errorPhrase": {"code": graded.reason_code,
+                                                                      "args": graded.reason_args}}
         return {"success": False, "error": graded.reason or "evaluation failed",
-                "errorCode": str(graded.error or ErrorCode.RUNTIME_ERROR), **fields}
+                "errorCode": str(graded.error or ErrorCode.RUNTIME_ERROR), **said, **fields}
     value = outcome.value if isinstance(outcome.value, dict) else {}
     result = {"passed": graded.passed, "score": graded.score, "reason": value.get("reason"),
               "details": value.get("details") or {}}

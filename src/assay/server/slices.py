@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
 from assay.runner.sizing import BatchSizes, batch_sizes
+from assay.server.errors import spec_message
 from assay.server.fairness import acting_for
 from assay.server.grading import Grading
 from assay.server.pace import Pacer
@@ -89,25 +91,32 @@ class SliceGrader:
 
     def _grade_on_ray(self, claim: Claim, specs: list[dict[str, Any]], samples: list[Sample],
                       graded: set[tuple[str, str]], stopped: Callable[[], bool]) -> bool:
-        """The slice's samples that lack a result, graded on Ray with every evaluator; the results
-        it lacks inserted in one batch."""
+        """The slice's samples that lack a result, graded on Ray with every evaluator, in chunks
+        paced as on the local path; the results each chunk lacks inserted in one batch."""
         todo = [(claim.start + i, s) for i, s in enumerate(samples)
                 if any((s.id, spec["evaluatorId"]) not in graded for spec in specs)]
-        if not todo or stopped():
-            return not todo
         with self._ray_lock:  # every slot may get here first: one connection to Ray
-            if self._ray is None:
+            if todo and self._ray is None:
                 from assay.server.ray_slices import RayGrading
 
                 self._ray = RayGrading(self.grading.settings)
         by_id = {spec["evaluatorId"]: spec for spec in specs}
         index = {sample.id: position for position, sample in todo}
-        rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
-                for line in self._ray.grade(claim.run_id, specs, [s for _, s in todo])
-                for result in line["results"] if (line["id"], result["name"]) not in graded]
-        with self.database.session() as session:
-            run_rows.add_results(session, rows)
-            run_rows.add_done(session, claim.run_id, len(rows))
+        pace = Pacer(PROGRESS_SECONDS, first=min(len(todo), self.concurrency), largest=len(todo))
+        first = 0
+        while first < len(todo):
+            if stopped() or self._ray is None:
+                return False
+            chunk = [sample for _, sample in todo[first:first + pace.size]]
+            first += len(chunk)
+            began = time.perf_counter()
+            lines = self._ray.grade(claim.run_id, specs, chunk)
+            pace.observe(len(chunk), time.perf_counter() - began)
+            rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
+                    for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
+            with self.database.session() as session:
+                run_rows.add_results(session, rows)
+                run_rows.add_done(session, claim.run_id, len(rows))
         return True
 
     def close(self) -> None:
@@ -151,7 +160,7 @@ class SliceGrader:
                 step = batch_sizes([compiled], self.concurrency).first
                 pace = Pacer(PROGRESS_SECONDS, first=min(step, self.concurrency), largest=step)
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
-            problem = str(exc)
+            problem = spec_message(exc)
         first = 0
         while first < len(todo):
             if stopped():
@@ -173,10 +182,14 @@ class SliceGrader:
         return True
 
 
+STALE = Phrase("run.stale_config", "the evaluator's config is no longer valid: {problem}")
+
+
 def config_error(spec: dict[str, Any], problem: str) -> GraderResult:
-    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False,
-                        reason=f"the evaluator's config is no longer valid: {problem}",
-                        error=ErrorCode.INVALID_CONFIG, weight=spec["weight"])
+    said = STALE(problem=problem)
+    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False, reason=str(said),
+                        reason_code=said.code, reason_args=said.args, error=ErrorCode.INVALID_CONFIG,
+                        weight=spec["weight"])
 
 
 def result_row(run_id: str, spec: dict[str, Any], sample: Sample, position: int,

@@ -175,8 +175,8 @@ class DatasetRow(Base):
 
 
 class Task(Base):
-    """A dataset to grade with the attached evaluators; a run grades the dataset's newest
-    version at the time it starts."""
+    """A dataset to grade with the attached evaluators; a run grades the dataset's newest ready
+    version at the time it starts, or the version ``pinned_version`` names."""
 
     __tablename__ = "tasks"
 
@@ -185,6 +185,7 @@ class Task(Base):
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
     dataset_id: Mapped[str | None] = mapped_column(ForeignKey("datasets.id"), nullable=True,
                                                    index=True)
+    pinned_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)

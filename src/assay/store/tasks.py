@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
 
 from assay.store import listing
@@ -14,10 +14,12 @@ from assay.store.models import DatasetVersion, Evaluator, Task, TaskEvaluator, i
 
 
 def create_task(session: Session, *, name: str, description: str | None, dataset_id: str | None,
-                evaluators: Sequence[tuple[str, float]], created_by_id: str | None) -> Task:
-    """A task grading a dataset (or none yet) with ``(evaluator id, weight)`` links, in order."""
+                evaluators: Sequence[tuple[str, float]], created_by_id: str | None,
+                pinned_version: int | None = None) -> Task:
+    """A task grading a dataset (or none yet; its version ``pinned_version``, else the newest)
+    with ``(evaluator id, weight)`` links, in order."""
     task = Task(name=storable(name), description=storable(description), dataset_id=dataset_id,
-                created_by_id=created_by_id)
+                created_by_id=created_by_id, pinned_version=pinned_version)
     session.add(task)
     session.flush()
     set_evaluators(session, task, evaluators)
@@ -32,11 +34,12 @@ def set_evaluators(session: Session, task: Task, evaluators: Sequence[tuple[str,
 
 
 def update_task(session: Session, task: Task, *, evaluators: Sequence[tuple[str, float]] | None = None,
-                **fields: str | None) -> Task:
-    """Set the given columns (name, description, dataset_id), the evaluator links when given,
-    and the update time."""
+                pinned_version: int | None, **fields: str | None) -> Task:
+    """Set the given columns (name, description, dataset_id), the pin (None: none), the
+    evaluator links when given, and the update time."""
     for key, value in fields.items():
         setattr(task, key, storable(value))
+    task.pinned_version = pinned_version
     if evaluators is not None:
         set_evaluators(session, task, evaluators)
     task.updated_at = utcnow()
@@ -52,10 +55,18 @@ def set_dataset(session: Session, task: Task, dataset_id: str | None) -> Task:
 
 
 def graded_versions(session: Session, tasks: Sequence[Task]) -> dict[str, DatasetVersion]:
-    """The version each task's next run grades (its dataset's newest), by task id; tasks
-    without a dataset or without an upload yet are left out. Reads no rows."""
-    latest = latest_versions(session, sorted({t.dataset_id for t in tasks if t.dataset_id is not None}))
-    return {t.id: latest[t.dataset_id] for t in tasks if t.dataset_id is not None and t.dataset_id in latest}
+    """The version each task's next run grades (the one it pins, else its dataset's newest
+    ready one), by task id; tasks without a dataset, without an upload yet, or pinning a
+    version that is gone are left out. Reads no rows."""
+    latest = latest_versions(session, sorted({t.dataset_id for t in tasks
+                                              if t.dataset_id is not None and t.pinned_version is None}))
+    pins = {(t.dataset_id, t.pinned_version) for t in tasks if t.dataset_id is not None and t.pinned_version}
+    pinned = {(v.dataset_id, v.number): v for v in session.scalars(
+        select(DatasetVersion).where(tuple_(DatasetVersion.dataset_id, DatasetVersion.number).in_(pins),
+                                     DatasetVersion.ready.is_(True)))} if pins else {}
+    found = {t.id: pinned.get((t.dataset_id, t.pinned_version)) if t.pinned_version else latest.get(t.dataset_id or "")
+             for t in tasks if t.dataset_id is not None}
+    return {task_id: version for task_id, version in found.items() if version is not None}
 
 
 def get_task(session: Session, task_id: str) -> Task | None:

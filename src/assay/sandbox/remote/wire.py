@@ -28,6 +28,7 @@ from pydantic.alias_generators import to_camel
 
 from assay.core.interfaces import CodeOutcome
 from assay.core.result import ErrorCode
+from assay.sandbox.results import as_phrased, phrase_of
 
 DEFAULT_TIMEOUT_MS = 5000
 """The spec's default ``timeout`` (ms), as the ``code`` grader's."""
@@ -91,8 +92,12 @@ def extras(outcome: CodeOutcome) -> dict[str, Any]:
 def failure(outcome: CodeOutcome) -> dict[str, Any]:
     """``{success: false, error, errorCode, ...}`` for an outcome that is an error."""
     code = outcome.error or ErrorCode.RUNTIME_ERROR
-    return {"success": False, "error": outcome.message or "evaluation failed", "errorCode": str(code),
-            **extras(outcome)}
+    answer = {"success": False, "error": outcome.message or "evaluation failed", "errorCode": str(code),
+              **extras(outcome)}
+    phrase = phrase_of(outcome.message or "")
+    if phrase is not None:  # the message's code (core.messages), which the client checks and keeps
+        answer["errorPhrase"] = phrase
+    return answer
 
 
 def outcome_from(answer: dict[str, Any], value_key: str) -> CodeOutcome:
@@ -113,5 +118,6 @@ def outcome_from(answer: dict[str, Any], value_key: str) -> CodeOutcome:
         except ValueError:
             code = ErrorCode.RUNTIME_ERROR
         traceback = answer.get("traceback") if isinstance(answer.get("traceback"), str) else None
-        return replace(common, error=code, message=answer["error"], traceback=traceback)
+        return replace(common, error=code, message=as_phrased(answer.get("errorPhrase"), answer["error"]),
+                       traceback=traceback)
     return replace(common, error=ErrorCode.UNAVAILABLE, message="the sandbox service answered out of protocol")

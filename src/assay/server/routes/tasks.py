@@ -40,6 +40,11 @@ EVALUATORS_NULL = Phrase("api.task.evaluators_null", "evaluators: may not be nul
                                                      "attached ones)")
 RUNNING = Phrase("api.task.running", "task {id} has a run in progress; cancel it first")
 NO_ROWS = Phrase("api.task.no_rows", "task {id} has no dataset rows: add rows or upload a file first")
+NO_VERSION = Phrase("api.task.no_version", "pinnedVersion: dataset {dataset} has no ready version {number}")
+PIN_WITHOUT_DATASET = Phrase("api.task.pin_without_dataset", "pinnedVersion: the task has no dataset to pin a "
+                                                              "version of")
+PIN_GONE = Phrase("api.task.pin_gone", "task {id} pins version {number} of its dataset, which no longer exists: "
+                                       "pin another version, or none (pinnedVersion: null)")
 NOT_YOURS = Phrase("api.task.not_yours", "task {id} belongs to another user; only its creator or an admin can "
                                          "change it")
 
@@ -52,7 +57,7 @@ def task_out(session: Session, task: Task, version: DatasetVersion | None = None
                   for e, w in rows.task_evaluators(session, task.id)]
     return TaskOut(id=task.id, name=task.name, description=task.description, dataset_id=task.dataset_id,
                    dataset_version=version.number if version else None,
-                   dataset_name=version.source_name if version else None,
+                   dataset_name=version.source_name if version else None, pinned_version=task.pinned_version,
                    sample_count=version.row_count if version else 0, evaluators=evaluators,
                    created_by_id=task.created_by_id, created_at=iso(task.created_at), updated_at=iso(task.updated_at))
 
@@ -74,6 +79,16 @@ def _check_dataset(session: Session, dataset_id: str | None) -> None:
         raise not_found("dataset", dataset_id)
 
 
+def _check_pin(session: Session, dataset_id: str | None, number: int | None) -> None:
+    """A pin names a ready version of the task's dataset."""
+    if number is None:
+        return
+    if dataset_id is None:
+        raise ApiError(422, PIN_WITHOUT_DATASET())
+    if dataset_rows.get_version(session, dataset_id, number) is None:
+        raise ApiError(422, NO_VERSION(dataset=repr(dataset_id), number=number))
+
+
 @router.post("", response_model=Envelope[TaskOut], summary="Create a task")
 def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
     links = _links(session, body.evaluators)
@@ -91,8 +106,14 @@ def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user
         except BaseException:
             ingest.forget_dataset(service.database, dataset_id)
             raise
+    try:
+        _check_pin(session, dataset_id, body.pinned_version)
+    except ApiError:
+        if body.dataset is not None:
+            ingest.forget_dataset(service.database, dataset_id or "")
+        raise
     task = rows.create_task(session, name=body.name, description=body.description, dataset_id=dataset_id,
-                            evaluators=links, created_by_id=user.id)
+                            evaluators=links, created_by_id=user.id, pinned_version=body.pinned_version)
     session.commit()
     return Envelope(data=task_out(session, task))
 
@@ -124,8 +145,13 @@ def update_task(task_id: str, body: TaskUpdate, session: SessionDep, user: Curre
         raise ApiError(422, EVALUATORS_NULL())
     links = _links(session, body.evaluators) if body.evaluators is not None else None
     _check_dataset(session, body.dataset_id)
+    dataset_id = body.dataset_id if "dataset_id" in given else task.dataset_id
+    # A pin names a version of the dataset it was set with: another dataset drops it unless given.
+    pinned = body.pinned_version if "pinned_version" in given else (
+        task.pinned_version if dataset_id == task.dataset_id else None)
+    _check_pin(session, dataset_id, pinned)
     fields = {key: getattr(body, key) for key in ("name", "description", "dataset_id") if key in given}
-    rows.update_task(session, task, evaluators=links, **fields)
+    rows.update_task(session, task, evaluators=links, pinned_version=pinned, **fields)
     session.commit()
     return Envelope(data=task_out(session, task))
 
@@ -169,6 +195,8 @@ def delete_task(task_id: str, session: SessionDep, user: CurrentUser) -> Any:
 def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
     task = _changeable(session, task_id, user)
     version = rows.graded_versions(session, [task]).get(task.id)
+    if version is None and task.pinned_version is not None and task.dataset_id is not None:
+        raise ApiError(409, PIN_GONE(id=repr(task_id), number=task.pinned_version))
     if version is None or version.row_count == 0:
         raise ApiError(422, NO_ROWS(id=repr(task_id)))
     snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}

@@ -16,6 +16,11 @@ MAX_EVALUATORS = 50
 MAX_INLINE_ROWS = 10_000
 
 
+PinnedVersion = Annotated[int | None, Field(default=None, ge=1, le=2**31 - 1, description=(
+    "The version number of the task's dataset that its runs grade; null (the default): the newest ready "
+    "version when each run starts."))]
+
+
 class TaskEvaluatorIn(ApiModel):
     evaluator_id: Annotated[str, Field(min_length=1, max_length=36), NoNul]
     weight: float = Field(default=1.0, ge=0.0, le=MAX_WEIGHT, allow_inf_nan=False)
@@ -38,17 +43,20 @@ class TaskCreate(ApiModel):
     dataset_id: Annotated[str, Field(max_length=36), NoNul] | None = Field(
         default=None, description="A dataset of /datasets to grade (its newest version at each run); not with "
                                   "`dataset`.")
+    pinned_version: PinnedVersion = None
 
 
 class TaskUpdate(ApiModel):
     """Changes to a task: the fields given replace the stored ones (``evaluators`` the whole list,
-    in its order; ``datasetId`` another dataset of /datasets, or null for none). Runs already
-    made keep what they graded."""
+    in its order; ``datasetId`` another dataset of /datasets, or null for none, which also drops
+    a pin unless ``pinnedVersion`` is given too; ``pinnedVersion`` null to grade the newest
+    version again). Runs already made keep what they graded."""
 
     name: Name | None = None
     description: Description | None = None
     evaluators: list[TaskEvaluatorIn] | None = Field(default=None, min_length=1, max_length=MAX_EVALUATORS)
     dataset_id: Annotated[str, Field(max_length=36), NoNul] | None = None
+    pinned_version: PinnedVersion = None
 
 
 class TaskEvaluatorOut(ApiModel):
@@ -59,7 +67,8 @@ class TaskEvaluatorOut(ApiModel):
 
 
 class TaskOut(ApiModel):
-    """A task; ``datasetVersion`` and ``sampleCount`` are those of the version its next run grades."""
+    """A task; ``datasetVersion`` and ``sampleCount`` are those of the version its next run grades
+    (the pinned one, when ``pinnedVersion`` is set and that version still exists)."""
 
     id: str
     name: str
@@ -67,6 +76,7 @@ class TaskOut(ApiModel):
     dataset_id: str | None
     dataset_version: int | None
     dataset_name: str | None
+    pinned_version: int | None = None
     sample_count: int
     evaluators: list[TaskEvaluatorOut]
     created_by_id: str | None
