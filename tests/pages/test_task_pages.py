@@ -1,6 +1,6 @@
 """Tasks in the pages, in a real browser (issue 22): a task is made on /tasks/new with a dataset
 and evaluators picked from searchable lists, each with a weight, checked before saving with the
-field named; it is edited on /tasks/{id}/edit; a run started from its page lands on the live run
+field named; it is edited on /tasks/{id}/edit (also to pin a version of its dataset); a run started from its page lands on the live run
 page, which names the dataset and the version it graded; a task with nothing to grade says so
 and leads to its dataset instead of offering a run."""
 
@@ -83,18 +83,25 @@ def test_make_edit_and_run_a_task_in_the_browser(page, live, parts, shots):
     page.click(f"#picked li[data-id='{parts['equal']['id']}'] button.remove")
     page.fill("#name", f"{tag} 城市问答（改）")
     page.fill("#weight-0", "3")
+    page.select_option("#dataset-version", "1")  # its runs grade version 1 from now on
     page.click("#save")
     page.wait_for_url(f"**/tasks/{task_id}")
     page.locator(f"h1:has-text('{tag} 城市问答（改）')").wait_for()
     with live.api() as api:
         task = api.get(f"/tasks/{task_id}").json()["data"]
     assert [(e["evaluatorId"], e["weight"]) for e in task["evaluators"]] == [(parts["contains"]["id"], 3.0)]
+    assert (task["pinnedVersion"], task["sampleCount"]) == (1, 1)
+    assert "第 1 版 (已固定)" in page.locator("#task-dataset").inner_text()
+    page.goto(f"{live.url}/tasks/{task_id}/edit")  # the pin shows, and nothing is changed by showing it
+    page.locator("#dataset-version option[value='2']").wait_for(state="attached")
+    assert page.locator("#dataset-version").input_value() == "1" and page.locator("#dirty").is_hidden()
+    page.goto(f"{live.url}/tasks/{task_id}")
 
     page.click("#start-run")
     page.wait_for_url(re.compile(r"/runs/[0-9a-f-]{36}$"))
     page.locator("#run-status.run-completed").wait_for()
     dataset = page.locator("#run-dataset")
-    assert parts["dataset"]["name"] in dataset.inner_text() and "第 2 版" in dataset.inner_text()
+    assert parts["dataset"]["name"] in dataset.inner_text() and "第 1 版 · 1 行" in dataset.inner_text()
     page.screenshot(path=shots / "task-run.png", full_page=True)
     assert page.locator("main img").count() == 0 and ran == []
 

@@ -25,14 +25,14 @@ function draw({ task, dataset, facts }) {
   const name = h('input', { id: 'name', value: task.name, maxlength: 200, autocomplete: 'off' });
   const nameField = labelled('name', 'taskForm.name', name, { required: true });
   const description = h('textarea', { id: 'description', rows: 2, maxlength: 2000, value: task.description || '' });
-  const datasetPick = datasetField(dataset);
+  const datasetPick = datasetField(dataset, task.pinnedVersion ?? null);
   const links = evaluatorLinks(task.evaluators.map((e) => ({ evaluatorId: e.evaluatorId, name: e.name, type: e.type,
     weight: e.weight })), facts.maxWeight);
   const alert = h('div', { class: 'save-alert', id: 'save-alert' });
   const dirty = h('span', { class: 'badge warn', hidden: true, id: 'dirty' }, t('editor.unsaved'));
   const save = h('button', { type: 'submit', class: 'primary', id: 'save' }, t('editor.save'));
   form.state = () => ({ name: name.value.trim(), description: description.value.trim() || null,
-    datasetId: datasetPick.value(), evaluators: links.value() });
+    datasetId: datasetPick.value(), pinnedVersion: datasetPick.pinned(), evaluators: links.value() });
   form.saved = JSON.stringify(form.state());
   const el = h('form', { id: 'task-form', novalidate: true,
     oninput: () => { dirty.hidden = !isDirty(); },

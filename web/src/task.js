@@ -84,7 +84,8 @@ async function render(first = true) {
     task.description ? h('p', { class: 'lead' }, task.description) : null,
     h('p', { class: 'meta', id: 'task-dataset' }, `${t('task.dataset')}: `, dataset
       ? [h('a', { href: `/datasets/${dataset.id}` }, dataset.name), task.datasetVersion
-        ? ` · ${t('dataset.versionLabel', { number: task.datasetVersion })}` : '']
+        ? ` · ${t('dataset.versionLabel', { number: task.datasetVersion })}${task.pinnedVersion
+          ? ` (${t('task.pinned')})` : ''}` : '']
       : t('task.noDataset'), ` · ${t('tasks.col.samples')}: ${task.sampleCount}`),
     empty ? h('p', { class: 'alert warn', id: 'no-rows' }, t(dataset ? 'task.noRows' : 'task.noDatasetHint'), ' ',
       h('a', { href: dataset ? `/datasets/${dataset.id}` : `/tasks/${task.id}/edit` },

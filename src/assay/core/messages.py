@@ -27,6 +27,7 @@ Arg = str | int | float | bool | None
 ``a number (42)`` in ``output is a number (42)``), kept as ``{"code", "args"}``."""
 
 _CODE = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
+_new_str = str.__new__
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _REGISTRY: dict[str, Phrase] = {}
 
@@ -54,7 +55,7 @@ class Phrase:
     placeholders (no format specs: the pages fill the same placeholders). Defined once, at
     module level; a second phrase with the same code and another text is a programming error."""
 
-    __slots__ = ("code", "text", "names")
+    __slots__ = ("code", "text", "names", "_format")
     code: str
     text: str
     names: set[str]
@@ -67,16 +68,27 @@ class Phrase:
         if known is not None and known.text != text:
             raise ValueError(f"phrase code {code!r} is defined twice with different texts")
         self.code, self.text, self.names = code, text, names
+        # str.format fills in one pass (a value holding "{name}" is not filled again) and in C;
+        # the text's other braces are escaped for it.
+        parts = _PLACEHOLDER.split(text)  # text, name, text, name, ..., text
+        self._format = "".join("{" + part + "}" if i % 2 else part.replace("{", "{{").replace("}", "}}")
+                               for i, part in enumerate(parts)).format
         _REGISTRY.setdefault(code, self)
 
     def __call__(self, **args: Arg) -> Said:
-        if args.keys() != self.names:
+        if len(args) != len(self.names):  # (a name missing fails the formatting below)
             raise TypeError(f"phrase {self.code!r} takes {sorted(self.names)}, got {sorted(args)}")
-        # One pass, so a value that itself holds "{name}" is not filled again.
-        text = _PLACEHOLDER.sub(lambda m: str(args[m[1]]), self.text)
-        kept: dict[str, Any] = {name: {"code": v.code, "args": v.args} if isinstance(v, Said) else v
-                                for name, v in args.items()}
-        return Said(text, self.code, kept)
+        try:
+            text = self._format(**args)
+        except KeyError:
+            raise TypeError(f"phrase {self.code!r} takes {sorted(self.names)}, got {sorted(args)}") from None
+        kept: dict[str, Any] = args
+        for name, value in args.items():
+            if type(value) is Said:  # kept as {code, args}, so the values stay plain JSON
+                kept[name] = {"code": value.code, "args": value.args}
+        said = _new_str(Said, text)  # as Said(...) does, without its call: phrases are said per sample
+        said.code, said.args = self.code, kept
+        return said
 
     def __repr__(self) -> str:
         return f"Phrase({self.code!r}, {self.text!r})"

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator
 
 from assay.core.judge import JudgeReply
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode
 from assay.core.untrusted import cap_text
 
@@ -75,6 +76,15 @@ def normalise(scale: str, raw: Any) -> float | str:
     return (float(raw) - low) / (high - low)
 
 
+JUDGE_ERROR = Phrase("judge.error", "judge {error}: {message}")
+EMPTY = Phrase("judge.empty", "the judge returned an empty reply")
+REFUSED = Phrase("judge.refused", "the judge refused to grade")
+UNPARSED = Phrase("judge.unparsed", "the judge's reply could not be parsed: {what}")
+NO_OBJECT = Phrase("judge.no_object", "no JSON object")
+NOT_OBJECT = Phrase("judge.not_object", "JSON {type}, not an object")
+
+
+
 @dataclass(slots=True)
 class Problem:
     """Why a reply gave no verdict: the error result to report."""
@@ -92,20 +102,20 @@ _FENCED = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)```", re.DOTALL)
 def read_object(reply: JudgeReply) -> dict[str, Any] | Problem:
     """The verdict object in ``reply``, or the ``Problem`` that stops it being one."""
     if reply.error is not None:
-        return Problem(ErrorCode(reply.error), f"judge {reply.error}: {reply.message or 'no message'}")
+        return Problem(ErrorCode(reply.error), JUDGE_ERROR(error=reply.error, message=reply.message or "no message"))
     if isinstance(reply.parsed, dict):
         return reply.parsed
     text = (reply.text or "").strip()
     if not text:
-        return Problem(ErrorCode.UNAVAILABLE, "the judge returned an empty reply")
+        return Problem(ErrorCode.UNAVAILABLE, EMPTY())
     value = _json_in(text)
     if isinstance(value, dict):
         return value
     if _REFUSAL.match(text):
-        return Problem(ErrorCode.UNAVAILABLE, "the judge refused to grade")
-    what = "no JSON object" if value is None else f"JSON {type(value).__name__}, not an object" \
+        return Problem(ErrorCode.UNAVAILABLE, REFUSED())
+    what = NO_OBJECT() if value is None else NOT_OBJECT(type=type(value).__name__) \
         if not isinstance(value, str) else value
-    return Problem(ErrorCode.PARSE_FAILURE, f"the judge's reply could not be parsed: {what}")
+    return Problem(ErrorCode.PARSE_FAILURE, UNPARSED(what=what))
 
 
 def _json_in(text: str) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 from assay.core.grader import Grader
 from assay.core.judge import JudgeReply
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult
 from assay.graders._judge_reply import (
     Problem,
@@ -27,6 +28,10 @@ from assay.graders._judge_reply import (
     scale_schema,
 )
 from assay.graders._judging import Prompt
+
+NO_SCORE = Phrase("judge.no_score", "the judge's reply has no score")
+UNUSABLE = Phrase("judge.unusable", "the judge's reply is unusable: {problem}")
+SCORE_ON = Phrase("judge.score_on", "score {score} on {scale}")
 
 _PARSE = ErrorCode.PARSE_FAILURE
 
@@ -66,10 +71,10 @@ def read_score(reply: JudgeReply, scale: str) -> ScoreRead | Problem:
     if isinstance(obj, Problem):
         return obj
     if "score" not in obj:
-        return Problem(_PARSE, "the judge's reply has no score", {"keys": sorted(obj)[:20]})
+        return Problem(_PARSE, NO_SCORE(), {"keys": sorted(obj)[:20]})
     score = normalise(scale, obj["score"])
     if isinstance(score, str):
-        return Problem(_PARSE, f"the judge's reply is unusable: {score}")
+        return Problem(_PARSE, UNUSABLE(problem=score))
     return ScoreRead(obj["score"], score, reasoning_of(obj), judge_pass_claim(obj))
 
 
@@ -85,6 +90,6 @@ def scored_result(grader: Grader[Any], reply: JudgeReply, scale: str, threshold:
     details = {**call_details(reply), **base, "raw_score": read.raw, "scale": scale, "threshold": threshold}
     if read.claim is not None and read.claim != passed:
         details["judge_pass_ignored"] = {"judge_said": read.claim, "derived": passed}
-    reason = read.reasoning or f"score {read.raw} on {scale}"
+    reason = read.reasoning or SCORE_ON(score=str(read.raw), scale=scale)  # the judge's words, else ours
     return grader.scored_result(passed, round(read.score, 6), reason=reason, details=details)
 

@@ -24,13 +24,14 @@ from pydantic import Field, ValidationInfo, field_validator
 from assay.core.context import spec_context
 from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.judge import JudgeMessage, JudgeReply, JudgeRequest
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.untrusted import TooDeep
 from assay.graders._judge_guard import PLACEHOLDER, Flag, fence, new_delimiter, scan, system_prompt
 from assay.graders._text import as_text
 
-NO_CLIENT = "no judge client is configured"
+NO_CLIENT = Phrase("judge.no_client", "no judge client is configured")
 
 
 class JudgeConfig(GraderConfig):
@@ -144,7 +145,7 @@ class JudgeGrader(Grader[JudgeConfigT]):
     def grade_batch(self, samples: Sequence[Sample]) -> list[GraderResult]:
         client = self.resources.judge_client
         if client is None:
-            return [self.error_result(ErrorCode.UNAVAILABLE, NO_CLIENT) for _ in samples]
+            return [self.error_result(ErrorCode.UNAVAILABLE, NO_CLIENT()) for _ in samples]
         plans = [self.plan(s) for s in samples]
         requests = [r for p in plans if isinstance(p, Plan) for r in p.requests]
         replies = list(client.judge_many(requests)) if requests else []

@@ -15,8 +15,17 @@ import uuid
 from sqlalchemy.exc import DataError, DBAPIError, OperationalError
 
 from assay.core.errors import SpecError
+from assay.core.messages import Phrase
 
 MAX_REASON = 500
+WITH_ID = Phrase("failure.with_id", "{reason} (error id {id})")
+DATA = Phrase("failure.data", "a value did not fit the database; check the dataset's rows, and if they look right, "
+                              "give the operator the error id")
+UNREACHABLE = Phrase("failure.database", "the database could not be reached or was busy; start the run again")
+REFUSED = Phrase("failure.refused", "the database refused a change; start the run again, and if it fails again "
+                                    "give the operator the error id")
+MEMORY = Phrase("failure.memory", "the server ran out of memory; try a smaller dataset or ask the operator")
+INTERNAL = Phrase("failure.internal", "an internal error stopped this; give the operator the error id")
 
 
 def new_error_id() -> str:
@@ -29,7 +38,7 @@ def public_failure(exc: BaseException, log: logging.Logger, what: str) -> tuple[
     says in the log what failed (``run 1234``)."""
     error_id = new_error_id()
     log.error("%s failed [error_id=%s]", what, error_id, exc_info=exc, extra={"error_id": error_id})
-    return f"{_reason(exc)} (error id {error_id})", error_id
+    return WITH_ID(reason=_reason(exc), id=error_id), error_id
 
 
 def _reason(exc: BaseException) -> str:
@@ -37,13 +46,11 @@ def _reason(exc: BaseException) -> str:
         message = str(exc)
         return message if len(message) <= MAX_REASON else message[:MAX_REASON] + "..."
     if isinstance(exc, DataError):
-        return ("a value did not fit the database; check the dataset's rows, and if they look right, "
-                "give the operator the error id")
+        return DATA()
     if isinstance(exc, OperationalError):
-        return "the database could not be reached or was busy; start the run again"
+        return UNREACHABLE()
     if isinstance(exc, DBAPIError):
-        return ("the database refused a change; start the run again, and if it fails again give the operator "
-                "the error id")
+        return REFUSED()
     if isinstance(exc, MemoryError):
-        return "the server ran out of memory; try a smaller dataset or ask the operator"
-    return "an internal error stopped this; give the operator the error id"
+        return MEMORY()
+    return INTERNAL()

@@ -67,7 +67,7 @@ def summarise(session: Session, run_id: str, weights: dict[str, float]) -> dict[
     Pass rates leave errors and pending results out (``leftOut`` counts them); every rate and
     mean carries its 95% interval."""
     names: dict[str, str] = {}
-    return summary_of(RunningSummary().add(run_verdicts(session, run_id, weights, names)), names)
+    return summary_of(_FlatRunning().add(run_verdicts(session, run_id, weights, names)), names)
 
 
 def summary_of(running: RunningSummary, names: dict[str, str]) -> dict[str, Any]:
@@ -121,9 +121,9 @@ class LiveSummaries:
 
 class _Sums(Outcomes):
     """Outcomes kept as the four sums an unclustered interval reads (a service run has no
-    clusters), not as 9 bytes per result: the live view of a run of millions keeps a few
-    numbers per evaluator. The intervals are ``core.intervals.of_arrays``' without clusters;
-    only the order of the additions differs (the finished run's summary is ``summarise``'s)."""
+    clusters), not as 9 bytes per result: a summary of a run of millions, live or final, keeps
+    a few numbers per evaluator. The intervals are ``core.intervals.of_arrays``' without
+    clusters; only the order of the additions differs (a mean's last bits)."""
 
     __slots__ = ("n", "passes", "total", "squares")
 
@@ -148,8 +148,9 @@ class _Sums(Outcomes):
                          stats.mean_interval(self.n, self.total, self.squares))
 
 
-class _LiveRunning(RunningSummary):
-    """A ``RunningSummary`` whose outcomes are ``_Sums``."""
+class _FlatRunning(RunningSummary):
+    """A ``RunningSummary`` whose outcomes are ``_Sums``: the engine's counting rules, in
+    memory that does not grow with the run."""
 
     def _outcomes(self) -> Outcomes:
         return _Sums()
@@ -157,7 +158,7 @@ class _LiveRunning(RunningSummary):
 
 class _Live:
     def __init__(self) -> None:
-        self.running: RunningSummary = _LiveRunning()
+        self.running: RunningSummary = _FlatRunning()
         self.names: dict[str, str] = {}
         self.folded: set[int] = set()
         self.lock = threading.Lock()

@@ -143,7 +143,7 @@ class RunWorker:
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
             reason, error_id = public_failure(exc, log, f"run {claim.run_id} in samples {claim.start}-{claim.stop}")
             with self.database.session() as session:
-                run_rows.set_status(session, claim.run_id, RunState.FAILED, error=reason, error_id=error_id,
+                run_rows.set_status(session, claim.run_id, RunState.FAILED, error=str(reason), error_id=error_id,
                                     only_from=run_rows.ACTIVE)
         finally:
             with self._lock:

@@ -24,9 +24,33 @@ function group(id, legendKey, hintKey, focusEl, ...children) {
   return { el, report };
 }
 
-/** The dataset field: what is picked (or nothing yet) and the list to pick from. */
-export function datasetField(picked) {
+/** The version a task's runs grade: the newest when each starts (null), or one pinned. */
+function versionSelect(pinned) {
+  let pin = pinned;
+  const select = h('select', { id: 'dataset-version', onchange: () => { pin = select.value ? Number(select.value) : null; } });
+  const fill = (dataset) => mount(select, h('option', { value: '' }, t('taskForm.newestVersion')),
+    [...(dataset?.versions || [])].reverse().map((v) => h('option', { value: v.number, selected: v.number === pin },
+      t('taskForm.datasetRows', { number: v.number, rows: v.rowCount.toLocaleString() }))));
+  const el = h('p', { class: 'version-pick' }, h('label', { class: 'inline', for: 'dataset-version' },
+    t('taskForm.version')), select);
+  return {
+    el,
+    /** The versions of `dataset` (a dataset with its versions; null: none) to pick from. */
+    show: async (dataset, keep) => {
+      if (!keep) pin = null;
+      fill(dataset);
+      if (dataset && !dataset.versions) fill(await get(`/api/v1/datasets/${dataset.id}`));
+    },
+    value: () => pin,
+  };
+}
+
+/** The dataset field: what is picked (or nothing yet), the version its runs grade, and the
+ * list to pick from. `picked` is a dataset with its versions; `pinned` a version number or null. */
+export function datasetField(picked, pinned = null) {
   let chosen = picked;
+  const version = versionSelect(pinned);
+  version.show(picked, true);
   const shown = h('p', { class: 'picked-dataset', id: 'dataset' });
   const draw = () => mount(shown, chosen ? [h('a', { href: `/datasets/${chosen.id}`, class: 'name',
     id: 'dataset-link' }, chosen.name), h('span', { class: 'hint' }, ` ${versionText(chosen)}`)]
@@ -41,15 +65,17 @@ export function datasetField(picked) {
     onPick: (d) => {
       chosen = d;
       draw();
+      version.show(d, false);
       field.report(null);
       shown.dispatchEvent(new Event('input', { bubbles: true }));
     },
   });
   const field = group('dataset', 'taskForm.dataset', 'taskForm.datasetHint',
-    () => picker.querySelector('input'), shown, picker);
+    () => picker.querySelector('input'), shown, version.el, picker);
   return {
     el: field.el,
     value: () => chosen?.id ?? null,
+    pinned: () => version.value(),
     validate: () => [field.report(chosen ? null : t('taskForm.pickDataset'))].filter(Boolean),
   };
 }
