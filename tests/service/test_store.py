@@ -60,11 +60,14 @@ def test_results_keep_every_character_and_value_as_given(database):
         odd = "tab\there\nline \\N \\. back\\slash 中文 \r"
         rows = [{"run_id": run.id, "sample_id": f"s\t{i}", "sample_index": i, "evaluator_id": PRESETS[0].id,
                  "evaluator_name": odd, "status": "passed", "passed": True, "score": None if i else 0.5,
-                 "reason": None if i == 1 else odd, "details": details, "error_code": None, "latency_ms": 0.25}
+                 "reason": None if i == 1 else odd, "reason_code": None if i else "run.odd",
+                 "reason_args": None if i else {"what": odd}, "details": details, "error_code": None,
+                 "latency_ms": 0.25}
                 for i, details in enumerate([{}, {"n": 2**70, "k": [odd, {"x": None}]}, {1: "int key"}])]
         runs.add_results(session, rows)
         runs.add_results(session, rows)  # present: skipped
         stored = list(runs.iter_results(session, runs.results_query(run.id)))
+    assert [(r.reason_code, r.reason_args) for r in stored] == [("run.odd", {"what": odd}), (None, None), (None, None)]
     assert [(r.sample_id, r.evaluator_name, r.reason, r.score, r.details, r.latency_ms) for r in stored] == [
         ("s\t0", odd, odd, 0.5, {}, 0.25), ("s\t1", odd, None, None, {"n": 2**70, "k": [odd, {"x": None}]}, 0.25),
         ("s\t2", odd, odd, None, {"1": "int key"}, 0.25)]
@@ -128,3 +131,11 @@ def test_translation_fills_the_code_default_and_names_fields():
     with pytest.raises(SpecError, match=r"config\.graders\[0\]\.config\.graders\[0\]\.type"):
         compile_row("composite", {"graders": [{"type": "composite", "config": {"graders": [{"type": "script"}]}}]},
                     "c", context=context, allowed=api_types())
+
+
+def test_the_results_copy_names_every_column_of_a_result():
+    """PostgreSQL's COPY path lists its columns: a column added to results must be added there."""
+    from assay.store import runs
+    from assay.store.models import EvaluationResult
+
+    assert set(runs._COPIED) == {c.name for c in EvaluationResult.__table__.columns} - {"id", "created_at"}

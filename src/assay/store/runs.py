@@ -121,7 +121,8 @@ def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
 
 
 _COPIED = ("run_id", "sample_id", "sample_index", "evaluator_id", "evaluator_name", "status", "passed", "score",
-           "reason", "details", "error_code", "latency_ms")
+           "reason", "reason_code", "reason_args", "details", "error_code", "latency_ms")
+"""Every column of a result row but its id and time: a row without one of them is a bug here."""
 
 
 def _copy_results(session: Session, rows: list[dict[str, Any]], now: datetime) -> None:
@@ -136,8 +137,10 @@ def _copy_results(session: Session, rows: list[dict[str, Any]], now: datetime) -
                        "FROM evaluation_results WITH NO DATA")  # the columns' types, no constraint
         with cursor.copy(f"COPY assay_results_in ({columns}) FROM STDIN") as copy:
             for row in rows:
+                args = row.get("reason_args")
                 copy.write_row((row["run_id"], row["sample_id"], row["sample_index"], row["evaluator_id"],
                                 row["evaluator_name"], row["status"], row["passed"], row["score"], row["reason"],
+                                row.get("reason_code"), None if args is None else _json(args),
                                 _json(row["details"] or {}), row["error_code"], row["latency_ms"]))
         cursor.execute(f"INSERT INTO evaluation_results ({columns}, created_at) SELECT {columns}, %s "
                        "FROM assay_results_in ON CONFLICT (run_id, sample_id, evaluator_id) DO NOTHING", (now,))
