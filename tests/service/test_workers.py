@@ -93,9 +93,16 @@ def test_an_evaluator_change_reaches_every_process(server):
 
 def settle(client: httpx.Client, evaluator_id: str, expected: set[object]) -> None:
     """Wait (5 s at most) until tests of the evaluator answer ``expected`` on both processes:
-    each reads the database's change counters every second."""
+    each reads the database's change counters every second. Which process answers is the
+    kernel's choice, so one round of agreeing answers may all come from one of them: three
+    rounds in a row (12 connections) are asked for."""
     deadline = time.monotonic() + 5
-    while verdicts(client, evaluator_id, 4) != expected:
+    agreed = 0
+    while agreed < 3:
+        if verdicts(client, evaluator_id, 4) == expected:
+            agreed += 1
+            continue
+        agreed = 0  # an old answer: fine within 5 s of the change, a failure after
         assert time.monotonic() < deadline, "the change did not reach every process within 5 s"
 
 

@@ -140,7 +140,7 @@ def rebuilt(code: Any, args: Any) -> Said | None:
         items = args["items"]
         parts = [rebuilt(i.get("code"), i.get("args")) for i in items if isinstance(i, dict)] \
             if isinstance(items, list) and len(items) > 1 else []
-        return None if not parts or len(parts) != len(items) or None in parts else in_turn(parts)  # type: ignore[arg-type]
+        return None if not parts or len(parts) != len(items) or None in parts else in_turn(parts)  # type: ignore[arg-type]  # None is excluded by the test before it
     values: dict[str, Arg] = {}
     for name, value in args.items():
         if isinstance(value, dict):

@@ -205,7 +205,7 @@ TOO_LONG = {"output": Phrase("similarity.output_too_long", "output is {length} c
                                                                "compares at most {limit} (config max_length)")}
 
 
-class _Refused(ValueError):
+class _Incomparable(ValueError):
     """Why a value cannot be compared, said by a phrase."""
 
     def __init__(self, said: Said) -> None:
@@ -214,11 +214,11 @@ class _Refused(ValueError):
 
 
 def _prepare(value: object, cfg: SimilarityConfig, what: str) -> str:
-    """The text to compare, normalised; raises _Refused saying why a value cannot be compared."""
+    """The text to compare, normalised; raises _Incomparable saying why a value cannot be compared."""
     try:
         text = value if value.__class__ is str else as_text(value)
     except TooDeep:
-        raise _Refused(TOO_DEEP[what](depth=MAX_DEPTH)) from None
+        raise _Incomparable(TOO_DEEP[what](depth=MAX_DEPTH)) from None
     limit = cfg.max_length
     if len(text) <= limit:  # normalising may lengthen the text: measured again below
         form = cfg.normalize
@@ -229,7 +229,7 @@ def _prepare(value: object, cfg: SimilarityConfig, what: str) -> str:
             if form != "none" and not unicodedata.is_normalized(form, text):
                 text = unicodedata.normalize(form, text)
     if len(text) > limit:
-        raise _Refused(TOO_LONG[what](length=f"{len(text):,}", limit=f"{limit:,}"))
+        raise _Incomparable(TOO_LONG[what](length=f"{len(text):,}", limit=f"{limit:,}"))
     return text
 
 
@@ -265,7 +265,7 @@ class Similarity(BatchGrader[SimilarityConfig]):
         for i, s in enumerate(samples):
             try:
                 a, b = _prepare(s.output, cfg, "output"), _prepare(s.expected, cfg, "expected")
-            except _Refused as exc:
+            except _Incomparable as exc:
                 refused[i] = exc.said
                 a = b = ""  # a placeholder pair, cheap to score; its result is the error
             outputs.append(a)
