@@ -22,7 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "service"))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from pages_support import ROOT, Live, find_browser, seed, sign_in, stop  # noqa: E402
+from pages_support import ROOT, Live, find_browser, seed, signed_in_tab, stop  # noqa: E402
 from pg_server import free_port  # noqa: E402
 
 
@@ -79,10 +79,5 @@ def shots() -> Path:
 @pytest.fixture
 def page(browser, live: Live):
     """A signed-in page of a fresh browser context speaking Chinese (Accept-Language: zh-CN)."""
-    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(20_000)
-    tab = context.new_page()
-    sign_in(tab, live)
-    tab.wait_for_url("**/evaluators")
-    yield tab
-    context.close()
+    with signed_in_tab(browser, live, viewport={"width": 1280, "height": 900}) as tab:
+        yield tab

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +53,21 @@ def sign_in(page, live: Live, token: str | None = None) -> None:
     page.goto(live.url + "/signin")
     page.fill("#token", token or live.token)
     page.click("button[type=submit]")
+
+
+@contextmanager
+def signed_in_tab(browser, live: Live, **context_options) -> Iterator:
+    """A tab of a fresh Chinese-speaking browser context, signed in as alice (on /evaluators);
+    ``context_options`` go to ``new_context`` (a viewport, say). The context closes after."""
+    context = browser.new_context(locale="zh-CN", **context_options)
+    context.set_default_timeout(20_000)
+    tab = context.new_page()
+    try:
+        sign_in(tab, live)
+        tab.wait_for_url("**/evaluators")
+        yield tab
+    finally:
+        context.close()
 
 
 def stop(process: subprocess.Popen) -> None:

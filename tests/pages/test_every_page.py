@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pages_support import ROOT, sign_in, task_on_dataset
+from pages_support import ROOT, signed_in_tab, task_on_dataset
 
 pytestmark = pytest.mark.browser
 
@@ -41,13 +41,8 @@ def places(live) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def signed_in(browser, live):
-    context = browser.new_context(locale="zh-CN")
-    context.set_default_timeout(20_000)
-    tab = context.new_page()
-    sign_in(tab, live)
-    tab.wait_for_url("**/evaluators")
-    yield tab
-    context.close()
+    with signed_in_tab(browser, live) as tab:
+        yield tab
 
 
 def settle(page) -> None:
