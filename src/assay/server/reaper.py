@@ -15,10 +15,10 @@ too, and is answered that its version was removed.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 
+from assay.core.periodic import Periodic
 from assay.store import datasets as dataset_rows
 from assay.store.db import Database
 
@@ -39,8 +39,8 @@ class UploadReaper:
         self.clock = clock
         self._seen: dict[str, tuple[int, float]] = {}
         """version id -> (last position written, when this server first saw it there)"""
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._poller = Periodic(self.sweep, every_s, name="assay-upload-reaper", log=log,
+                                failed="looking for stalled uploads failed")
 
     def sweep(self) -> list[str]:
         """Look once: note how far each unfinished version has come, remove those that stood still
@@ -67,17 +67,7 @@ class UploadReaper:
         return removed
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="assay-upload-reaper", daemon=True)
-        self._thread.start()
+        self._poller.start()
 
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.every_s):
-            try:
-                self.sweep()
-            except Exception:  # noqa: BLE001  the database may be away for a moment: the next look
-                log.warning("looking for stalled uploads failed", exc_info=True)
+        self._poller.close()

@@ -12,11 +12,11 @@ seen everywhere within one poll interval.
 from __future__ import annotations
 
 import logging
-import threading
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from assay.core.periodic import Periodic
 from assay.store.db import Database
 from assay.store.models import ChangeCounter
 
@@ -61,8 +61,8 @@ class Changes:
         self.database = database
         self.poll_s = poll_s
         self.seen: dict[str, int] = {}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._poller = Periodic(self.refresh, poll_s, name="assay-changes", log=log,
+                                failed="reading the change counters failed")
 
     def stamp(self, topic: str) -> ChangeStamp:
         return ChangeStamp(self, topic)
@@ -74,17 +74,7 @@ class Changes:
     def start(self) -> None:
         """Read the counters now (the schema is up to date) and then every ``poll_s``."""
         self.refresh()
-        self._thread = threading.Thread(target=self._poll, name="assay-changes", daemon=True)
-        self._thread.start()
+        self._poller.start()
 
     def close(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-
-    def _poll(self) -> None:
-        while not self._stop.wait(self.poll_s):
-            try:
-                self.refresh()
-            except Exception:  # noqa: BLE001  the database may be away for a moment: try again
-                log.warning("reading the change counters failed", exc_info=True)
+        self._poller.close()
