@@ -40,6 +40,8 @@ def main(limit_mb: int, max_rows: int) -> int:
             return json.dumps(row, default=to_jsonable_python, ensure_ascii=False,
                               separators=(",", ":")).encode("utf-8")
 
+    too_big = (f"decodes to more than {limit_mb} MiB at once (a compressed or dictionary-encoded value repeated "
+               "too often); write it without such repetition, or as JSONL")
     out = sys.stdout.buffer
     row = 0
     try:
@@ -57,14 +59,12 @@ def main(limit_mb: int, max_rows: int) -> int:
         out.flush()
         return 0
     except MemoryError:
-        return _fail(f"decodes to more than {limit_mb} MiB at once (a compressed or dictionary-encoded value "
-                     "repeated too often); write it without such repetition, or as JSONL", row + 1)
+        return _fail(too_big, row + 1)
     except RecursionError:
         return _fail("nested too deeply (about 1,000 levels at most)", row + 1)
     except (pa.ArrowException, OSError, ValueError) as exc:
         if "malloc" in str(exc) or "realloc" in str(exc):  # Arrow's own allocator hit the limit
-            return _fail(f"decodes to more than {limit_mb} MiB at once (a compressed or dictionary-encoded "
-                         "value repeated too often); write it without such repetition, or as JSONL", row + 1)
+            return _fail(too_big, row + 1)
         return _fail(f"cannot read Parquet dataset: {str(exc)[:500]}", row + 1)
 
 
