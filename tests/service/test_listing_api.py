@@ -76,3 +76,16 @@ def test_datasets_are_searched_sorted_and_paged(api):
     assert listed(api, "/datasets", q="中文")[1] == 3  # the description counts
     assert listed(api, "/datasets", "bob", owner="me")[0] == ["summaries"]
     assert api.call("GET", "/datasets", params={"sort": "rows"}).status_code == 422
+
+
+def test_the_owner_parameter_is_one_declaration_on_every_list(sqlite_api):
+    """``owner`` is spelled once (``listing.OwnerQuery``): the three lists document it alike
+    and refuse an unknown user alike, naming the parameter."""
+    schema = sqlite_api.client.get("/openapi.json").json()["paths"]
+    declared = [next(p for p in schema[f"/api/v1/{path}"]["get"]["parameters"] if p["name"] == "owner")
+                for path in ("evaluators", "tasks", "datasets")]
+    assert declared[0] == declared[1] == declared[2] and declared[0]["schema"]["anyOf"][0]["maxLength"] == 200
+    for path in ("/evaluators", "/tasks", "/datasets"):
+        nobody = sqlite_api.call("GET", path, params={"owner": "nobody"})
+        assert nobody.status_code == 422 and "owner" in nobody.json()["message"], path
+        assert sqlite_api.call("GET", path, params={"owner": "x" * 201}).status_code == 422, path

@@ -35,6 +35,9 @@ def _window(q: Annotated[str | None, Query(max_length=200, description="Words to
 
 WindowDep = Annotated[Window, Depends(_window)]
 
+OwnerQuery = Annotated[str | None, Query(max_length=200, description="Only those this user created (me: yours).")]
+"""The ``owner`` query parameter of every list route; ``owner_of`` turns it into a user id."""
+
 
 def checked(window: Window, sortable: Iterable[str]) -> Window:
     """``window``, once its sort key is one of ``sortable`` (or none: the list's own order); an

@@ -223,6 +223,8 @@ VERDICT_COLUMNS = (EvaluationResult.sample_id, EvaluationResult.evaluator_id, Ev
                    EvaluationResult.status, EvaluationResult.score, EvaluationResult.reason,
                    EvaluationResult.error_code)
 """What a summary reads of each result (``iter_result_rows``' default columns)."""
+CODE_COLUMNS = (EvaluationResult.reason_code, EvaluationResult.reason_args)
+"""Read after ``VERDICT_COLUMNS`` where a reason is shown (a comparison's flips)."""
 
 
 def iter_result_rows(session: Session, query: Select[EvaluationResult], columns: Sequence[Any] = VERDICT_COLUMNS, *,

@@ -15,7 +15,7 @@ from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found
-from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
+from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.datasets import (
     DatasetCreate,
@@ -76,8 +76,7 @@ def create_dataset(body: DatasetCreate, service: ServiceDep, user: CurrentUser) 
 @router.get("", response_model=Envelope[list[DatasetOut]], summary="List datasets (no rows are read)",
             description=f"Searched, sorted and paged by the query parameters; the total is in {TOTAL_HEADER}.")
 def list_datasets(session: SessionDep, user: CurrentUser, response: Response, window: WindowDep,
-                  owner: Annotated[str | None, Query(max_length=200, description="Only this user's (me: yours).")]
-                  = None) -> Any:
+                  owner: OwnerQuery = None) -> Any:
     found, total = rows.find_datasets(session, owner_id=owner_of(session, user, owner),
                                       window=checked(window, rows.DATASET_SORTABLE))
     tell_total(response, total)

@@ -19,7 +19,7 @@ from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, evaluator_not_found
-from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
+from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.evaluators import (
     EvaluatorCreate,
@@ -72,8 +72,7 @@ def list_evaluators(session: SessionDep, user: CurrentUser, response: Response, 
                     type: Annotated[EvaluatorType | None, Query(description="Only this type.")] = None,
                     language: Annotated[Language | None, Query(description="Only code evaluators in this "
                                                                            "language.")] = None,
-                    owner: Annotated[str | None, Query(max_length=200, description="Only those this user "
-                                                                                   "created (me: yours).")] = None,
+                    owner: OwnerQuery = None,
                     is_preset: Annotated[bool | None, Query(alias="isPreset", description="Only the built-in "
                                                             "presets (true), or only the others (false).")] = None,
                     ) -> Any:

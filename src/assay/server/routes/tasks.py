@@ -12,7 +12,7 @@ from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, evaluator_not_found, not_found
-from assay.server.listing import TOTAL_HEADER, WindowDep, checked, owner_of, tell_total
+from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
 from assay.server.routes.runs import run_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import (
@@ -121,8 +121,7 @@ def create_task(body: TaskCreate, service: ServiceDep, session: SessionDep, user
 @router.get("", response_model=Envelope[list[TaskOut]], summary="List tasks",
             description=f"Searched, sorted and paged by the query parameters; the total is in {TOTAL_HEADER}.")
 def list_tasks(session: SessionDep, user: CurrentUser, response: Response, window: WindowDep,
-               owner: Annotated[str | None, Query(max_length=200, description="Only this user's (me: yours).")]
-               = None) -> Any:
+               owner: OwnerQuery = None) -> Any:
     found, total = rows.find_tasks(session, owner_id=owner_of(session, user, owner),
                                    window=checked(window, rows.TASK_SORTABLE))
     tell_total(response, total)
