@@ -131,3 +131,39 @@ def test_regressions_need_a_fall_and_a_small_p() -> None:
     assert compare_runs(new, base).regressions(0.05) == []  # an improvement is no regression
     few = compare_runs(base[:3], new[:3])
     assert few.regressions(0.05) == []  # three flips: p = 0.25
+
+
+def test_flip_reasons_keep_their_phrases_and_read_as_before() -> None:
+    from assay.core.messages import code_and_args
+    from assay.graders.exact_match import difference_reason
+
+    said = difference_reason("no", "yes")
+    base = [judge_sample("s", [_result("a", Status.PASSED), _result("b", Status.PASSED)])]
+    new = [judge_sample("s", [_result("a", Status.FAILED, reason=said), _result("b", Status.FAILED, reason="mine"),
+                              _result("c", Status.ERROR)])]
+    got = compare_runs(base, new, labels={"a": "精确匹配"})
+    a = got.graders[0].to_fail[0]
+    assert code_and_args(a.new_reason) == (said.code, said.args) and a.new_reason == said
+    assert code_and_args(got.graders[1].to_fail[0].new_reason) == (None, None)  # user code's words stay theirs
+    overall = got.overall.to_fail[0].new_reason
+    assert overall == f"精确匹配: {said}; b: mine; c: error"  # the text reads as before codes
+    code, args = code_and_args(overall)
+    assert code == "list.items"
+    assert args["items"] == [
+        {"code": "compare.failing", "args": {"name": "精确匹配", "reason": {"code": said.code, "args": said.args}}},
+        {"code": "compare.failing", "args": {"name": "b", "reason": "mine"}},
+        {"code": "compare.no_reason.error", "args": {"name": "c"}}]
+    assert got.to_dict()["overall"]["flips"][0]["new_reason"] == overall
+
+
+def test_stored_codes_are_said_again_in_flips() -> None:
+    """A result read back from storage has plain text and its code beside it; its flip's reason
+    is the phrase again."""
+    from assay.core.messages import code_and_args
+    from assay.graders.exact_match import difference_reason
+
+    said = difference_reason("no", "yes")
+    stored = _result("a", Status.FAILED, reason=said)
+    assert type(stored.reason) is str and stored.reason_code == said.code
+    got = compare_runs([judge_sample("s", [_result("a", Status.PASSED)])], [judge_sample("s", [stored])])
+    assert code_and_args(got.graders[0].to_fail[0].new_reason) == (said.code, said.args)

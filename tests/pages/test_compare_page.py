@@ -65,7 +65,11 @@ def test_compare_view_from_the_task_page(page, live, runs, shots):
     assert flips.count() == 10
     first = flips.first.locator("td")
     assert first.nth(0).inner_text() == "q0"
-    assert first.nth(2).inner_text() == "通过" and "上海" in first.nth(3).inner_text()  # both reasons side by side
+    assert first.nth(2).inner_text() == "通过"  # both reasons side by side, in the page's language
+    assert first.nth(3).inner_text() == "精确匹配：输出与期望值在第 0 个字符处不同：实际为 '上海'，期望为 '北京'；" \
+                                        "包含匹配：输出不包含 '北京'"
     page.select_option("#flips-of", index=1)
     page.wait_for_function("document.querySelectorAll('#flips tbody tr').length === 10")
+    assert page.locator("#flips tbody tr").first.locator("td").nth(3).inner_text() == \
+        "输出与期望值在第 0 个字符处不同：实际为 '上海'，期望为 '北京'"
     page.screenshot(path=shots / "compare.png", full_page=True)

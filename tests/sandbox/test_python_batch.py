@@ -161,3 +161,14 @@ def test_a_closed_pool_answers_unavailable_for_a_batch_of_many_chunks():
     closed.close()
     outcomes = closed.call_batch(_batch("def evaluate(i):\n    return {'passed': True}\n", [[i] for i in range(600)]))
     assert len(outcomes) == 600 and {o.error for o in outcomes} == {ErrorCode.UNAVAILABLE}
+
+
+def test_a_batch_runs_on_at_most_spread_workers_at_once(pool, monkeypatch):
+    from in_flight import STAMPED, peak
+
+    monkeypatch.setattr(chunks_module, "CHUNK_SAMPLES", 2)  # more chunks than workers: lanes take them in turn
+    args = [["q", "a", "a", {"pause": 0.1}] for _ in range(8)]
+    for spread, most in ((1, 1), (0, pool.size)):
+        outcomes = pool.call_batch(_batch(STAMPED, args, spread=spread))
+        assert all(o.ok and o.value["passed"] for o in outcomes), outcomes
+        assert peak((o.value["details"]["began"], o.value["details"]["ended"]) for o in outcomes) == most, spread

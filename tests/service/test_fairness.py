@@ -4,6 +4,7 @@ user is answered while another user's slow tests are still running."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -11,10 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import pytest
+from in_flight import STAMPED, peak, stamps
 from service_support import make_api
 from sqlalchemy import select
 
-from assay.server.fairness import FairGate
+from assay.core.interfaces import CodeBatch
+from assay.server.fairness import FairCodeRunner, FairGate, acting_for
 from assay.store import Database
 from assay.store.models import Run, RunSlice
 from assay.store.users import get_user
@@ -255,3 +258,18 @@ def test_tests_and_runs_share_the_sandbox_in_turn(api):
         assert all(passed <= 1 and depth == 1 for passed, depth in waits), (waiter, waits, admissions.events)
     # they did contend: one of them came while the other held the sandbox
     assert admissions.waits("bob", "alice") or admissions.waits("alice", "bob"), admissions.events
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a cap below the sandbox's workers needs two workers")
+def test_a_batch_piece_keeps_a_user_within_a_cap_below_the_workers(shared_resources):
+    """The sandbox has a worker per core; with a cap of one, no piece of alice's batch spreads
+    over more than one of them (counted from inside the sandbox); at the workers' count, pieces
+    spread over every worker."""
+    slots = os.cpu_count() or 1
+    batch = CodeBatch("python", STAMPED, [["q", "a", "a", {"pause": 0.1}] for _ in range(3 * slots)])
+    for cap, most in ((1, 1), (slots, slots)):
+        fair = FairCodeRunner(shared_resources.code_runner, FairGate(slots, cap), owns_inner=False)
+        with acting_for("alice"):
+            outcomes = fair.call_batch(batch)
+        assert all(o.ok and o.value["passed"] for o in outcomes), outcomes
+        assert peak(stamps(o.value["details"] for o in outcomes)) == most, cap

@@ -94,6 +94,16 @@ def test_compare_endpoint_and_cli_on_two_real_runs(sqlite_api) -> None:
     assert (e["basePassRate"], e["newPassRate"]) == (0.75, 0.525)
     assert e["toFail"] == [f"q{i}" for i in range(10)] and e["toPass"] == ["q35"]
     assert doc["unpaired"] == {"baseOnly": [], "newOnly": ["extra"]}
+    flip = e["flips"][0]  # the reason the product wrote, with its phrase beside it for the pages
+    assert (flip["baseReason"], flip["baseReasonCode"], flip["baseReasonArgs"]) == (None, None, None)
+    assert flip["newReason"] == "output differs from expected at character 0: got 'no', expected 'yes'"
+    assert (flip["newReasonCode"], flip["newReasonArgs"]) == \
+        ("exact_match.differs_at", {"index": 0, "got": "'no'", "expected": "'yes'"})
+    overall = doc["overall"]["flips"][0]  # named by the evaluator's name, its own reason inside
+    assert overall["newReason"] == f"精确匹配: {flip['newReason']}"
+    assert (overall["newReasonCode"], overall["newReasonArgs"]) == \
+        ("compare.failing", {"name": "精确匹配", "reason": {"code": flip["newReasonCode"],
+                                                       "args": flip["newReasonArgs"]}})
     base_v = [judge_sample(r["id"], [GraderResult(name="x", type="t", status=Status.PASSED if r["output"] == "yes"
                                                   else Status.FAILED, passed=r["output"] == "yes",
                                                   score=float(r["output"] == "yes"))]) for r in base_rows]
@@ -112,6 +122,7 @@ def test_compare_endpoint_and_cli_on_two_real_runs(sqlite_api) -> None:
         import json
         got = json.loads(cli.stdout)
         assert got["graders"][0]["to_fail"] == e["toFail"] and got["graders"][0]["p_value"] == e["pValue"]
+        assert set(got["overall"]["flips"][0]) == {"id", "direction", "base_reason", "new_reason"}  # as for files
         denied = subprocess.run([sys.executable, "-m", "assay.cli.main", "compare", runs[0], runs[1], "--service",
                                  served.url], capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin"})
         assert denied.returncode == 2 and "401" in denied.stderr and "ASSAY_TOKEN" in denied.stderr

@@ -1,10 +1,12 @@
 // /runs/{base}/compare/{new}: did the new run do better, or is it noise? Per evaluator and for
 // the samples' verdicts: both pass rates, the paired difference with its 95% interval, the exact
-// McNemar p-value, the mean-score difference; the samples that flipped, both reasons side by side.
+// McNemar p-value, the mean-score difference; the samples that flipped, both reasons side by side
+// (in the page's language where the product wrote them: common/phrase.js).
 import { get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { errorState, fmtPct, h, loading, mount } from './common/dom.js';
 import { fmtDelta, fmtP } from './common/intervals.js';
+import { say } from './common/phrase.js';
 
 const root = document.getElementById('app');
 const ALPHA = 0.05;
@@ -28,14 +30,15 @@ function row(g) {
 function flipsTable(g) {
   if (!g.flips.length) return h('p', { class: 'state empty' }, t('compare.noFlips'));
   const sample = (id) => h('a', { href: `/runs/${params.new}/samples/${encodeURIComponent(id)}` }, id);
-  const reason = (text) => (text === null ? h('span', { class: 'badge status-passed' }, t('status.passed'))
-    : h('span', { class: 'reason' }, text));
+  const reason = (text, code, args) => (text === null ? h('span', { class: 'badge status-passed' }, t('status.passed'))
+    : h('span', { class: 'reason' }, say(code, args, text)));
   return h('table', { class: 'table', id: 'flips' },
     h('thead', {}, h('tr', {}, ['sample', 'direction', 'baseReason', 'newReason']
       .map((k) => h('th', {}, t(`compare.col.${k}`))))),
     h('tbody', {}, g.flips.map((f) => h('tr', { class: f.direction === 'to_fail' ? 'worse' : 'better' },
       h('td', {}, sample(f.id)), h('td', {}, t(`compare.${f.direction}`)),
-      h('td', { class: 'reason' }, reason(f.baseReason)), h('td', { class: 'reason' }, reason(f.newReason))))));
+      h('td', { class: 'reason' }, reason(f.baseReason, f.baseReasonCode, f.baseReasonArgs)),
+      h('td', { class: 'reason' }, reason(f.newReason, f.newReasonCode, f.newReasonArgs))))));
 }
 
 function flipsCard(doc) {

@@ -16,6 +16,7 @@ from assay.runner.reviews import apply_reviews, load_reviews, load_verdicts
 
 MAX_LISTED = 20
 SERVICE_TIMEOUT_S = 120.0
+_PAGES_ONLY = frozenset({"baseReasonCode", "baseReasonArgs", "newReasonCode", "newReasonArgs"})
 
 
 def comparison_of_files(base: Path, new: Path) -> dict[str, Any]:
@@ -31,7 +32,8 @@ def _reviewed(path: Path) -> list:
 
 def comparison_from_service(url: str, base: str, new: str, token: str | None) -> dict[str, Any]:
     """``GET {url}/api/v1/runs/{base}/compare/{new}``, its camelCase keys turned back to the
-    snake_case of ``assay compare --json``."""
+    snake_case of ``assay compare --json`` (the flips' reason codes, which serve the pages, left
+    out: the same fields as a comparison of files)."""
     import httpx2
     from pydantic.alias_generators import to_snake
 
@@ -52,7 +54,7 @@ def comparison_from_service(url: str, base: str, new: str, token: str | None) ->
 
     def snake(value: Any) -> Any:
         if isinstance(value, dict):
-            return {to_snake(k): snake(v) for k, v in value.items()}
+            return {to_snake(k): snake(v) for k, v in value.items() if k not in _PAGES_ONLY}
         if isinstance(value, list):
             return [snake(v) for v in value]
         return value

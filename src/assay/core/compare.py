@@ -12,7 +12,7 @@ the paired bootstrap interval of the mean difference. Errors and pending results
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,9 +20,16 @@ import numpy as np
 
 from assay.core import stats
 from assay.core.aggregate import SampleVerdict
-from assay.core.result import Status
+from assay.core.messages import Phrase, Said, in_turn, said_again
+from assay.core.result import GraderResult, Status
 
 OVERALL = "overall"
+FAILING = Phrase("compare.failing", "{name}: {reason}")
+"""One grader's part in a sample's overall flip reason (the grader's own reason kept inside)."""
+NO_REASON = {Status.FAILED: Phrase("compare.no_reason.failed", "{name}: failed"),
+             Status.ERROR: Phrase("compare.no_reason.error", "{name}: error"),
+             Status.PENDING: Phrase("compare.no_reason.pending", "{name}: pending")}
+"""A grader that did not pass and gave no reason, by its status."""
 
 
 @dataclass(slots=True)
@@ -36,6 +43,7 @@ class _Tally:
     scores: int = 0
     left_out: int = 0
     reason: str | None = None
+    """A ``Said`` when the product wrote it (codes kept, for the pages), else as written."""
 
     def add(self, status: Status, score: float | None, reason: str | None) -> None:
         if status is not Status.PASSED and status is not Status.FAILED:
@@ -54,18 +62,28 @@ Run = dict[str, dict[str, _Tally]]
 """cluster (sample id) -> grader name (or OVERALL) -> tally."""
 
 
-def _collect(verdicts: Iterable[SampleVerdict]) -> tuple[Run, list[str]]:
+def _collect(verdicts: Iterable[SampleVerdict], labels: Mapping[str, str]) -> tuple[Run, list[str]]:
     run: Run = {}
     graders: dict[str, None] = {}
     for v in verdicts:
         per = run.setdefault(v.cluster or v.id, {})
-        failing = "; ".join(f"{r.name}: {r.reason or r.status.value}" for r in v.results
-                            if r.status is not Status.PASSED)
-        per.setdefault(OVERALL, _Tally()).add(v.status, v.score, failing or None)
+        failing = [_failing(r, labels.get(r.name, r.name)) for r in v.results if r.status is not Status.PASSED]
+        per.setdefault(OVERALL, _Tally()).add(v.status, v.score, in_turn(failing) if failing else None)
         for r in v.results:
             graders.setdefault(r.name)
-            per.setdefault(r.name, _Tally()).add(Status(r.status), r.score, r.reason)
+            status = Status(r.status)
+            per.setdefault(r.name, _Tally()).add(status, r.score, _reason(r) if status is Status.FAILED else None)
     return run, list(graders)
+
+
+def _reason(result: GraderResult) -> str | None:
+    """A result's reason, as its phrase said it when it carries the phrase's code."""
+    return said_again(result.reason, result.reason_code, result.reason_args) if result.reason else result.reason
+
+
+def _failing(result: GraderResult, name: str) -> Said:
+    reason = _reason(result)
+    return FAILING(name=name, reason=reason) if reason else NO_REASON[Status(result.status)](name=name)
 
 
 @dataclass(slots=True)
@@ -129,10 +147,14 @@ class Comparison:
 
 
 def compare_runs(base: Iterable[SampleVerdict], new: Iterable[SampleVerdict], *,
-                 seed: int = stats.SEED) -> Comparison:
-    """Compare run ``new`` with run ``base`` (see the module's docstring)."""
-    b, b_graders = _collect(base)
-    n, n_graders = _collect(new)
+                 seed: int = stats.SEED, labels: Mapping[str, str] | None = None) -> Comparison:
+    """Compare run ``new`` with run ``base`` (see the module's docstring). Each flip's reasons
+    are ``Said`` where the product wrote them (``core.messages.code_and_args`` reads their
+    codes); ``labels`` names graders in the overall reasons (grader key -> shown name; it may
+    be filled while the verdicts are read)."""
+    labels = {} if labels is None else labels
+    b, b_graders = _collect(base, labels)
+    n, n_graders = _collect(new, labels)
     paired = [k for k in b if k in n]
     names = b_graders + [g for g in n_graders if g not in set(b_graders)]
     graders = [_compare(name, paired, b, n, seed) for name in names]

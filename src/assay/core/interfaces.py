@@ -41,6 +41,9 @@ class CodeBatch:
     function: str = "evaluate"
     timeout_ms: int = 5000
     memory_mb: int = 128
+    spread: int = 0
+    """At most this many of the sandbox's workers run the batch at once (0: every worker): a
+    user's cap on evaluations in flight holds inside one batch (``server.fairness``)."""
 
     def calls(self) -> Iterator[CodeCall]:
         """The batch as single calls, in order."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -76,9 +77,10 @@ def spread(args: Sequence[Any], encode: Callable[[Any], Text], limits: dict[str,
            threads: Callable[[], ThreadPoolExecutor]) -> list[CodeOutcome]:
     """One outcome per entry of ``args``, in order. Each sample's arguments go through ``encode``
     (one it cannot encode is that sample's ``invalid_config``, with ``limits``); the rest are
-    ``cut`` and each chunk is ``run`` (one outcome per sample), on ``threads()`` when there are
-    several chunks. A pool closed meanwhile (``RuntimeError``) has its chunks run here, where
-    they answer ``unavailable``."""
+    ``cut`` and each chunk is ``run`` (one outcome per sample), at most ``workers`` chunks at once
+    (lanes on ``threads()`` when there are several chunks, each lane taking the next chunk when
+    it is free). A pool closed meanwhile (``RuntimeError``) has its chunks run here, where they
+    answer ``unavailable``."""
     outcomes: list[CodeOutcome | None] = [None] * len(args)
     items: list[tuple[int, Text]] = []
     for i, sample in enumerate(args):
@@ -87,15 +89,38 @@ def spread(args: Sequence[Any], encode: Callable[[Any], Text], limits: dict[str,
         except (TypeError, ValueError) as exc:
             outcomes[i] = refused(1, limits, f"the arguments are not JSON data: {exc}")[0]
     parts = cut(items, workers)
+    for part, got in zip(parts, _in_lanes(parts, max(1, workers), run, threads)):
+        for (i, _encoded), outcome in zip(part, got):
+            outcomes[i] = outcome
+    return outcomes  # type: ignore[return-value]  # every sample has its outcome
+
+
+def _in_lanes(parts: list[list[tuple[int, Text]]], lanes: int,
+              run: Callable[[list[tuple[int, Text]]], list[CodeOutcome]],
+              threads: Callable[[], ThreadPoolExecutor]) -> list[list[CodeOutcome]]:
+    """``run`` of each part, in order, with at most ``lanes`` parts running at once: the cap holds
+    even when the byte or sample limits cut more chunks than lanes."""
+    done: list[list[CodeOutcome]] = [[] for _ in parts]
+    taken = iter(range(len(parts)))
+    lock = threading.Lock()
+
+    def lane() -> None:
+        while True:
+            with lock:
+                i = next(taken, None)
+            if i is None:
+                return
+            done[i] = run(parts[i])
+
     futures = []
     if len(parts) > 1:
         try:
             pool = threads()
-            futures = [pool.submit(run, part) for part in parts]
+            for _ in range(min(lanes, len(parts))):
+                futures.append(pool.submit(lane))
         except RuntimeError:
-            futures = []
-    done = [f.result() for f in futures] if futures else [run(part) for part in parts]
-    for part, got in zip(parts, done):
-        for (i, _encoded), outcome in zip(part, got):
-            outcomes[i] = outcome
-    return outcomes  # type: ignore[return-value]  # every sample has its outcome
+            pass
+    for future in futures:
+        future.result()
+    lane()  # the chunks no thread took (a pool closed meanwhile, or a single chunk)
+    return done

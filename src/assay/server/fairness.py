@@ -127,13 +127,14 @@ class FairGate:
 
 class FairCodeRunner:
     """A ``CodeRunner`` whose calls take turns through a ``FairGate``. A batch goes to the inner
-    runner in pieces, one after another, each spread over every sandbox worker and admitted by
-    the gate in its user's turn. The first piece is one sample per worker; later ones grow
-    (``server.pace``) while the evaluations prove fast, up to about ``PIECE_SECONDS`` of work
-    per worker. So another user waits for one evaluation of a slow evaluator, or about
+    runner in pieces, one after another, each admitted by the gate in its user's turn and spread
+    over as many sandbox workers as the user may keep busy: every worker, or the user's cap
+    when that is lower (``CodeBatch.spread``), so a piece never puts more of one user's
+    evaluations in flight than the cap. The first piece is one sample per worker; later ones
+    grow (``server.pace``) while the evaluations prove fast, up to about ``PIECE_SECONDS`` of
+    work per worker. So another user waits for one evaluation of a slow evaluator, or about
     ``PIECE_SECONDS`` of a fast one, and a fast batch alone goes in large pieces at the
-    sandbox's speed. (A piece weighs every worker it spreads over, which may exceed the user's
-    cap: the gate admits such a piece only when the user has nothing else in flight.)"""
+    sandbox's speed (at the cap's share of it when the cap is below the workers)."""
 
     def __init__(self, inner: CodeRunner, gate: FairGate, *, owns_inner: bool = True) -> None:
         self.inner = inner
@@ -146,12 +147,13 @@ class FairCodeRunner:
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         user = _user.get()
+        width = min(self.gate.slots, self.gate.per_user, batch.spread or self.gate.slots)  # workers a piece keeps busy
         depth = Pacer(PIECE_SECONDS, first=1, largest=PIECE_DEPTH)  # samples per worker in a piece
         outcomes: list[CodeOutcome] = []
         while len(outcomes) < len(batch.args):
             start = len(outcomes)
-            piece = replace(batch, args=batch.args[start:start + self.gate.slots * depth.size])
-            weight = min(len(piece.args), self.gate.slots)  # the sandbox spreads it over that many workers at most
+            piece = replace(batch, args=batch.args[start:start + width * depth.size], spread=width)
+            weight = min(len(piece.args), width)  # the sandbox spreads it over that many workers at most
             with self.gate.slot(user, weight):
                 began = time.perf_counter()
                 done = call_batch(self.inner, piece)

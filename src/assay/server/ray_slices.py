@@ -5,7 +5,8 @@ The server connects to Ray once (Ray's own ``RAY_ADDRESS``; a local Ray on this 
 it is unset) and keeps one ``GradingActor`` actor per run it grades: the actor compiles the
 run's evaluator snapshot once (``SpecsRef``) and keeps its sandbox pool warm. A slice goes to
 it as one batch of JSON lines; its verdicts come back as results lines, which this module
-turns into result rows for the database (inserted by the slice, in one batch).
+turns into result rows for the database (inserted by the slice, in one batch), reason codes
+and arguments included.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ class RayGrading:
                 ref = SpecsRef(tuple((s["evaluatorId"], s["type"], s["config"], float(s["weight"])) for s in specs),
                                self.settings.code_timeout_max_ms, self.settings.api_judge_base_urls,
                                self.settings.api_judge_key_envs)
-                actor = self._actor_class.remote(
-                    ref, self.settings, fingerprint=None, concurrency=self.settings.run_concurrency)
+                actor = self._actor_class.remote(  # lines with reason codes: stored as the local path stores them
+                    ref, self.settings, fingerprint=None, concurrency=self.settings.run_concurrency, codes=True)
                 self._actors[run_id] = actor
                 while len(self._actors) > ACTORS_KEPT:
                     ray.kill(self._actors.popitem(last=False)[1])

@@ -18,6 +18,7 @@ from assay.core import stats
 from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.compare import compare_runs
 from assay.core.intervals import Intervals
+from assay.core.messages import code_and_args, said_again
 from assay.core.result import ErrorCode, GraderResult, Status, make_result
 from assay.core.summary import GraderSummary, Outcomes, RunningSummary
 from assay.store import queue
@@ -28,24 +29,28 @@ _ERRORS = {e.value: e for e in ErrorCode}
 
 
 def run_verdicts(session: Session, run_id: str, weights: dict[str, float], names: dict[str, str] | None = None,
-                 between: tuple[int, int] | None = None) -> Iterator[SampleVerdict]:
+                 between: tuple[int, int] | None = None, codes: bool = False) -> Iterator[SampleVerdict]:
     """The verdict of each sample of run ``run_id`` (of samples ``start <= index < stop`` when
     ``between`` says so), in dataset order, streamed (results come sample by sample). Each
     result is named by its evaluator id, so two evaluators with one name stay apart; ``names``
-    (if given) is filled with id -> evaluator name."""
+    (if given) is filled with id -> evaluator name. With ``codes``, the results' reasons carry
+    their stored ``reason_code`` and ``reason_args`` (a summary does without)."""
     query = run_rows.results_query(run_id)
     if between is not None:
         query = query.where(EvaluationResult.sample_index >= between[0], EvaluationResult.sample_index < between[1])
     sample: str | None = None
     got: list[GraderResult] = []
-    rows = run_rows.iter_result_rows(session, query)
-    for sample_id, evaluator_id, evaluator_name, status, score, reason, error_code, *_ in rows:
+    rows = run_rows.iter_result_rows(session, query, run_rows.VERDICT_COLUMNS + run_rows.CODE_COLUMNS if codes
+                                     else run_rows.VERDICT_COLUMNS)
+    for sample_id, evaluator_id, evaluator_name, status, score, reason, error_code, *rest in rows:
         if sample_id != sample:
             if sample is not None:
                 yield judge_sample(sample, got)
             sample, got = sample_id, []
         if names is not None and evaluator_id not in names:
             names[evaluator_id] = evaluator_name
+        if codes and rest[0] is not None:
+            reason = said_again(reason, rest[0], rest[1])
         got.append(_result(evaluator_id, status, score, reason, error_code, weights.get(evaluator_id, 1.0)))
     if sample is not None:
         yield judge_sample(sample, got)
@@ -194,8 +199,12 @@ def compare(session: Session, base: tuple[str, dict[str, float]], new: tuple[str
     --json`` prints it (``schemas.compare`` makes it camelCase); each evaluator's entry names
     it by ``grader`` (its name) and ``evaluator_id``."""
     names: dict[str, str] = {}
-    doc = compare_runs(run_verdicts(session, base[0], base[1], names),
-                       run_verdicts(session, new[0], new[1], names)).to_dict()
+    doc = compare_runs(run_verdicts(session, base[0], base[1], names, codes=True),
+                       run_verdicts(session, new[0], new[1], names, codes=True), labels=names).to_dict()
     for g in doc["graders"]:
         g["evaluator_id"], g["grader"] = g["grader"], names.get(g["grader"], g["grader"])
+    for g in [*doc["graders"], doc["overall"]]:
+        for flip in g["flips"]:  # each reason's phrase beside its text, for the page to say
+            for side in ("base", "new"):
+                flip[f"{side}_reason_code"], flip[f"{side}_reason_args"] = code_and_args(flip[f"{side}_reason"])
     return doc

@@ -66,7 +66,8 @@ class NodePool:
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         """One outcome per sample of ``batch``, in order; never raises. The samples go to the
         workers in chunks (``sandbox.chunks``: up to 256 samples and 4 MiB of arguments each),
-        on every worker at once; each sample runs in a compartment of its own under the batch's limits."""
+        on every worker at once (on ``batch.spread`` of them at most); each sample runs in a
+        compartment of its own under the batch's limits."""
         limits = {"timeout_ms": batch.timeout_ms, "memory_mb": batch.memory_mb, "layers": []}
         if batch.language != "nodejs":
             return refused(len(batch.args), limits, f"NodePool runs nodejs evaluators, not {batch.language}")
@@ -74,7 +75,8 @@ class NodePool:
             runner = ChunkRunner(self, batch)
         except (TypeError, ValueError) as exc:  # a source, function or limit that is not JSON data
             return refused(len(batch.args), limits, f"the batch cannot be sent to a worker: {exc}")
-        return spread(batch.args, encode, limits, self.size, runner.run, self._executor)
+        return spread(batch.args, encode, limits, min(self.size, batch.spread or self.size), runner.run,
+                      self._executor)
 
     def check(self, language: str, source: str, function: str = "evaluate") -> str | None:
         """None when ``source`` compiles and exports ``function``; else the problem, with its line.

@@ -66,7 +66,8 @@ class PythonPool:
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         """One outcome per sample of ``batch``, in order. The samples go to the zygotes' children
         in chunks (``sandbox.chunks``: up to 256 samples and 4 MiB of arguments each), run at
-        once on every zygote; each sample has the batch's limits to itself."""
+        once on every zygote (on ``batch.spread`` of them at most); each sample has the batch's
+        limits to itself."""
         memory_mb = max(1, min(int(batch.memory_mb), MAX_MEMORY_MB))
         timeout_ms = max(1, int(batch.timeout_ms))
         limits = {"timeout_ms": timeout_ms, "memory_mb": memory_mb,
@@ -75,7 +76,7 @@ class PythonPool:
             return refused(len(batch.args), limits, f"PythonPool runs python evaluators, not {batch.language}")
         header = orjson.dumps({"source": batch.source, "function": batch.function,
                                "memory_mb": memory_mb, "timeout_ms": timeout_ms})
-        return spread(batch.args, encode_args, limits, self.size,
+        return spread(batch.args, encode_args, limits, min(self.size, batch.spread or self.size),
                       partial(self._run_chunk, header, timeout_ms, memory_mb, limits), self._executor)
 
     def _run_chunk(self, header: bytes, timeout_ms: int, memory_mb: int, limits: dict[str, Any],

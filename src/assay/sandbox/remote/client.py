@@ -73,14 +73,18 @@ class RemoteCodeRunner:
         for at in range(0, len(calls), BATCH_INPUTS):
             inputs = [{"input": i, "output": o, "expected": e, "metadata": m}
                       for i, o, e, m in batch.args[at:at + BATCH_INPUTS]]
-            out += self.execute_batch(batch.language, batch.source, inputs, batch.timeout_ms)
+            out += self.execute_batch(batch.language, batch.source, inputs, batch.timeout_ms, spread=batch.spread)
         return out
 
     def execute_batch(self, language: Language, source: str, inputs: Sequence[dict[str, Any]],
-                      timeout_ms: int = 5000) -> list[CodeOutcome]:
+                      timeout_ms: int = 5000, *, spread: int = 0) -> list[CodeOutcome]:
         """``evaluate`` over many ``{input, output, expected, metadata}`` in one request
-        (``POST /execute/batch``), outcomes in order; on failure, the same error for each."""
-        body = {"language": language, "code": source, "inputs": list(inputs), "timeout": timeout_ms}
+        (``POST /execute/batch``), outcomes in order; on failure, the same error for each.
+        ``spread`` (when not 0) bounds the service's workers the batch runs on at once, as
+        ``CodeBatch.spread`` does locally: a user's cap holds in the service too."""
+        body: dict[str, Any] = {"language": language, "code": source, "inputs": list(inputs), "timeout": timeout_ms}
+        if spread:
+            body["spread"] = spread
         answer = self._post("/execute/batch", body, len(inputs) * timeout_ms / 1000 + self.margin_s)
         if isinstance(answer, CodeOutcome):
             return [answer] * len(inputs)

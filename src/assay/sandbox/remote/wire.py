@@ -66,6 +66,8 @@ class ExecuteRequest(CodeBody):
 class BatchRequest(CodeBody):
     inputs: list[EvaluatorInput]
     timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, strict=True, description="ms, per input")
+    spread: int = Field(default=0, ge=0, le=1024, strict=True,
+                        description="at most this many sandbox workers run the batch at once (0: every worker)")
 
 
 class CallRequest(CodeBody):

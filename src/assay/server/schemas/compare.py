@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -10,12 +10,18 @@ from assay.server.schemas.common import ApiModel
 
 
 class FlipOut(ApiModel):
-    """A sample whose outcome changed, with the reason each run gave (null: it passed)."""
+    """A sample whose outcome changed, with the reason each run gave (null: it passed). A
+    reason the product wrote carries its message's code and values beside it (as a result's
+    ``reasonCode`` and ``reasonArgs``); null for what user code or a judge wrote."""
 
     id: str
     direction: Literal["to_fail", "to_pass"]
     base_reason: str | None
     new_reason: str | None
+    base_reason_code: str | None = None
+    base_reason_args: dict[str, Any] | None = None
+    new_reason_code: str | None = None
+    new_reason_args: dict[str, Any] | None = None
 
 
 class GraderComparisonOut(ApiModel):
