@@ -38,6 +38,8 @@ AT_PARAMETER = Phrase("api.at_parameter", "{where} parameter {path}: {problem}")
 MORE = Phrase("api.more", "and {count} more")
 CONFLICT = Phrase("api.conflict", "conflict: a row this request needs was changed or removed meanwhile; "
                                   "nothing was stored, reload and try again")
+NOT_NULL = Phrase("api.not_null", "{field}: may not be null (leave it out to keep the stored one)")
+"""A partial update (PUT or PATCH) that sends null for a field which cannot be empty."""
 UNSTORABLE = Phrase("api.unstorable", "a value does not fit the database (too long, or not storable); "
                                       "nothing was stored")
 ROUTING = {404: Phrase("api.unknown_path", "Not Found: {path} is no path of this API"),
