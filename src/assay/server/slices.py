@@ -110,7 +110,7 @@ class SliceGrader:
             chunk = [sample for _, sample in todo[first:first + pace.size]]
             first += len(chunk)
             began = time.perf_counter()
-            lines = self._ray.grade(claim.run_id, specs, chunk)
+            lines = self._ray.grade(claim.run_id, claim.user_id, specs, chunk)
             pace.observe(len(chunk), time.perf_counter() - began)
             rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
                     for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
