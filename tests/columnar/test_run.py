@@ -47,6 +47,12 @@ def lines(verdicts):
     return [_without_latency(orjson.loads(verdict_line(v))) for v in verdicts]
 
 
+def codes(verdicts):
+    """Each result's reason code and arguments (results lines leave them out; the service's
+    Ray workers store them)."""
+    return [(v.id, r.name, r.reason_code, r.reason_args) for v in verdicts for r in v.results]
+
+
 def _without_latency(row):
     for r in row["results"]:
         r.pop("latency_ms")
@@ -67,9 +73,15 @@ def test_the_columnar_run_writes_the_object_runs_lines(tmp_path, monkeypatch, th
     plain = run_module.run_suite(suite, chunk_size=150, columnar=False)
     assert not chunks
     assert lines(columnar.verdicts) == lines(plain.verdicts)
+    assert codes(columnar.verdicts) == codes(plain.verdicts)
     statuses = {(r.name, r.status.value) for v in plain.verdicts for r in v.results}
     for grader in ("exact", "has", "re", "checks", "schema", "near", "words"):  # the comparison can fail
         assert {(grader, "passed"), (grader, "failed")} <= statuses
+    said = {(r.name, r.reason_code) for v in plain.verdicts for r in v.results if r.reason_code}
+    for grader in ("exact", "has", "re", "checks", "schema", "near", "words"):
+        assert any(name == grader for name, _ in said), grader
+    assert {("exact", "exact_match.differs_at"), ("has", "contains.missing"), ("checks", "regex.checks_passed"),
+            ("schema", "json_schema.not_json")} <= said
     assert any(r.status.value == "error" for v in plain.verdicts for r in v.results)
 
 
@@ -93,6 +105,7 @@ def test_a_grader_without_a_kernel_takes_the_object_path_beside_the_kernels(tmp_
     assert "bt" in objects and "exact" not in objects
     plain = run_module.run_suite(suite, chunk_size=100, columnar=False)
     assert lines(columnar.verdicts) == lines(plain.verdicts)
+    assert codes(columnar.verdicts) == codes(plain.verdicts)
     assert sum(r.name == "bt" for v in columnar.verdicts for r in v.results) == 300
 
 
@@ -153,3 +166,18 @@ def test_a_damaged_parquet_file_is_a_spec_error(tmp_path):
     path.write_bytes(b"PAR1 not really")
     with pytest.raises(SpecError, match="cannot read Parquet dataset"):
         load_dataset(path)
+
+
+def test_reason_codes_without_the_c_helper(tmp_path, monkeypatch):
+    """Without the C helper every reason is worded by the grader's own functions: the same
+    codes as well."""
+    from assay.runner.columnar import _reasons
+
+    monkeypatch.setattr(_reasons, "first_difference", None)
+    monkeypatch.setattr(_reasons, "slice_chars", None)
+    monkeypatch.setattr(run_module, "COLUMNAR_MIN_ROWS", 0)
+    suite = load_suite(write_suite(tmp_path, text_rows(300)))
+    columnar = run_module.run_suite(suite, chunk_size=100)
+    plain = run_module.run_suite(suite, chunk_size=100, columnar=False)
+    assert codes(columnar.verdicts) == codes(plain.verdicts)
+    assert any(code == "exact_match.differs_at" for *_, code, _ in codes(plain.verdicts))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,6 +70,35 @@ def signed_in_tab(browser, live: Live, **context_options) -> Iterator:
         yield tab
     finally:
         context.close()
+
+
+@contextmanager
+def serving(folder: Path, **env: str) -> Iterator[Live]:
+    """``assay serve`` on a fresh SQLite database in ``folder`` (``env`` added to its
+    environment), with alice (admin) and her token; stopped (by its pid) at the end."""
+    from pg_server import free_port
+
+    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{folder / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off", **env}
+    token = seed(env["ASSAY_DATABASE_URL"])
+    port = free_port()
+    log = folder / "server.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "assay.cli.main", "serve", "--host", "127.0.0.1", "--port",
+                                    str(port), "--log-level", "warning"], env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, f"assay serve exited: {log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"assay serve did not answer: {log.read_text()[-3000:]}"
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield Live(url, token)
+    finally:
+        stop(process)
 
 
 def stop(process: subprocess.Popen) -> None:

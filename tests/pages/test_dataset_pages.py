@@ -148,3 +148,37 @@ def test_a_refused_upload_names_the_row_and_the_field_then_versions_are_deleted(
     with live.api() as api:
         assert api.get(f"/datasets/{dataset_id}").status_code == 404
     assert page.locator("main img, main script").count() == 0 and ran == []
+
+
+def test_a_dataset_is_renamed_and_described_on_its_page_in_both_languages(page, live):
+    dataset_id = make_dataset(page, live, f"旧名字 {uuid.uuid4().hex[:6]}")
+    page.click("#edit-details")
+    page.fill("#edit-name", "   ")
+    page.click("#save-details")  # an empty name: refused at the field, nothing sent
+    page.locator("#edit-name-error:has-text('必填')").wait_for()
+    assert page.evaluate("document.activeElement.id") == "edit-name"
+    new_name = f"新名字 {uuid.uuid4().hex[:6]} {XSS}"
+    page.fill("#edit-name", new_name)
+    page.fill("#edit-description", "第二版说明")
+    page.click("#save-details")
+    page.locator(f".toast:has-text('已保存“{new_name}”')").wait_for()
+    page.locator("#dataset-description:has-text('第二版说明')").wait_for()
+    assert page.locator("#dataset-name").inner_text() == new_name and page.locator("#details-form").is_hidden()
+    with live.api() as api:
+        stored = api.get(f"/datasets/{dataset_id}").json()["data"]
+    assert (stored["name"], stored["description"]) == (new_name, "第二版说明")
+
+    page.context.add_cookies([{"name": "assay_lang", "value": "en", "url": live.url}])
+    page.reload()
+    page.get_by_role("button", name="Rename or describe").click()
+    page.get_by_label("Description").fill("")
+    page.get_by_role("button", name="Cancel").click()  # cancelled: the form shows what is stored again
+    page.get_by_role("button", name="Rename or describe").click()
+    assert page.get_by_label("Description").input_value() == "第二版说明"
+    page.get_by_label("Description").fill("")
+    page.get_by_role("button", name="Save").click()
+    page.locator(".toast:has-text('Saved')").wait_for()
+    page.locator("#dataset-description").wait_for(state="detached")
+    with live.api() as api:
+        assert api.get(f"/datasets/{dataset_id}").json()["data"]["description"] is None
+    assert page.locator("main img").count() == 0

@@ -3,6 +3,7 @@ workers (``GradingActor``), the results batched into the database, equal to the 
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -38,8 +39,8 @@ def graded(db_url: str, engine: str, task_id: str | None) -> tuple[str, list[tup
             time.sleep(0.1)
         assert run["status"] == "completed" and run["done"] == run["total"] == 120, run
         items = api.call("GET", f"/runs/{run_id}/results", params={"limit": 1000}).json()["data"]["items"]
-        return task_id, sorted((r["sampleId"], r["evaluatorId"], r["status"], r["passed"], r["score"], r["reason"])
-                               for r in items)
+        return task_id, sorted((r["sampleId"], r["evaluatorId"], r["status"], r["passed"], r["score"], r["reason"],
+                                r["reasonCode"], json.dumps(r["reasonArgs"], sort_keys=True)) for r in items)
     raise AssertionError("no app")
 
 
@@ -66,4 +67,7 @@ def test_a_run_graded_on_ray_stores_the_local_paths_results(tmp_path):
     task_id, on_ray = graded(db_url, "ray", None)
     _, local = graded(db_url, "local", task_id)
     assert len(on_ray) == 120 and len({(s, e) for s, e, *_ in on_ray}) == 120
-    assert on_ray == local
+    assert on_ray == local  # reason codes and arguments included
+    said = {(code, reason) for *_, reason, code, _ in on_ray if code or reason == "length"}
+    assert {code for code, _ in said} == {"exact_match.differs_at", "contains.missing", None}
+    assert (None, "length") in said  # user code's own reason: no code

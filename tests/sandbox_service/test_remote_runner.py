@@ -114,3 +114,19 @@ def test_settings_and_resources_choose_the_service(service):
     assert "local" in describe_code_runner(Settings.from_env({}))
     with pytest.raises(AssayError, match="SANDBOX_URL"):
         Settings.from_env({"SANDBOX_URL": "127.0.0.1:8090"})
+
+
+def test_a_batch_keeps_within_its_spread_in_the_service(remote):
+    """``CodeBatch.spread`` travels to the service: a user's cap below the service's workers holds
+    there as it does locally (counted from inside the sandbox, never by time)."""
+    from dataclasses import replace
+
+    from in_flight import STAMPED, peak, stamps
+
+    from assay.core.interfaces import CodeBatch
+
+    batch = CodeBatch("python", STAMPED, [["q", "a", "a", {"pause": 0.1}] for _ in range(6)])
+    for spread, most in ((1, 1), (0, 2)):
+        outcomes = remote.call_batch(replace(batch, spread=spread))
+        assert all(o.ok and o.value["passed"] for o in outcomes), outcomes
+        assert peak(stamps(o.value["details"] for o in outcomes)) == most, spread

@@ -130,6 +130,18 @@ def test_an_export_pages_results_by_key(database):
     assert len(sent) == 60 // 7 + 1
 
 
+def test_a_results_page_after_a_cursor_is_read_by_key(database):
+    run_id = _run(database, 30, 10)
+    for start in (0, 10, 20):
+        _grade(database, run_id, start, start + 10)
+    query = run_rows.results_query(run_id)
+    with database.session() as session:
+        every = run_rows.results_after(session, query, None, limit=100)
+        with statements(database) as sent:
+            page = run_rows.results_after(session, query, run_rows.result_key(every[40]), limit=7)
+    assert [r.id for r in page] == [r.id for r in every[41:48]] and len(sent) == 1
+
+
 @pytest.mark.parametrize("bins", [2, 10])
 def test_the_score_histogram_is_counted_by_the_database(database, bins):
     run_id = _run(database, 30, 10)

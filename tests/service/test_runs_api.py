@@ -86,6 +86,39 @@ def test_a_task_runs_in_the_background_and_its_results_are_stored(api):
     assert api.call("DELETE", f"/evaluators/{code['id']}").status_code == 200
 
 
+def test_results_page_by_cursor_as_by_offset(api):
+    """A cursor walk gives the offset walk's results, filtered or not; only offset pages count
+    a total; a cursor the API did not give, or a cursor with an offset, is a 422."""
+    ids = presets(api)
+    rows = [{"id": f"s{i:02}", "output": "yes" if i % 4 else "no", "expected": "yes"} for i in range(25)]
+    task = make_task(api, [{"evaluatorId": ids["exact_match"]}, {"evaluatorId": ids["contains"]}], rows=rows)
+    run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
+    assert run["status"] == "completed" and run["done"] == 50
+
+    def walk(by_cursor, **filters):
+        seen, cursor, offset = [], None, 0
+        while True:
+            params = {"limit": 7, **filters, **({"cursor": cursor} if cursor else {"offset": offset})}
+            page = api.call("GET", f"/runs/{run['id']}/results", params=params).json()["data"]
+            assert page["total"] is None if cursor else page["total"] >= len(page["items"])
+            seen += [r["id"] for r in page["items"]]
+            assert (page["nextCursor"] is None) == (len(page["items"]) < 7)
+            if len(page["items"]) < 7:
+                return seen
+            cursor, offset = (page["nextCursor"], 0) if by_cursor else (None, offset + 7)
+
+    for filters in ({}, {"failedOnly": "true"}, {"evaluatorId": ids["contains"], "status": "passed"}):
+        assert walk(True, **filters) == walk(False, **filters), filters
+    assert len(walk(True)) == 50 and len(walk(True, failedOnly="true")) == 2 * 7
+    far = api.call("GET", f"/runs/{run['id']}/results", params={"cursor": f"{2**40}.{2**62}"}).json()["data"]
+    assert far["items"] == [] and far["nextCursor"] is None
+    for bad in ("x", "1.2.3", "-1.5", "1." + "9" * 19, "1." + "9" * 20, "١.٢"):
+        answer = api.call("GET", f"/runs/{run['id']}/results", params={"cursor": bad})
+        assert answer.status_code == 422 and "cursor" in answer.json()["message"], bad
+    both = api.call("GET", f"/runs/{run['id']}/results", params={"cursor": "0.1", "offset": 7})
+    assert both.status_code == 422 and "offset" in both.json()["message"]
+
+
 def test_datasets_are_uploaded_as_jsonl_or_csv(api):
     task = make_task(api, [{"evaluatorId": presets(api)["contains"]}], rows=[])
     assert task["sampleCount"] == 0

@@ -5,6 +5,7 @@ import { params, t } from './common/boot.js';
 import { confirmDialog, errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { readState, writeState } from './common/listing.js';
 import { fmtBytes } from './dataset/format.js';
+import { detailsEditor } from './dataset/details.js';
 import { drawPreview } from './dataset/preview.js';
 import { uploadBox } from './dataset/upload.js';
 
@@ -67,12 +68,20 @@ async function render() {
     render();
   };
   const preview = h('div', { id: 'preview-box' });
+  const details = detailsEditor(dataset, (saved) => {
+    toast(t('dataset.saved', { name: saved.name }));
+    render();
+  });
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/datasets', class: 'button secondary' }, `← ${t('editor.back')}`),
       h('h1', { id: 'dataset-name' }, dataset.name), h('div', { class: 'spacer' }),
+      numbers.length ? h('a', { href: `/tasks/new?dataset=${dataset.id}`, class: 'button secondary', id: 'new-task' },
+        t('dataset.newTask')) : null,
+      details.open,
       h('button', { type: 'button', class: 'danger', id: 'delete-dataset', onclick: () => remove(
         `/api/v1/datasets/${dataset.id}`, t('dataset.deleteTitle'), t('evaluators.deleteConfirm', { name: dataset.name }),
         () => { window.location.href = '/datasets'; }) }, t('dataset.delete'))),
+    details.form,
     dataset.description ? h('p', { class: 'lead', id: 'dataset-description' }, dataset.description) : null,
     h('p', { class: 'meta' }, dataset.taskNames.length ? t('dataset.usedBy', { tasks: dataset.taskNames.join('、') })
       : t('dataset.unused')),

@@ -19,12 +19,17 @@ function progressView(run) {
   return [
     h('span', { class: `badge run-${run.status}`, id: 'run-status' }, t(`run.status.${run.status}`)),
     h('progress', { max: run.total || 1, value: run.done, id: 'run-progress', 'aria-label': t('run.progress') }),
-    h('span', { class: 'num', id: 'run-done' }, `${run.done}/${run.total} (${(share * 100).toFixed(0)}%)`),
+    h('span', { class: 'num', id: 'run-done' }, t('run.doneOf', { done: run.done, total: run.total,
+      pct: (share * 100).toFixed(0) })),
     ACTIVE.includes(run.status) ? h('button', { type: 'button', class: 'secondary', onclick: cancel },
       t('run.cancel')) : null,
     run.error ? h('p', { class: 'alert error' }, t('run.runError', { message: run.error })) : null,
   ];
 }
+
+/** A cell labelled with its column's name (a phone shows a table's rows as labelled cards). */
+const labelledCell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`run.col.${key}`) } },
+  ...children);
 
 /** Says what a pass rate counts, beside every pass rate shown: one definition, errors apart. */
 function explainRates(container, summary) {
@@ -40,8 +45,8 @@ function explainRates(container, summary) {
 
 /** The dataset version the run graded: its name (to its page, at that version), number, rows. */
 function gradedDataset(dataset) {
-  if (!dataset) return h('p', { class: 'meta', id: 'run-dataset' }, `${t('task.dataset')}: ${t('common.none')}`);
-  return h('p', { class: 'meta', id: 'run-dataset' }, `${t('task.dataset')}: `,
+  if (!dataset) return h('p', { class: 'meta', id: 'run-dataset' }, `${t('common.labelled', { label: t('task.dataset') })}${t('common.none')}`);
+  return h('p', { class: 'meta', id: 'run-dataset' }, t('common.labelled', { label: t('task.dataset') }),
     h('a', { href: `/datasets/${dataset.id}?version=${dataset.version}` }, dataset.name ?? dataset.id),
     ` · ${t('dataset.versionLabel', { number: dataset.version })} · ${t('run.datasetRows', { rows: dataset.rows })}`,
     dataset.file ? ` · ${dataset.file}` : '');
@@ -90,15 +95,16 @@ function summaryView(summary) {
         h('div', { class: 'ci', id: 'pass-rate-ci' }, ciNote(summary))),
       card(t('run.meanScore'), fmtScore(summary.meanScore))),
     h('h2', {}, t('run.perEvaluator')),
-    h('table', { class: 'table', id: 'per-evaluator' },
+    h('table', { class: 'table cards', id: 'per-evaluator' },
       h('thead', {}, h('tr', {}, ['evaluator', 'passed', 'failed', 'error', 'pending', 'passRate', 'meanScore']
         .map((k) => h('th', {}, t(`run.col.${k}`))))),
       h('tbody', {}, summary.evaluators.map((e) => h('tr', {},
-        h('td', {}, h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)),
-        h('td', { class: 'num' }, e.passed), h('td', { class: 'num' }, e.failed),
-        h('td', { class: 'num' }, e.error), h('td', { class: 'num' }, e.pending),
-        h('td', { class: 'num' }, fmtPct(rate(e)), h('span', { class: 'ci' }, ` ${fmtCi(e.passRateCi)}`)),
-        h('td', { class: 'num' }, fmtScore(e.meanScore),
+        labelledCell('evaluator', {}, h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)),
+        labelledCell('passed', { class: 'num' }, e.passed), labelledCell('failed', { class: 'num' }, e.failed),
+        labelledCell('error', { class: 'num' }, e.error), labelledCell('pending', { class: 'num' }, e.pending),
+        labelledCell('passRate', { class: 'num' }, fmtPct(rate(e)),
+          h('span', { class: 'ci' }, ` ${fmtCi(e.passRateCi)}`)),
+        labelledCell('meanScore', { class: 'num' }, fmtScore(e.meanScore),
           h('span', { class: 'ci' }, e.meanScoreCi ? ` [${e.meanScoreCi.map((x) => x.toFixed(3)).join(', ')}]` : ''),
         ))))),
   ];
@@ -135,16 +141,18 @@ async function drawFailures(offset = 0) {
     return;
   }
   const rows = page.items.map((r) => h('tr', {},
-    h('td', {}, h('a', { href: `/runs/${runId}/samples/${encodeURIComponent(r.sampleId)}` }, r.sampleId)),
-    h('td', {}, r.evaluatorName), h('td', {}, statusBadge(r.status)), h('td', { class: 'num' }, fmtScore(r.score)),
-    h('td', { class: 'reason' }, reasonOf(r) || r.error || t('common.none'))));
+    labelledCell('sample', {}, h('a', { href: `/runs/${runId}/samples/${encodeURIComponent(r.sampleId)}` },
+      r.sampleId)),
+    labelledCell('evaluator', {}, r.evaluatorName), labelledCell('status', {}, statusBadge(r.status)),
+    labelledCell('score', { class: 'num' }, fmtScore(r.score)),
+    labelledCell('reason', { class: 'reason' }, reasonOf(r) || r.error || t('common.none'))));
   if (offset === 0) {
     if (page.total === 0) {
       mount(ui.failures, h('p', { class: 'state empty' }, t('run.noFailures')));
       return;
     }
     ui.failureBody = h('tbody', {});
-    mount(ui.failures, h('table', { class: 'table', id: 'failures' },
+    mount(ui.failures, h('table', { class: 'table cards', id: 'failures' },
       h('thead', {}, h('tr', {}, ['sample', 'evaluator', 'status', 'score', 'reason'].map((k) => h('th', {},
         t(`run.col.${k}`))))), ui.failureBody), ui.more = h('div', {}));
   }
@@ -175,7 +183,7 @@ function resultsView(run) {
       h('label', { class: 'filter' }, t('run.filter.evaluator'), ui.evaluatorFilter)), ui.histogram),
     h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('run.failures')),
       h('label', { class: 'filter' }, t('run.filter.status'), ui.statusFilter), h('div', { class: 'spacer' }),
-      h('span', { class: 'hint' }, `${t('run.export')}: `), exportLink('jsonl'), exportLink('csv')), ui.failures),
+      h('span', { class: 'hint' }, t('common.labelled', { label: t('run.export') })), exportLink('jsonl'), exportLink('csv')), ui.failures),
   ];
   refilter();
   return view;

@@ -34,16 +34,16 @@ class SampleVerdict:
     when it has several: attempts of one task are correlated, so intervals cluster by it and
     comparisons pair by it. None: the sample is its own cluster."""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, codes: bool = False) -> dict[str, Any]:
         """The verdict as a results line writes it. A result's ``reason_code`` and
-        ``reason_args`` stay out: they serve the service's pages, and a line reads the same
-        whichever engine graded it (the columnar one words its reasons column-wise, without them)."""
+        ``reason_args`` stay out unless ``codes`` asks for them: they serve the service's pages
+        (the Ray workers' lines carry them to it), and a results file reads as it always has."""
         out: dict[str, Any] = {
             "id": self.id,
             "status": self.status.value,
             "passed": self.passed,
             "score": self.score,
-            "results": [_line_fields(r) for r in self.results],
+            "results": [dict(r.__dict__) if codes else _line_fields(r) for r in self.results],
         }
         if self.skipped:
             out["skipped"] = self.skipped

@@ -90,6 +90,14 @@ class Phrase:
         said.code, said.args = self.code, kept
         return said
 
+    def told(self, text: str, args: dict[str, Any]) -> Said:
+        """The ``Said`` of this phrase whose ``text`` was already made from ``args`` elsewhere
+        (a columnar kernel builds a column's texts at once): no formatting, no checks, so the
+        caller answers for ``text`` being the template filled with plain ``args``."""
+        said = _new_str(Said, text)
+        said.code, said.args = self.code, args
+        return said
+
     def __repr__(self) -> str:
         return f"Phrase({self.code!r}, {self.text!r})"
 

@@ -48,10 +48,12 @@ def suite_fingerprint(suite: Suite) -> str:
     return digest[:16]
 
 
-def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None) -> bytes:
-    """One results line. Values a JSON writer refuses (lone surrogates, integers beyond 64
-    bits) are normalised here as a last resort, so a line is always written."""
-    row = verdict.to_dict()
+def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None, codes: bool = False) -> bytes:
+    """One results line (with each result's reason code and arguments when ``codes`` asks:
+    lines for the service, never for a results file). Values a JSON writer refuses (lone
+    surrogates, integers beyond 64 bits) are normalised here as a last resort, so a line is
+    always written."""
+    row = verdict.to_dict(codes)
     if fingerprint is not None:
         row[FINGERPRINT_KEY] = fingerprint
     try:

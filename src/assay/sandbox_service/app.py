@@ -98,8 +98,9 @@ def create_app(options: ServiceOptions, runner: CodeRunner, report: dict[str, An
 
         def job() -> dict[str, Any]:
             spec = evaluator.compile(body.language, body.code, body.timeout)
-            results = [spec] * len(body.inputs) if isinstance(spec, dict) else evaluator.execute_many(spec, body.inputs)
-            return {"success": True, "results": results}
+            if isinstance(spec, dict):
+                return {"success": True, "results": [spec] * len(body.inputs)}
+            return {"success": True, "results": evaluator.execute_many(spec, body.inputs, body.spread)}
 
         return await admitted(job)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 
 from assay.core.context import Language, SpecContext
@@ -63,10 +64,11 @@ class SpecEvaluator:
         """Grade one input: ``{success: true, result, ...}`` or ``{success: false, error, errorCode, ...}``."""
         return self.execute_many(spec, [item])[0]
 
-    def execute_many(self, spec: CompiledSpec, items: list[EvaluatorInput]) -> list[dict[str, Any]]:
+    def execute_many(self, spec: CompiledSpec, items: list[EvaluatorInput], spread: int = 0) -> list[dict[str, Any]]:
         """Grade inputs in one sandbox batch (``/execute/batch``; ``/execute`` is a batch of one):
-        each input under the evaluator's limits, the answers in order."""
-        recorder = _Recording(self._runner)
+        each input under the evaluator's limits, the answers in order, on at most ``spread`` of
+        the sandbox's workers at once (0: every worker; ``CodeBatch.spread``)."""
+        recorder = _Recording(self._runner, spread)
         samples = [Sample(id=str(i), input=item.input, output=item.output, expected=item.expected,
                           metadata=item.metadata) for i, item in enumerate(items)]
         graded = grade_many(spec.build(Resources(code_runner=recorder)), samples)
@@ -95,10 +97,12 @@ def answer(graded: GraderResult, outcome: CodeOutcome) -> dict[str, Any]:
 
 
 class _Recording:
-    """The service's runner, keeping the outcomes of the calls a ``code`` grader makes."""
+    """The service's runner, keeping the outcomes of the calls a ``code`` grader makes; its
+    batches go to at most ``spread`` workers at once when that is not 0."""
 
-    def __init__(self, runner: CodeRunner) -> None:
+    def __init__(self, runner: CodeRunner, spread: int = 0) -> None:
         self._runner = runner
+        self._spread = spread
         self.outcomes: list[CodeOutcome] = []
 
     def call(self, request: CodeCall) -> CodeOutcome:
@@ -106,7 +110,7 @@ class _Recording:
         return self.outcomes[-1]
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
-        got = call_batch(self._runner, batch)
+        got = call_batch(self._runner, replace(batch, spread=self._spread) if self._spread else batch)
         self.outcomes += got
         return got
 

@@ -5,9 +5,10 @@ The server connects to Ray once (Ray's own ``RAY_ADDRESS``; a local Ray on this 
 it is unset) and keeps one ``GradingActor`` actor per run it grades: the actor compiles the
 run's evaluator snapshot once (``SpecsRef``) and keeps its sandbox pool warm. A slice goes to
 it as one batch of JSON lines; its verdicts come back as results lines, which this module
-turns into result rows for the database (inserted by the slice, in one batch). The actor's code
-runs under the run's user's permits from the cluster's book (``ray_permits``): at most
-``ASSAY_USER_CODE_CAP`` of one user's code evaluations in flight on the whole cluster.
+turns into result rows for the database (inserted by the slice, in one batch), reason codes
+and arguments included. The actor's code runs under the run's user's permits from the cluster's
+book (``ray_permits``): at most ``ASSAY_USER_CODE_CAP`` of one user's code evaluations in flight
+on the whole cluster.
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ class RayGrading:
                 # The run's code takes the user's permits from the cluster's book (``ray_permits``).
                 capped = partial(capped_on_cluster, user=user_id, cap=self.settings.user_code_cap,
                                  lease_s=float(self.settings.run_lease_s))
-                actor = self._actor_class.remote(
-                    ref, self.settings, fingerprint=None, concurrency=self.settings.run_concurrency, wrap_code=capped)
+                actor = self._actor_class.remote(  # lines with reason codes: stored as the local path stores them
+                    ref, self.settings, fingerprint=None, concurrency=self.settings.run_concurrency, codes=True,
+                    wrap_code=capped)
                 self._actors[run_id] = actor
                 while len(self._actors) > ACTORS_KEPT:
                     ray.kill(self._actors.popitem(last=False)[1])

@@ -18,6 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.store import listing
+from assay.store.clean import storable
 from assay.store.models import Dataset, DatasetRow, DatasetVersion, Run, Task, is_row_id, utcnow
 
 READ_BATCH = 1000
@@ -27,6 +28,15 @@ READ_BATCH = 1000
 def create_dataset(session: Session, *, name: str, description: str | None, created_by_id: str | None) -> Dataset:
     dataset = Dataset(name=name, description=description, created_by_id=created_by_id)
     session.add(dataset)
+    session.flush()
+    return dataset
+
+
+def update_dataset(session: Session, dataset: Dataset, **fields: str | None) -> Dataset:
+    """Set the given columns (name, description) and the update time."""
+    for key, value in fields.items():
+        setattr(dataset, key, storable(value))
+    dataset.updated_at = utcnow()
     session.flush()
     return dataset
 

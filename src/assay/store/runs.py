@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, cast
 
 import orjson
-from sqlalchemy import CursorResult, Select, Table, and_, case, func, or_, select, update
+from sqlalchemy import BigInteger, CursorResult, Select, Table, and_, case, func, literal, or_, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
@@ -194,6 +194,21 @@ def list_results(session: Session, query: Select[EvaluationResult], *, limit: in
     return list(session.scalars(query.limit(limit).offset(offset))), int(total)
 
 
+ResultKey = tuple[int, int]
+"""Where a result stands in a ``results_query``'s order: ``(sample index, id)``."""
+
+
+def result_key(result: EvaluationResult) -> ResultKey:
+    return result.sample_index, result.id
+
+
+def results_after(session: Session, query: Select[EvaluationResult], after: ResultKey | None, *,
+                  limit: int) -> list[EvaluationResult]:
+    """The first ``limit`` rows of ``query`` (a ``results_query``) after the key ``after`` (from
+    the start when None): a page that costs the same at any depth, unlike an offset."""
+    return list(session.scalars((query if after is None else _after(query, after)).limit(limit)))
+
+
 def iter_results(session: Session, query: Select[EvaluationResult], *,
                  batch: int = 500) -> Iterator[EvaluationResult]:
     """Every row of ``query`` (a ``results_query``: in sample index then id order), fetched
@@ -233,10 +248,17 @@ def _keyset_batches(session: Session, query: Select[Any], batch: int,
         if len(rows) < batch:
             return
         last = rows[-1]
-        index, key = (last.sample_index, last.id) if columns is None else (last[-2], last[-1])
-        # (index, key) < (sample_index, id), spelt so that both databases range-scan the
-        # (run, sample index) index instead of reading the run's every result per batch
-        after = query.where(r.sample_index >= index, or_(r.sample_index > index, r.id > key))
+        after = _after(query, result_key(last) if columns is None else (last[-2], last[-1]))
+
+
+def _after(query: Select[Any], key: ResultKey) -> Select[Any]:
+    """``query``'s rows after ``key``: (index, id) < (sample_index, id), spelt so that both
+    databases range-scan the (run, sample index) index instead of reading the run's every result."""
+    r = EvaluationResult
+    # As 64-bit numbers: a key from a client may be past the columns' 32 bits on PostgreSQL,
+    # where it is still compared (int4 with int8 is one index's operator family), not refused.
+    index, last_id = (literal(k, BigInteger) for k in key)
+    return query.where(r.sample_index >= index, or_(r.sample_index > index, r.id > last_id))
 
 
 def score_histogram(session: Session, run_id: str, evaluator_id: str | None, bins: int) -> tuple[list[int], int]:

@@ -21,16 +21,18 @@ import pyarrow.compute as pc
 from assay.core.grader import Grader
 from assay.core.result import GraderResult, Status, make_result
 from assay.core.untrusted import MAX_REASON, cap_text
+from assay.runner.columnar._reasons import Sayer, Worded
 
 STATUSES = [s.value for s in Status]
 """Status codes in the status column's dictionary: passed 0, failed 1, error 2, pending 3."""
 _CODE = {s: i for i, s in enumerate(Status)}
 _STATUS_TYPE = pa.dictionary(pa.int8(), pa.string())
 
-Explain = Callable[[np.ndarray, bool], tuple[list[str | None] | pa.Array, list[dict[str, Any]] | None]]
+Explain = Callable[[np.ndarray, bool], tuple[list[str | None] | Worded, list[dict[str, Any]] | None]]
 """``explain(rows, with_details)``: the reason for each of ``rows`` (None where there is none;
-a list, or an Arrow string array when built column-wise) and, when ``with_details`` is asked,
-their details (None: ``{}`` for each)."""
+a list, or ``Worded`` when built column-wise) and, when ``with_details`` is asked, their
+details (None: ``{}`` for each). A reason a grader's phrase says is that phrase (a ``Said``),
+so results keep its code."""
 
 
 @dataclass(slots=True)
@@ -67,6 +69,8 @@ class Columns:
     bulk_rows: np.ndarray | None = None
     bulk: pa.Array | None = None
     """Reasons built column-wise, for ``bulk_rows`` in order."""
+    bulk_said: Sayer | None = None
+    """The same reasons as phrases, made when results are built row by row."""
     pass_reason: str | None = None
     """The reason of every passed row not in ``reasons`` (see ``Graded.pass_reason``)."""
     errors: dict[int, str] = field(default_factory=dict)
@@ -107,7 +111,8 @@ class Columns:
         statuses = list(Status)
         reasons, details, objects, pass_reason = self.reasons, self.details, self.objects, self.pass_reason
         if self.bulk is not None and self.bulk_rows is not None:  # set together (_bulk)
-            reasons = {**dict(zip(self.bulk_rows.tolist(), self.bulk.to_pylist())), **reasons}
+            bulk = self.bulk_said() if self.bulk_said is not None else self.bulk.to_pylist()
+            reasons = {**dict(zip(self.bulk_rows.tolist(), bulk)), **reasons}
         for i, (code, score) in enumerate(zip(self.status.tolist(), self.score.tolist())):
             r = objects.get(i)
             if r is None:
@@ -149,7 +154,7 @@ def assemble(graded: Graded, with_details: bool) -> Columns:
     rows = np.flatnonzero(explain)
     if len(rows):
         reasons, details = graded.explain(rows, with_details)
-        if isinstance(reasons, pa.Array):  # kept as a column; only the too-long ones come back
+        if isinstance(reasons, Worded):  # kept as a column; only the too-long ones come back
             long = _bulk(cols, rows, reasons)
             picked: Iterable[int] = range(len(rows)) if details is not None else sorted(long)
             reason_at: Callable[[int], str | None] = long.get
@@ -168,10 +173,11 @@ def assemble(graded: Graded, with_details: bool) -> Columns:
     return cols
 
 
-def _bulk(cols: Columns, rows: np.ndarray, reasons: pa.Array) -> dict[int, str]:
+def _bulk(cols: Columns, rows: np.ndarray, worded: Worded) -> dict[int, str]:
     """Keep column-wise reasons as they are; return, for the per-row path, only the ones too
     long to keep uncut, by their position in ``rows``."""
-    cols.bulk_rows, cols.bulk = rows, reasons
+    reasons = worded.text
+    cols.bulk_rows, cols.bulk, cols.bulk_said = rows, reasons, worded.said
     long = pc.fill_null(pc.greater(pc.utf8_length(reasons), MAX_REASON), False).to_numpy(zero_copy_only=False)
     return {k: reasons[k].as_py() for k in np.flatnonzero(long).tolist()}
 

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from assay.graders.contains import Contains, missing_reason
 from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame
-from assay.runner.columnar._reasons import completed, missing
+from assay.runner.columnar._reasons import Worded, completed, missing
 
 try:
     from assay.runner.columnar import _kernels
@@ -48,7 +48,7 @@ def grade(grader: Contains, frame: Frame, *, workers: int = 1) -> Graded | None:
             reasons.append(missing_reason(text.casefold() if fold else text, out, exp))
         return reasons
 
-    def explain(rows: np.ndarray, with_details: bool) -> tuple[pa.Array | list[str], None]:
+    def explain(rows: np.ndarray, with_details: bool) -> tuple[Worded | list[str | None], None]:
         return completed(missing(needle, rows), rows, word), None
 
     return Graded(passed, explain, undecided=undecided)

@@ -10,13 +10,12 @@ Unicode case fold. Columns that are not text go to the object path whole.
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from assay.graders.exact_match import ExactMatch, difference_reason
 from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame
-from assay.runner.columnar._reasons import completed, differ
+from assay.runner.columnar._reasons import Worded, completed, differ
 
 WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
               "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
@@ -44,7 +43,7 @@ def grade(grader: ExactMatch, frame: Frame, *, workers: int = 1) -> Graded | Non
         same = pc.equal(a, b)
     passed = same.to_numpy(zero_copy_only=False)
 
-    def explain(rows: np.ndarray, with_details: bool) -> tuple[pa.Array | list[str], None]:
+    def explain(rows: np.ndarray, with_details: bool) -> tuple[Worded | list[str | None], None]:
         return completed(differ(out, exp, rows), rows, lambda left: [
             difference_reason(a, b)
             for a, b in zip(frame.values("output", left), frame.values("expected", left))]), None

@@ -15,7 +15,8 @@ import numpy as np
 import orjson
 import pyarrow as pa
 
-from assay.graders.json_schema import JsonSchema, violations
+from assay.core.messages import Said
+from assay.graders.json_schema import NOT_JSON, JsonSchema, violations
 from assay.runner.columnar._columns import Graded
 from assay.runner.columnar._frame import Frame, text_buffers, valid
 
@@ -29,13 +30,13 @@ def grade(grader: JsonSchema, frame: Frame, *, workers: int = 1) -> Graded | Non
     n = frame.n
     passed = np.zeros(n, dtype=bool)
     undecided = np.zeros(n, dtype=bool)
-    not_json: dict[int, str] = {}
+    not_json: dict[int, Said] = {}
     docs: dict[int, Any] = {}
     for i, raw in enumerate(_raw_values(texts)):
         try:
             doc = None if raw is None else loads(raw)
         except bad_json as exc:  # the same message as for the text (positions in characters)
-            not_json[i] = f"output is not valid JSON: {exc}"
+            not_json[i] = NOT_JSON(problem=str(exc))
             continue
         try:
             if is_valid(doc):

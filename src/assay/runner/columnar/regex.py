@@ -18,6 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from assay.graders.regex import (
+    CHECKS_PASSED,
+    NO_MATCH,
     CompiledPattern,
     Regex,
     RegexConfig,
@@ -64,11 +66,12 @@ def grade(grader: Regex, frame: Frame, *, workers: int = 1) -> Graded | None:
         return reasons, details if with_details else None
 
     n = len(checks)
-    return Graded(passed, explain, score=count / n, pass_reason=f"{n}/{n} checks passed", detailed=passed)
+    return Graded(passed, explain, score=count / n, pass_reason=CHECKS_PASSED(passed=n, total=n),
+                  detailed=passed)
 
 
 def _single(frame: Frame, pat: CompiledPattern, matched: np.ndarray, texts: pa.Array) -> Graded:
-    no_match = f"output does not match {shown(pat)}"
+    no_match = NO_MATCH(pattern=shown(pat))
 
     def explain(rows: np.ndarray, with_details: bool) -> tuple[list[str | None], list[dict[str, Any]] | None]:
         hits = matched[rows]

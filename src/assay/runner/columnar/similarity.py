@@ -55,7 +55,8 @@ def grade(grader: sim.Similarity, frame: Frame, *, workers: int = 1) -> Graded |
     passed = scores >= cfg.threshold
 
     def explain(rows: np.ndarray, with_details: bool) -> tuple[list[str | None], None]:
-        return [f"{cfg.algorithm} similarity {s:.3f} is below {cfg.threshold}" for s in scores[rows].tolist()], None
+        below, algorithm, threshold = sim.BELOW, cfg.algorithm, cfg.threshold
+        return [below(algorithm=algorithm, score=f"{s:.3f}", threshold=threshold) for s in scores[rows].tolist()], None
 
     return Graded(passed, explain, score=scores, undecided=undecided if undecided.any() else None)
 

@@ -3,7 +3,8 @@
 One ``GradingActor`` lives in each worker process (a Ray Data actor) for the whole run: its
 resources (the warm sandbox pool; the run's one judge actor, ``_judge``) are built once, on
 first use, and serve every batch it is given. A batch comes back as one row: its results lines,
-exactly as ``JsonlSink`` writes them, and a partial summary the driver folds into the total.
+exactly as ``JsonlSink`` writes them (for the service, with each result's reason code and
+arguments: ``codes``), and a partial summary the driver folds into the total.
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ class GradingActor:
 
     def __init__(self, suite: SuiteRef | SpecsRef, settings: Settings, *, fingerprint: str | None,
                  done: Any = None, concurrency: int = 8, judge_cache_reads: bool = True, judge: Any = None,
-                 wrap_code: Callable[[CodeRunner], CodeRunner] | None = None) -> None:
+                 codes: bool = False, wrap_code: Callable[[CodeRunner], CodeRunner] | None = None) -> None:
         self._settings = settings
+        self._codes = codes
         self._wrap_code = wrap_code  # the service's cap on a user's code in flight (``server.ray_permits``)
         self._judge = judge  # the run's JudgeActor, when the suite has LLM graders
         self._fingerprint = fingerprint
@@ -65,7 +67,7 @@ class GradingActor:
     def __call__(self, batch: Any) -> dict[str, list[Any]]:
         samples = [s for s in self._samples(batch) if s.id not in self._done]
         verdicts = self._grade(samples) if samples else []
-        lines = b"".join(verdict_line(v, self._fingerprint) for v in verdicts)
+        lines = b"".join(verdict_line(v, self._fingerprint, self._codes) for v in verdicts)
         part = PartialSummary.of(verdicts)
         problems = [v for v in verdicts if v.status is not Status.PASSED][:PROBLEMS_KEPT]
         return {"lines": [lines], "summary": [pickle.dumps(part)], "problems": [pickle.dumps(problems)],

@@ -27,9 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from assay.core.interfaces import CodeOutcome
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode
 from assay.sandbox.results import as_phrased, phrase_of
 
+OUT_OF_PROTOCOL = Phrase("sandbox.remote.out_of_protocol", "the sandbox service answered out of protocol")
 DEFAULT_TIMEOUT_MS = 5000
 """The spec's default ``timeout`` (ms), as the ``code`` grader's."""
 SPEC_MEMORY_MB = 128
@@ -66,6 +68,8 @@ class ExecuteRequest(CodeBody):
 class BatchRequest(CodeBody):
     inputs: list[EvaluatorInput]
     timeout: int = Field(default=DEFAULT_TIMEOUT_MS, ge=1, strict=True, description="ms, per input")
+    spread: int = Field(default=0, ge=0, le=1024, strict=True,
+                        description="at most this many sandbox workers run the batch at once (0: every worker)")
 
 
 class CallRequest(CodeBody):
@@ -120,4 +124,4 @@ def outcome_from(answer: dict[str, Any], value_key: str) -> CodeOutcome:
         traceback = answer.get("traceback") if isinstance(answer.get("traceback"), str) else None
         return replace(common, error=code, message=as_phrased(answer.get("errorPhrase"), answer["error"]),
                        traceback=traceback)
-    return replace(common, error=ErrorCode.UNAVAILABLE, message="the sandbox service answered out of protocol")
+    return replace(common, error=ErrorCode.UNAVAILABLE, message=OUT_OF_PROTOCOL())

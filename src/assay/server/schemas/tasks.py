@@ -128,7 +128,12 @@ class ResultOut(ApiModel):
 
 
 class ResultPage(ApiModel):
+    """A page of a run's results. ``total`` is counted on pages asked by offset only (counting
+    costs as much as reading a run's every result); ``next_cursor`` (null on a short page, the
+    last) asks for the page after this one, as fast at any depth."""
+
     items: list[ResultOut]
-    total: int
+    total: int | None
     limit: int
     offset: int
+    next_cursor: str | None = None
