@@ -115,8 +115,7 @@ class SliceGrader:
             rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
                     for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
             with self.database.session() as session:
-                run_rows.add_results(session, rows)
-                run_rows.add_done(session, claim.run_id, len(rows))
+                run_rows.add_done(session, claim.run_id, run_rows.add_results(session, rows))
         return True
 
     def close(self) -> None:
@@ -177,8 +176,7 @@ class SliceGrader:
             rows = [result_row(claim.run_id, spec, sample, index, result)
                     for (index, sample), result in zip(chunk, results)]
             with self.database.session() as session:
-                run_rows.add_results(session, rows)
-                run_rows.add_done(session, claim.run_id, len(rows))
+                run_rows.add_done(session, claim.run_id, run_rows.add_results(session, rows))
         return True
 
 
