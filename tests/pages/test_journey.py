@@ -156,7 +156,7 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
         page.wait_for_url(re.compile(r"/tasks/[0-9a-f-]{36}$"))
         task_id = page.url.rsplit("/", 1)[1]
         page.get_by_role("button", name=t("task.startRun")).wait_for()
-        assert f"订单号 {tag} ×1, 长度 {tag} ×3" in page.locator("main").inner_text()
+        assert f"订单号 {tag} ×1{t('common.listSep')}长度 {tag} ×3" in page.locator("main").inner_text()
         with live.api() as api:
             task = api.get(f"/tasks/{task_id}").json()["data"]
         assert [(e["name"], e["weight"]) for e in task["evaluators"]] == [(f"订单号 {tag}", 1), (f"长度 {tag}", 3)]

@@ -4,12 +4,13 @@ import { t } from './boot.js';
 import { h, mount } from './dom.js';
 
 /**
- * `find(words)` resolves to the matches; `describe(item)` is the hint beside an item's name;
+ * `find(words)` resolves to the matches (`none` says there are none); `describe(item)` is the hint
+ * beside an item's name;
  * `onPick(item)` is called with the item picked. The list is searched again after each pick
  * (so that `find` may leave out what is picked already). Enter in the search box picks the
  * first match of what is typed (never submits the form around it).
  */
-export function searchPicker({ id, placeholder, find, describe = () => '', onPick, prefix = '+ ' }) {
+export function searchPicker({ id, placeholder, find, none, describe = () => '', onPick, prefix = '+ ' }) {
   const input = h('input', { type: 'search', id: `${id}-search`, placeholder, 'aria-label': placeholder,
     maxlength: 200 });
   const results = h('ul', { class: 'pick-results', id: `${id}-results` });
@@ -25,7 +26,7 @@ export function searchPicker({ id, placeholder, find, describe = () => '', onPic
           await onPick(item);
           search();
         } }, `${prefix}${item.name}`),
-        h('span', { class: 'hint' }, ` ${describe(item)}`))) : h('li', { class: 'hint' }, t('form.pickNone')));
+        h('span', { class: 'hint' }, ` ${describe(item)}`))) : h('li', { class: 'hint' }, none));
       return true;
     } catch (err) {
       if (mine === asked) mount(results, h('li', { class: 'bad' }, err.message));
