@@ -32,7 +32,7 @@ def api(tmp_path_factory):
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
     apps = make_api(f"sqlite:///{tmp_path_factory.mktemp('ray-fair') / 'assay.db'}", None, run_engine="ray",
-                    run_slice_size=4, user_code_cap=1, run_slots=2, queue_poll_ms=50)
+                    run_slice_size=4, user_code_cap=1, run_slots=3, queue_poll_ms=50)
     try:
         yield next(apps)
     finally:
@@ -54,7 +54,9 @@ def test_a_users_code_on_ray_stays_within_the_cap_and_another_user_is_not_starve
     # Two runs of alice's, so two actors (one per run) whose sandboxes have a worker per core.
     big = [run_of("alice", [{"id": f"{r}{i}", "output": "x", "expected": "x", "metadata": {"pause": 0.2}}
                             for i in range(16)]) for r in "ab"]
-    wait_for(lambda: any(run(r)["done"] for r in big), "alice's runs start")
+    # A slot for each of alice's runs and one for bob's: bob's run waits for no slice of alice's,
+    # so what could hold it back is her code in flight on the cluster (not her turn in the queue).
+    wait_for(lambda: all(run(r)["status"] == "running" for r in big), "alice's runs start")
     small = run_of("bob", [{"id": "b", "output": "y", "expected": "y", "metadata": {"pause": 0.2}}])
     wait_for(lambda: all(run(r, u)["status"] == "completed" for r, u in ((big[0], "alice"), (big[1], "alice"),
                                                                          (small, "bob"))), "the runs complete")
