@@ -90,6 +90,7 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
         page.get_by_role("link", name=t("preset.regex.name"), exact=True).click()
         page.get_by_role("link", name=t("editor.usePreset")).click()
         page.get_by_label(t("editor.name"), exact=True).fill(f"订单号 {tag}")
+        page.get_by_role("heading", name=f"订单号 {tag}").wait_for()  # the heading follows the name
         page.get_by_label(f"output {t('editor.param.output')}").fill(ROWS[1]["output"])
         pattern = page.get_by_label(t("schema.regex.pattern"), exact=True)
         pattern.fill("")  # the preset's own pattern, replaced
@@ -143,16 +144,19 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
         page.wait_for_url("**/tasks/new?dataset=*")
         page.get_by_label(t("taskForm.name"), exact=True).fill(f"订单任务 {tag}")
         assert page.locator("#dataset-link").inner_text() == f"订单问答 {tag}"
-        page.get_by_placeholder(t("form.pickSearch")).fill(tag)
-        for name in (f"订单号 {tag}", f"长度 {tag}"):
-            page.get_by_role("button", name=f"+ {name}").click()
+        search = page.get_by_placeholder(t("form.pickSearch"))
+        search.fill(f"订单号 {tag}")
+        search.press("Enter")  # picks the first match, never submits the form
+        page.locator("#picked li", has_text=f"订单号 {tag}").wait_for()
+        search.fill(tag)
+        page.get_by_role("button", name=f"+ 长度 {tag}").click()
         page.get_by_label(t("form.weightOf", name=f"长度 {tag}")).fill("3")
         step("4-task-form")
         page.get_by_role("button", name=t("editor.save"), exact=True).click()
         page.wait_for_url(re.compile(r"/tasks/[0-9a-f-]{36}$"))
         task_id = page.url.rsplit("/", 1)[1]
         page.get_by_role("button", name=t("task.startRun")).wait_for()
-        assert f"订单号 {tag} ×1, 长度 {tag} ×3" in page.locator("main").inner_text()
+        assert f"订单号 {tag} ×1{t('common.listSep')}长度 {tag} ×3" in page.locator("main").inner_text()
         with live.api() as api:
             task = api.get(f"/tasks/{task_id}").json()["data"]
         assert [(e["name"], e["weight"]) for e in task["evaluators"]] == [(f"订单号 {tag}", 1), (f"长度 {tag}", 3)]
@@ -182,6 +186,9 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
         graded = [row.locator("td").all_inner_texts() for row in page.locator("#graded-with tbody tr").all()]
         assert [(g[0], g[2]) for g in graded] == [(f"订单号 {tag}", "1"), (f"长度 {tag}", "3")]
         assert all(re.fullmatch(r"[0-9a-f]{8}", g[1].strip()) for g in graded), graded
+        took = re.escape(t("run.took", seconds="§")).replace("§", r"[\d.]+")
+        page.locator("#run-times", has_text=re.compile(took)).wait_for()  # how long the run took
+        assert page.locator("#back-to-task").inner_text() == f"← 订单任务 {tag}"
         step("5-run")
         assert errors == []
     finally:

@@ -3,7 +3,7 @@
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
-import { errorState, fmtPct, fmtScore, h, loading, mount, statusBadge, toast } from './common/dom.js';
+import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast } from './common/dom.js';
 import { fmtCi } from './common/intervals.js';
 import { reasonOf } from './common/phrase.js';
 
@@ -211,6 +211,15 @@ async function poll() {
     return;
   }
   mount(ui.results, resultsView(run));
+  showTimes(await get(`/api/v1/runs/${runId}`).catch(() => null));
+}
+
+/** When the run started and, once it ended, how long it took. */
+function showTimes(run) {
+  if (!run?.startedAt) return;
+  const took = run.finishedAt ? (new Date(run.finishedAt) - new Date(run.startedAt)) / 1000 : null;
+  mount(ui.times, t('run.startedAt', { when: fmtDate(run.startedAt) }),
+    took === null ? null : ` · ${t('run.took', { seconds: took < 10 ? took.toFixed(1) : Math.round(took) })}`);
 }
 
 async function start() {
@@ -225,12 +234,16 @@ async function start() {
   ui.progress = h('div', { class: 'progress-row' });
   ui.summary = h('section', { class: 'card summary' });
   ui.results = h('div', {});
-  ui.head = h('div', { class: 'page-head' }, h('a', { href: `/tasks/${run.taskId}`, class: 'button secondary' },
-    `← ${t('run.task')}`), h('h1', {}, t('run.title', { id: run.id.slice(0, 8) })));
+  const back = h('a', { href: `/tasks/${run.taskId}`, class: 'button secondary', id: 'back-to-task' },
+    `← ${t('run.task')}`);
+  ui.head = h('div', { class: 'page-head' }, back, h('h1', {}, t('run.title', { id: run.id.slice(0, 8) })));
+  ui.times = h('p', { class: 'hint', id: 'run-times' });
   mount(root, ui.head,
-    h('section', { class: 'card' }, h('h2', {}, t('run.progress')), ui.progress),
+    h('section', { class: 'card' }, h('h2', {}, t('run.progress')), ui.progress, ui.times),
     ui.summary, ui.results);
+  showTimes(run);
   poll();
+  get(`/api/v1/tasks/${run.taskId}`).then((task) => { back.textContent = `← ${task.name}`; }, () => {});
 }
 
 start();

@@ -91,7 +91,7 @@ async function render(first = true) {
       h('a', { href: dataset ? `/datasets/${dataset.id}` : `/tasks/${task.id}/edit` },
         t(dataset ? 'task.uploadRows' : 'task.edit'))) : null,
     h('p', { class: 'meta' }, t('common.labelled', { label: t('tasks.col.evaluators') }),
-      task.evaluators.map((e, i) => [i ? ', ' : '', h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name),
+      task.evaluators.map((e, i) => [i ? t('common.listSep') : '', h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name),
         ` ×${e.weight}`])),
     h('section', { class: 'card' }, h('h2', {}, t('task.trend')),
       points.length ? trend(points, t('task.trend')) : h('p', { class: 'state empty' }, t('task.noRuns')),

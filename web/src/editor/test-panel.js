@@ -13,8 +13,8 @@ export function testPanel({ run, note }) {
   const result = h('div', { class: 'test-result', 'aria-live': 'polite' });
   const button = h('button', { type: 'button', class: 'primary', id: 'run-test' }, t('editor.runTest'));
   const form = h('div', { class: 'test-inputs' },
-    ...['input', 'output', 'expected'].map((name) => area(name, [h('code', {}, name), ' ',
-      h('span', { class: 'hint' }, t(`editor.param.${name}`))])),
+    ...['input', 'output', 'expected'].map((name) => area(name, h('span', {}, h('code', {}, name), ' ',
+      h('span', { class: 'hint' }, t(`editor.param.${name}`))))),
     area('metadata', t('editor.metadataJson'), 2, '{}'));
   const value = (name) => form.querySelector(`[name=${name}]`).value;
 
