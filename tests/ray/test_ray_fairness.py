@@ -16,6 +16,9 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "service"))
 from in_flight import STAMPED, peak, stamps  # noqa: E402
 from service_support import make_api  # noqa: E402
 
+from assay.store import Database  # noqa: E402
+from assay.store.users import user_id  # noqa: E402
+
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 
@@ -58,6 +61,15 @@ def test_a_users_code_on_ray_stays_within_the_cap_and_another_user_is_not_starve
     # so what could hold it back is her code in flight on the cluster (not her turn in the queue).
     wait_for(lambda: all(run(r)["status"] == "running" for r in big), "alice's runs start")
     small = run_of("bob", [{"id": "b", "output": "y", "expected": "y", "metadata": {"pause": 0.2}}])
+    # The cluster's permits per user, as /metrics reports them while alice's code runs.
+    database = Database(api.database_url)
+    with database.session() as session:
+        alice_id = user_id(session, "alice")
+    database.dispose()
+    gauge = f'assay_ray_evaluations_in_flight{{user="{alice_id}"}} '
+    wait_for(lambda: gauge in api.client.get("/metrics").text, "alice's permits on /metrics")
+    held = [line for line in api.client.get("/metrics").text.splitlines() if line.startswith(gauge)]
+    assert all(float(line.split()[-1]) <= 1 for line in held), held
     wait_for(lambda: all(run(r, u)["status"] == "completed" for r, u in ((big[0], "alice"), (big[1], "alice"),
                                                                          (small, "bob"))), "the runs complete")
 

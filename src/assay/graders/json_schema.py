@@ -24,10 +24,11 @@ from pydantic import Field, PrivateAttr, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from assay.core.grader import BatchGrader, GraderConfig, Traits
-from assay.core.messages import Phrase, Said
+from assay.core.messages import Phrase, Said, in_turn
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+from assay.graders._schema_words import said
 from assay.graders._text import preview
 
 MAX_REPORTED_ERRORS = 5
@@ -40,7 +41,9 @@ NOT_FINITE = Phrase("json_schema.not_finite", "output is not valid JSON: {path} 
                                               "(NaN or an infinity)")
 NOT_A_VALUE = Phrase("json_schema.not_a_value", "output is not a JSON value: {problem}")
 VIOLATION = Phrase("json_schema.violation", "schema violation: {violations}")
-"""The validator's own messages (jsonschema-rs, in English) stay as they are, each after its path."""
+AT = Phrase("json_schema.at", "{path}: {violation}")
+"""One violation after its path: the validator's own message (jsonschema-rs, in English) as the
+phrase of its kind (``_schema_words``), or as written for a kind without one."""
 _BUNDLED_DRAFTS = ("http://json-schema.org/draft-04/schema#, http://json-schema.org/draft-06/schema#, "
                    "http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, "
                    "https://json-schema.org/draft/2020-12/schema")
@@ -195,11 +198,12 @@ def _non_finite(doc: Any) -> str | None:
 def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[Said, dict[str, Any]]:
     """Why ``doc`` fails: the reason and the details of a failed result (the first
     ``MAX_REPORTED_ERRORS`` violations, each with its path, message and schema path)."""
-    errors = []
+    errors, items = [], []
     for err in validator.iter_errors(doc):
-        errors.append({"path": preview("$" + _pointer(err.instance_path), MAX_MESSAGE), "message": _message(err),
+        path, message = preview("$" + _pointer(err.instance_path), MAX_MESSAGE), _message(err)
+        errors.append({"path": path, "message": message,
                        "schema_path": preview("/".join(str(p) for p in err.schema_path), MAX_MESSAGE)})
+        items.append(AT(path=path, violation=said(err, message)))
         if len(errors) >= MAX_REPORTED_ERRORS:
             break
-    reason = "; ".join(f"{e['path']}: {e['message']}" for e in errors)
-    return VIOLATION(violations=reason), {"errors": errors}
+    return VIOLATION(violations=in_turn(items)), {"errors": errors}

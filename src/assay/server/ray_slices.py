@@ -23,12 +23,14 @@ from typing import Any
 import orjson
 
 from assay.core.sample import Sample
-from assay.server.ray_permits import capped_on_cluster
+from assay.server.ray_permits import capped_on_cluster, permits_actor
 from assay.settings import Settings
 
 log = logging.getLogger("assay.server.ray")
 ACTORS_KEPT = 4
 """Runs whose actor a server keeps at once; the oldest is let go first."""
+METRICS_WAIT_S = 2.0
+"""How long a scrape of ``/metrics`` waits for the cluster's book of permits."""
 
 
 class RayGrading:
@@ -95,6 +97,13 @@ class RayGrading:
                     ray.kill(self._actors.popitem(last=False)[1])
             self._actors.move_to_end(run_id)
             return actor
+
+    def in_flight(self) -> dict[str, int]:
+        """Code evaluations in flight on the cluster per user (its book of permits)."""
+        import ray
+
+        found: dict[str, int] = ray.get(permits_actor().in_flight.remote(), timeout=METRICS_WAIT_S)
+        return found
 
     def close(self) -> None:
         import ray

@@ -122,6 +122,11 @@ class SliceGrader:
         if self._ray is not None:
             self._ray.close()
 
+    def ray_in_flight(self) -> dict[str, int] | None:
+        """The Ray cluster's code evaluations in flight per user, once this server graded there
+        (None before: it has no connection to Ray)."""
+        return None if self._ray is None else self._ray.in_flight()
+
     def sizes(self, specs: Sequence[dict[str, Any]]) -> BatchSizes:
         """``runner.sizing``'s sizes for a run's evaluator specs (those that no longer compile
         count as pure: they are graded as config errors)."""

@@ -56,6 +56,12 @@ async def metrics(service: ServiceDep) -> Response:
     except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
         log.warning("metrics: run counts not read: %s", exc)
     service.metrics.set_sandbox(service.gate.in_flight(), service.gate.waiting())
+    try:
+        on_ray = await run_in_threadpool(service.worker.slices.ray_in_flight)
+        if on_ray is not None:
+            service.metrics.set_ray(on_ray)
+    except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
+        log.warning("metrics: the Ray cluster's code permits not read: %s", exc)
     return Response(service.metrics.render(), media_type=CONTENT_TYPE)
 
 
