@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
 import subprocess
 import sys
@@ -90,15 +91,16 @@ def suite(tmp_path, fmt: str, graders: str):
     return p
 
 
-def run(path, out, engine: str, *, resume: bool = False) -> int:
+def run(path, out, engine: str, *, resume: bool = False, ray_env: dict[str, str] | None = None) -> int:
     """``assay run``: the local engine in this process; Ray through the command line in a process of
-    its own (which starts and stops a local Ray), so Ray's threads and signal handlers never live in
-    the test process the other folders' tests share."""
+    its own, on the session's local Ray (``ray_env``), so Ray's threads and signal handlers never
+    live in the test process the other folders' tests share."""
     if engine == "local":
         return execute(path, out=out, junit=None, results=None, threshold=None, concurrency=4, resume=resume,
                        cost_ordered=None, summary_json=None, quiet=True, engine=engine)
     args = [sys.executable, "-m", "assay.cli.main", "run", str(path), "--out", str(out), "-q", "--engine", "ray"]
-    done = subprocess.run(args + (["--resume"] if resume else []), capture_output=True, text=True, timeout=300)
+    done = subprocess.run(args + (["--resume"] if resume else []), capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(ray_env or {})})
     if done.returncode == 2:
         raise RuntimeError(done.stderr)
     return done.returncode
@@ -116,54 +118,49 @@ def lines(path) -> dict[str, dict]:
     return found
 
 
-@pytest.fixture(scope="module")
-def local_ray():
-    """Ray must be installed (``pip install 'assay[ray]'``); each Ray run starts its own."""
-    pytest.importorskip("ray")
-
-
 @pytest.mark.parametrize("fmt", ["jsonl", "csv", "parquet"])
-def test_ray_writes_the_local_engines_lines(tmp_path, local_ray, fmt):
+def test_ray_writes_the_local_engines_lines(tmp_path, ray_env, fmt):
     # JSONL adds the sandbox (object path in both engines); CSV and Parquet have presets only,
     # which a Ray worker grades on the columnar path and the local engine (600 rows, below
     # columnar.MIN_ROWS) on the object path.
     graders = PRESETS + CODE if fmt == "jsonl" else PRESETS
     path = suite(tmp_path, fmt, graders)
-    assert run(path, tmp_path / "local.jsonl", "local") == run(path, tmp_path / "ray.jsonl", "ray") == 1
+    local_code = run(path, tmp_path / "local.jsonl", "local")
+    assert local_code == run(path, tmp_path / "ray.jsonl", "ray", ray_env=ray_env) == 1
     local, ray = lines(tmp_path / "local.jsonl"), lines(tmp_path / "ray.jsonl")
     assert len(local) == ROWS and local == ray
 
 
-def test_resume_grades_only_what_is_missing(tmp_path, local_ray):
+def test_resume_grades_only_what_is_missing(tmp_path, ray_env):
     path = suite(tmp_path, "jsonl", PRESETS)
     run(path, tmp_path / "local.jsonl", "local")
     done = (tmp_path / "local.jsonl").read_bytes().splitlines(keepends=True)
     partial = tmp_path / "ray.jsonl"
     partial.write_bytes(b"".join(done[:250]) + done[250][:40])  # 250 lines, then a torn one
-    assert run(path, partial, "ray", resume=True) == 1
+    assert run(path, partial, "ray", resume=True, ray_env=ray_env) == 1
     assert lines(partial) == lines(tmp_path / "local.jsonl")
 
 
-def test_a_row_without_an_id_is_refused_with_the_file_named(tmp_path, local_ray):
+def test_a_row_without_an_id_is_refused_with_the_file_named(tmp_path, ray_env):
     path = suite(tmp_path, "jsonl", PRESETS)
     (tmp_path / "data.jsonl").write_text('{"id": "a", "output": "x"}\n{"output": "y"}\n', encoding="utf-8")
     with pytest.raises(Exception, match=r"data\.jsonl.*needs an `id`"):
-        run(path, tmp_path / "ray.jsonl", "ray")
+        run(path, tmp_path / "ray.jsonl", "ray", ray_env=ray_env)
 
 
-def test_an_id_repeated_in_another_batch_is_refused_before_its_line_is_written(tmp_path, local_ray):
+def test_an_id_repeated_in_another_batch_is_refused_before_its_line_is_written(tmp_path, ray_env):
     path = suite(tmp_path, "jsonl", "  - {type: exact_match}\n")
     ids = [f"r{i}" for i in range(5000)]
     ids[4700] = "r10"  # pure graders: batches of 4,096 rows, so the two rows are graded apart
     (tmp_path / "data.jsonl").write_bytes(b"".join(orjson.dumps({"id": i, "output": "x", "expected": "x"}) + b"\n"
                                                    for i in ids))
     with pytest.raises(RuntimeError, match=r"data\.jsonl.*duplicate sample id 'r10'"):
-        run(path, tmp_path / "ray.jsonl", "ray")
+        run(path, tmp_path / "ray.jsonl", "ray", ray_env=ray_env)
     written = [orjson.loads(line)["id"] for line in (tmp_path / "ray.jsonl").read_bytes().splitlines()]
     assert len(written) == len(set(written)) and len(written) < 5000
 
 
-def test_inline_samples_are_shipped_to_the_workers(tmp_path, local_ray):
+def test_inline_samples_are_shipped_to_the_workers(tmp_path, ray_env):
     p = tmp_path / "eval.yaml"
     p.write_text(textwrap.dedent("""\
         name: inline
@@ -174,7 +171,7 @@ def test_inline_samples_are_shipped_to_the_workers(tmp_path, local_ray):
           - {type: exact_match, name: exact}
         """), encoding="utf-8")
     run(p, tmp_path / "local.jsonl", "local")
-    run(p, tmp_path / "ray.jsonl", "ray")
+    run(p, tmp_path / "ray.jsonl", "ray", ray_env=ray_env)
     assert lines(tmp_path / "local.jsonl") == lines(tmp_path / "ray.jsonl")
 
 

@@ -47,7 +47,7 @@ def _run(path, out, env, engine):
     return found
 
 
-def test_one_judge_limit_and_one_cache_for_every_worker(tmp_path, judge_server):
+def test_one_judge_limit_and_one_cache_for_every_worker(tmp_path, judge_server, ray_env):
     pytest.importorskip("ray")
 
     def respond(body):
@@ -59,7 +59,7 @@ def test_one_judge_limit_and_one_cache_for_every_worker(tmp_path, judge_server):
     env = {**os.environ, "ASSAY_JUDGE_BASE_URL": judge_server.url, "ASSAY_JUDGE_MODEL": "judge-test",
            "ASSAY_JUDGE_API_KEY": "sk-test", "ASSAY_JUDGE_CONCURRENCY": str(LIMIT),
            "ASSAY_JUDGE_CACHE": str(tmp_path / "ray-cache.sqlite")}
-    ray = _run(path, tmp_path / "ray.jsonl", env, "ray")
+    ray = _run(path, tmp_path / "ray.jsonl", {**env, **ray_env}, "ray")
     assert len(judge_server.requests) == ROWS and judge_server.max_in_flight <= LIMIT, judge_server.max_in_flight
 
     local = _run(path, tmp_path / "local.jsonl", {**env, "ASSAY_JUDGE_CACHE": "off"}, "local")
@@ -67,7 +67,7 @@ def test_one_judge_limit_and_one_cache_for_every_worker(tmp_path, judge_server):
     assert {r["results"][1]["status"] for r in ray.values()} == {"passed", "failed"}
 
     asked = len(judge_server.requests)
-    _run(path, tmp_path / "again.jsonl", env, "ray")  # every reply from the run's one cache
+    _run(path, tmp_path / "again.jsonl", {**env, **ray_env}, "ray")  # every reply from the run's one cache
     assert len(judge_server.requests) == asked
     again = [json.loads(line) for line in (tmp_path / "again.jsonl").read_text().splitlines()]
     assert all(row["results"][1]["details"]["cached"] for row in again)
