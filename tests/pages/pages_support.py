@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2 as httpx
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def find_browser() -> str | None:
@@ -119,3 +121,15 @@ def task_on_dataset(api: httpx.Client, name: str, evaluators: list[dict], rows: 
     made = api.post("/tasks", json={"name": name, "evaluators": evaluators, "datasetId": dataset.json()["data"]["id"]})
     assert made.status_code == 200, made.text
     return made.json()["data"]
+
+
+def serious_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` as it is now (skips the test
+    when web/'s npm modules, axe-core among them, are not installed)."""
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: make web (npm install in web/)")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
+                          ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+                          ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))")
+    return list(found)

@@ -182,3 +182,20 @@ def test_a_dataset_is_renamed_and_described_on_its_page_in_both_languages(page, 
     with live.api() as api:
         assert api.get(f"/datasets/{dataset_id}").json()["data"]["description"] is None
     assert page.locator("main img").count() == 0
+
+
+def test_a_file_without_an_output_column_is_taken_with_a_warning_saying_so(page, live):
+    """A CSV of question,answer loads (its columns become metadata), but every run would grade an
+    empty output: the page says which columns it has and what to name the answers."""
+    make_dataset(page, live, f"没有输出 {uuid.uuid4().hex[:6]}")
+    assert "output（要评估的回答）" in page.locator("#columns-hint").inner_text()
+    page.set_input_files("#file-input", files=[{"name": "qa.csv", "mimeType": "text/csv",
+                                                "buffer": "question,answer\n你好,世界\n".encode()}])
+    warning = page.locator("#no-output")
+    warning.wait_for()
+    assert "没有 output 列（它的列：question、answer）" in warning.inner_text()
+    page.set_input_files("#file-input", files=[{"name": "qa.csv", "mimeType": "text/csv",
+                                                "buffer": "question,output\n你好,世界\n".encode()}])
+    page.locator("#preview-title:has-text('第 2 版')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()
+    assert warning.count() == 0

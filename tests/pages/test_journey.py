@@ -7,8 +7,8 @@ with the two evaluators and a weight, start a run, and watch the run page until 
 with the pass rate this test computes from the rows it uploaded.
 
 Everything is found by what the page shows (the catalogue's words for the page's language);
-a screenshot of each step is saved under ``journey/``; no step may make the page scroll
-sideways.
+a screenshot of each step is saved under ``journey/``; no step may leave the page scrolling
+sideways or with a serious or critical axe-core violation.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 import uuid
 
 import pytest
-from pages_support import sign_in
+from pages_support import serious_violations, sign_in
 
 from assay.server.pages.i18n import catalogue
 
@@ -62,6 +62,7 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
 
     def step(name: str) -> None:
         no_sideways_scroll(page, name)
+        assert serious_violations(page) == [], name  # axe-core, on the page as this step left it
         page.screenshot(path=folder / f"{lang}-{width}-{name}.png", full_page=True)
 
     try:

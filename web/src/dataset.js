@@ -50,6 +50,13 @@ function versionsTable(dataset, shown, onShow) {
         }) }, t('common.delete'))))))));
 }
 
+/** A version without an `output` column grades empty outputs: said before anyone runs it. */
+function noOutput(dataset, number) {
+  const { columns } = dataset.versions.find((v) => v.number === number);
+  return columns.includes('output') ? null : h('p', { class: 'alert warn', id: 'no-output' },
+    t('dataset.noOutput', { columns: columns.join(t('common.listSep')) }));
+}
+
 async function render() {
   const current = readState(DEFAULTS);
   let dataset;
@@ -94,7 +101,7 @@ async function render() {
       h('section', { class: 'card' }, h('h2', {}, t('dataset.versions')),
         versionsTable(dataset, shown, (number) => show(number))),
       h('section', { class: 'card' }, h('h2', { id: 'preview-title' }, t('dataset.preview', { number: shown })),
-        preview),
+        noOutput(dataset, shown), preview),
     ] : null);
   if (numbers.length) {
     const { columns } = dataset.versions.find((v) => v.number === shown);

@@ -38,7 +38,7 @@ function explainRates(container, summary) {
   for (const el of container.querySelectorAll('#pass-rate, #per-evaluator thead th:nth-child(6)')) {
     el.title = text;
     const label = el.id === 'pass-rate' ? el.previousElementSibling : el;
-    label?.append(h('span', { class: 'info', title: text, 'aria-hidden': 'true' }, ' ⓘ'));
+    label?.append(h('span', { class: 'info-mark', title: text, 'aria-hidden': 'true' }, ' ⓘ'));
   }
   container.append(h('p', { class: 'hint', id: 'pass-rate-definition' }, text));
 }
