@@ -199,14 +199,15 @@ def _non_finite(doc: Any) -> str | None:
 def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[Said, dict[str, Any]]:
     """Why ``doc`` fails: the reason and the details of a failed result (the first
     ``MAX_REPORTED_ERRORS`` violations, each with its path, message and schema path)."""
-    errors, items = [], []
+    errors: list[dict[str, Any]] = []
+    items: list[Said] = []
     for err in validator.iter_errors(doc):
         path, message = preview("$" + _pointer(err.instance_path), MAX_MESSAGE), _message(err)
         errors.append({"path": path, "message": message,
                        "schema_path": preview("/".join(str(p) for p in err.schema_path), MAX_MESSAGE)})
         violation = said(err, message)  # told, not formatted: a failing sample's cost is per violation
-        items.append(AT.told(f"{path}: {message}", {"path": path, "violation": violation if type(violation) is str
-                                                    else {"code": violation.code, "args": violation.args}}))
+        items.append(AT.told(f"{path}: {message}", {"path": path, "violation": {
+            "code": violation.code, "args": violation.args} if isinstance(violation, Said) else violation}))
         if len(errors) >= MAX_REPORTED_ERRORS:
             break
     listed = in_turn(items)
