@@ -41,6 +41,7 @@ NOT_FINITE = Phrase("json_schema.not_finite", "output is not valid JSON: {path} 
                                               "(NaN or an infinity)")
 NOT_A_VALUE = Phrase("json_schema.not_a_value", "output is not a JSON value: {problem}")
 VIOLATION = Phrase("json_schema.violation", "schema violation: {violations}")
+_VIOLATION_HEAD = VIOLATION.text.removesuffix("{violations}")
 AT = Phrase("json_schema.at", "{path}: {violation}")
 """One violation after its path: the validator's own message (jsonschema-rs, in English) as the
 phrase of its kind (``_schema_words``), or as written for a kind without one."""
@@ -198,12 +199,17 @@ def _non_finite(doc: Any) -> str | None:
 def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[Said, dict[str, Any]]:
     """Why ``doc`` fails: the reason and the details of a failed result (the first
     ``MAX_REPORTED_ERRORS`` violations, each with its path, message and schema path)."""
-    errors, items = [], []
+    errors: list[dict[str, Any]] = []
+    items: list[Said] = []
     for err in validator.iter_errors(doc):
         path, message = preview("$" + _pointer(err.instance_path), MAX_MESSAGE), _message(err)
         errors.append({"path": path, "message": message,
                        "schema_path": preview("/".join(str(p) for p in err.schema_path), MAX_MESSAGE)})
-        items.append(AT(path=path, violation=said(err, message)))
+        violation = said(err, message)  # told, not formatted: a failing sample's cost is per violation
+        items.append(AT.told(f"{path}: {message}", {"path": path, "violation": {
+            "code": violation.code, "args": violation.args} if isinstance(violation, Said) else violation}))
         if len(errors) >= MAX_REPORTED_ERRORS:
             break
-    return VIOLATION(violations=in_turn(items)), {"errors": errors}
+    listed = in_turn(items)
+    reason = VIOLATION.told(_VIOLATION_HEAD + listed, {"violations": {"code": listed.code, "args": listed.args}})
+    return reason, {"errors": errors}
