@@ -56,7 +56,8 @@ The run queue (``assay.server.worker``), shared by every server of one database:
 - ``ASSAY_CHANGE_POLL_MS`` (``change_poll_ms``, 1000): how often a server reads the change
   counters (evaluator edits, token revocations made by any server);
 - ``ASSAY_USER_CODE_CAP`` (``user_code_cap``, 2): one user's code evaluations (sandbox batches)
-  in flight at once in one server, runs and ``/test`` together; users take free sandbox slots in turn;
+  in flight at once in one server, runs and ``/test`` together; users take free sandbox slots in
+  turn; with ``ASSAY_RUN_ENGINE=ray``, also over the whole Ray cluster (``server.ray_permits``);
 - ``ASSAY_RUN_ENGINE`` (``run_engine``, ``local``): ``ray`` grades the slices on a Ray cluster
   (Ray's own ``RAY_ADDRESS``; a local Ray when unset).
 """

@@ -219,3 +219,85 @@ def test_the_validator_is_prepared_state_on_the_config():
     validator = compile_spec(spec()).config.validator
     assert isinstance(validator, jsonschema_rs.Validator)
     assert validator.is_valid({"city": "x", "population": 1}) and not validator.is_valid({"city": "x"})
+
+
+VIOLATIONS = [  # (schema, output, the phrase of its one violation, its values)
+    ({"required": ["a"]}, "{}", "required", {"property": '"a"'}),
+    ({"type": "string"}, "3", "type", {"value": "3", "type": '"string"'}),
+    ({"type": ["string", "null"]}, "3", "types", {"value": "3", "types": '"null", "string"'}),
+    ({"minimum": 5}, "3", "minimum", {"value": "3", "limit": "5"}),
+    ({"maximum": 5}, "7", "maximum", {"value": "7", "limit": "5"}),
+    ({"exclusiveMinimum": 5}, "5", "exclusive_minimum", {"value": "5", "limit": "5"}),
+    ({"exclusiveMaximum": 5}, "5", "exclusive_maximum", {"value": "5", "limit": "5"}),
+    ({"multipleOf": 2}, "3", "multiple_of", {"value": "3", "multiple_of": "2"}),
+    ({"minLength": 3}, '"a"', "min_length", {"value": '"a"', "limit": "3"}),
+    ({"maxLength": 1}, '"abc"', "max_length_one", {"value": '"abc"', "limit": "1"}),
+    ({"minItems": 2}, "[1]", "min_items", {"value": "[1]", "limit": "2"}),
+    ({"maxItems": 1}, "[1,2]", "max_items_one", {"value": "[1,2]", "limit": "1"}),
+    ({"minProperties": 2}, "{}", "min_properties", {"value": "{}", "limit": "2"}),
+    ({"maxProperties": 0}, '{"a":1}', "max_properties", {"value": '{"a":1}', "limit": "0"}),
+    ({"uniqueItems": True}, "[1,1]", "unique_items", {"value": "[1,1]"}),
+    ({"enum": [1, "a"]}, "3", "enum", {"value": "3", "options": '[1,"a"]'}),
+    ({"const": {"a": 1}}, "2", "constant", {"expected": '{"a":1}'}),
+    ({"pattern": "^a"}, '"b"', "pattern", {"value": '"b"', "pattern": '"^a"'}),
+    ({"properties": {"a": {}}, "additionalProperties": False}, '{"b":1}', "additional_properties", {"unexpected": '["b"]'}),
+    ({"unevaluatedProperties": False}, '{"b":1}', "unevaluated_properties", {"unexpected": '["b"]'}),
+    ({"prefixItems": [{}], "unevaluatedItems": False}, "[1,2]", "unevaluated_items", {"unexpected": '["2"]'}),
+    ({"anyOf": [{"type": "string"}, {"type": "number"}]}, "null", "any_of", {"value": "null"}),
+    ({"oneOf": [{"type": "string"}]}, "1", "one_of_none", {"value": "1"}),
+    ({"oneOf": [{"type": "number"}, {"type": "integer"}]}, "1", "one_of_many", {"value": "1"}),
+    ({"not": {"type": "string"}}, '"a"', "not", {"value": '"a"', "schema": '{"type":"string"}'}),
+    ({"contains": {"type": "string"}}, "[1]", "contains", {"value": "[1]"}),
+    (False, "1", "false_schema", {"value": "1"}),
+    ({"propertyNames": {"maxLength": 1}}, '{"ab":1}', "max_length_one", {"value": '"ab"', "limit": "1"}),
+    ({"dependentRequired": {"a": ["b"]}}, '{"a":1}', "required", {"property": '"b"'}),
+]
+
+
+@pytest.mark.parametrize(("schema", "output", "kind", "args"), VIOLATIONS, ids=[v[2] for v in VIOLATIONS])
+def test_each_kind_of_violation_is_a_phrase_with_the_schemas_data(grade, schema, output, kind, args):
+    """The reason reads as jsonschema-rs wrote it (results files, the CLI), and carries the
+    kind's phrase with the schema's data and the offending value (the pages)."""
+    r = grade(spec(schema), output=output)
+    (error,) = r.details["errors"]
+    assert r.reason == f"schema violation: {error['path']}: {error['message']}"  # the validator's words, as before
+    assert r.reason_code == "json_schema.violation"
+    at = r.reason_args["violations"]
+    assert at["code"] == "json_schema.at" and at["args"]["path"] == error["path"]
+    assert at["args"]["violation"] == {"code": f"json_schema.v.{kind}", "args": args}
+
+
+def test_several_violations_are_a_list_and_a_kind_without_a_phrase_stays_as_written(grade):
+    from assay.graders import _schema_words
+
+    r = grade(spec(), output='{"population": -1}')
+    items = r.reason_args["violations"]
+    assert items["code"] == "list.items" and [i["args"]["violation"]["code"] for i in items["args"]["items"]] == \
+        ["json_schema.v.required", "json_schema.v.minimum"]
+
+    class Referencing:  # a kind this module has no phrase for
+        def as_dict(self):
+            return {}
+
+    class Err:
+        kind, instance = Referencing(), None
+
+    assert type(_schema_words.said(Err(), "cannot resolve #/x")) is str
+
+
+@pytest.mark.parametrize(("schema", "code", "inner"), [
+    ({"properties": {"a": {"minimum": "x"}}}, "json_schema.invalid_at", "json_schema.v.type"),
+    ({"$ref": "http://example.com/s.json"}, "json_schema.outside", None),
+    ({"$schema": "http://example.com/draft", "type": "object"}, "json_schema.not_bundled", None),
+])
+def test_an_invalid_schema_is_said_by_a_phrase_at_its_field(schema, code, inner):
+    """The API's 422 (and the pages) name config.schema and say what is wrong in their language;
+    the text is what it was."""
+    with pytest.raises(SpecError) as caught:
+        compile_spec(spec(schema))
+    said = caught.value.message
+    assert said.code == "problem.at" and said.args["path"] == "config.schema"
+    assert said.args["problem"]["code"] == code
+    if inner:
+        assert said.args["problem"]["args"]["problem"]["code"] == inner
+    assert str(caught.value).startswith("config.schema: ")

@@ -136,3 +136,30 @@ def test_compiled_patterns_are_prepared_state_on_the_config():
     config = compile_spec({"type": "regex", "config": {"pattern": "a", "must_not_match": ["b(?=c)"]}}).config
     assert [(c.pattern.source, c.pattern.engine, c.must_match) for c in config.checks] == [
         ("a", "re2", True), ("b(?=c)", "backtracking", False)]
+
+
+@pytest.mark.parametrize(("pattern", "code", "args"), [
+    ("(a", "regex.problem.missing_paren", {}),
+    ("a)", "regex.problem.unbalanced", {}),
+    ("[a", "regex.problem.unterminated_set", {}),
+    ("*", "regex.problem.nothing_to_repeat", {}),
+    ("[z-a]", "regex.problem.bad_range", {}),
+    ("a{3,1}(b)\\1", "regex.problem.min_over_max", {}),
+    (r"\p{Foo}", "regex.problem.unknown_property", {}),
+    (r"(a)\q\1", "regex.problem.bad_escape", {"escape": r"\q"}),
+])
+def test_the_engines_complaint_is_a_phrase(pattern, code, args):
+    """The backtracking engine's English (the regex module's) is kept as the text and said by a
+    phrase inside the product's own, so the pages say it in their language."""
+    with pytest.raises(SpecError) as caught:
+        compile_spec({"type": "regex", "config": {"pattern": pattern}})
+    problem = caught.value.message.args["problem"]
+    assert problem["code"] in ("regex.invalid_at", "regex.invalid")
+    assert problem["args"]["problem"] == {"code": code, "args": args}
+
+
+def test_a_complaint_without_a_phrase_stays_as_written():
+    from assay.graders._regex_words import problem
+
+    assert type(problem("a complaint a newer engine makes")) is str
+    assert problem("bad escape \\z").code == "regex.problem.bad_escape"

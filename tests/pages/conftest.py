@@ -10,47 +10,23 @@ screenshots under ``out/screenshots/`` (``ASSAY_SCREENSHOTS`` names another fold
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2 as httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "service"))
 sys.path.insert(0, str(Path(__file__).parent))
 
-from pages_support import ROOT, Live, find_browser, seed, signed_in_tab, stop  # noqa: E402
-from pg_server import free_port  # noqa: E402
+from pages_support import ROOT, Live, find_browser, serving, signed_in_tab  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     """``assay serve`` with alice (admin) and her token, stopped (by its pid) at the end."""
-    folder = tmp_path_factory.mktemp("pages")
-    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{folder / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off"}
-    token = seed(env["ASSAY_DATABASE_URL"])
-    port = free_port()
-    log = folder / "server.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "assay.cli.main", "serve", "--host", "127.0.0.1", "--port",
-                                    str(port), "--log-level", "warning"], env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert process.poll() is None, f"assay serve exited: {log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"assay serve did not answer: {log.read_text()[-3000:]}"
-            try:
-                if httpx.get(url + "/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        yield Live(url, token)
-    finally:
-        stop(process)
+    with serving(tmp_path_factory.mktemp("pages")) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

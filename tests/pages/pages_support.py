@@ -6,15 +6,19 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx2 as httpx
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def find_browser() -> str | None:
@@ -70,6 +74,35 @@ def signed_in_tab(browser, live: Live, **context_options) -> Iterator:
         context.close()
 
 
+@contextmanager
+def serving(folder: Path, **env: str) -> Iterator[Live]:
+    """``assay serve`` on a fresh SQLite database in ``folder`` (``env`` added to its
+    environment), with alice (admin) and her token; stopped (by its pid) at the end."""
+    from pg_server import free_port
+
+    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{folder / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off", **env}
+    token = seed(env["ASSAY_DATABASE_URL"])
+    port = free_port()
+    log = folder / "server.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "assay.cli.main", "serve", "--host", "127.0.0.1", "--port",
+                                    str(port), "--log-level", "warning"], env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, f"assay serve exited: {log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"assay serve did not answer: {log.read_text()[-3000:]}"
+            try:
+                if httpx.get(url + "/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        yield Live(url, token)
+    finally:
+        stop(process)
+
+
 def stop(process: subprocess.Popen) -> None:
     """End a server the test started: terminate, then kill if it does not exit in 30 s."""
     process.terminate()
@@ -88,3 +121,15 @@ def task_on_dataset(api: httpx.Client, name: str, evaluators: list[dict], rows: 
     made = api.post("/tasks", json={"name": name, "evaluators": evaluators, "datasetId": dataset.json()["data"]["id"]})
     assert made.status_code == 200, made.text
     return made.json()["data"]
+
+
+def serious_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` as it is now (skips the test
+    when web/'s npm modules, axe-core among them, are not installed)."""
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed: make web (npm install in web/)")
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
+                          ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+                          ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))")
+    return list(found)

@@ -148,3 +148,54 @@ def test_a_refused_upload_names_the_row_and_the_field_then_versions_are_deleted(
     with live.api() as api:
         assert api.get(f"/datasets/{dataset_id}").status_code == 404
     assert page.locator("main img, main script").count() == 0 and ran == []
+
+
+def test_a_dataset_is_renamed_and_described_on_its_page_in_both_languages(page, live):
+    dataset_id = make_dataset(page, live, f"旧名字 {uuid.uuid4().hex[:6]}")
+    page.click("#edit-details")
+    page.fill("#edit-name", "   ")
+    page.click("#save-details")  # an empty name: refused at the field, nothing sent
+    page.locator("#edit-name-error:has-text('必填')").wait_for()
+    assert page.evaluate("document.activeElement.id") == "edit-name"
+    new_name = f"新名字 {uuid.uuid4().hex[:6]} {XSS}"
+    page.fill("#edit-name", new_name)
+    page.fill("#edit-description", "第二版说明")
+    page.click("#save-details")
+    page.locator(f".toast:has-text('已保存“{new_name}”')").wait_for()
+    page.locator("#dataset-description:has-text('第二版说明')").wait_for()
+    assert page.locator("#dataset-name").inner_text() == new_name and page.locator("#details-form").is_hidden()
+    with live.api() as api:
+        stored = api.get(f"/datasets/{dataset_id}").json()["data"]
+    assert (stored["name"], stored["description"]) == (new_name, "第二版说明")
+
+    page.context.add_cookies([{"name": "assay_lang", "value": "en", "url": live.url}])
+    page.reload()
+    page.get_by_role("button", name="Rename or describe").click()
+    page.get_by_label("Description").fill("")
+    page.get_by_role("button", name="Cancel").click()  # cancelled: the form shows what is stored again
+    page.get_by_role("button", name="Rename or describe").click()
+    assert page.get_by_label("Description").input_value() == "第二版说明"
+    page.get_by_label("Description").fill("")
+    page.get_by_role("button", name="Save").click()
+    page.locator(".toast:has-text('Saved')").wait_for()
+    page.locator("#dataset-description").wait_for(state="detached")
+    with live.api() as api:
+        assert api.get(f"/datasets/{dataset_id}").json()["data"]["description"] is None
+    assert page.locator("main img").count() == 0
+
+
+def test_a_file_without_an_output_column_is_taken_with_a_warning_saying_so(page, live):
+    """A CSV of question,answer loads (its columns become metadata), but every run would grade an
+    empty output: the page says which columns it has and what to name the answers."""
+    make_dataset(page, live, f"没有输出 {uuid.uuid4().hex[:6]}")
+    assert "output（要评估的回答）" in page.locator("#columns-hint").inner_text()
+    page.set_input_files("#file-input", files=[{"name": "qa.csv", "mimeType": "text/csv",
+                                                "buffer": "question,answer\n你好,世界\n".encode()}])
+    warning = page.locator("#no-output")
+    warning.wait_for()
+    assert "没有 output 列（它的列：question、answer）" in warning.inner_text()
+    page.set_input_files("#file-input", files=[{"name": "qa.csv", "mimeType": "text/csv",
+                                                "buffer": "question,output\n你好,世界\n".encode()}])
+    page.locator("#preview-title:has-text('第 2 版')").wait_for()
+    page.locator("#preview tbody tr").first.wait_for()
+    assert warning.count() == 0

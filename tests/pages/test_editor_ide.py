@@ -108,3 +108,17 @@ def test_long_lines_scroll_inside_the_editor_and_the_result_shows_on_a_laptop_sc
     box = page.locator("#result-reason").bounding_box()
     assert page.evaluate("window.scrollY") == 0 and box is not None and box["y"] + box["height"] <= 768, box
     page.screenshot(path=shots / "editor-1366x768.png")
+
+
+def test_the_editors_own_words_are_in_the_pages_language(page, live):
+    """CodeMirror's fold markers and search panel said "Fold line", "Find", "replace all" in the
+    Chinese pages: its phrases come from the catalogue."""
+    new_editor(page, live)
+    titles = page.eval_on_selector_all("#code .cm-foldGutter span[title]", "spans => spans.map((s) => s.title)")
+    assert "折叠" in titles and set(titles) <= {"折叠", "展开"}, titles  # foldable lines; the gutter's spacer
+    page.click(f"{CODE} .cm-line:has-text('return')")
+    page.keyboard.press("Control+F")
+    panel = page.locator("#code .cm-search")
+    panel.wait_for()
+    assert panel.locator("input[name=search]").get_attribute("placeholder") == "查找"
+    assert "全部替换" in panel.inner_text() and "replace" not in panel.inner_text().lower()

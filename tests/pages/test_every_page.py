@@ -8,11 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from pages_support import ROOT, signed_in_tab, task_on_dataset
+from pages_support import serious_violations, signed_in_tab, task_on_dataset
 
 pytestmark = pytest.mark.browser
 
-AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
 SIZES = [(1366, 768), (375, 812)]
 
 
@@ -50,16 +49,6 @@ def settle(page) -> None:
     page.wait_for_function("document.querySelector('main') && !document.querySelector('.state.loading')"
                            " && document.querySelector('main').children.length > 0")
     page.wait_for_timeout(150)
-
-
-def serious_violations(page) -> list[str]:
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed: make web (npm install in web/)")
-    page.add_script_tag(path=str(AXE))
-    found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
-                          ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
-                          ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))")
-    return list(found)
 
 
 @pytest.mark.parametrize("name", ["evaluators", "evaluators-custom", "editor-new", "editor-preset", "tasks", "task",

@@ -225,3 +225,31 @@ def test_weak_mode_comes_from_the_caller_not_the_environment(monkeypatch):
         assert "seccomp" in run(strict, "module.exports = () => 1").limits["layers"]
     with NodePool(size=1, weak=True) as weak:
         assert run(weak, "module.exports = () => 1").limits["layers"] == ["isolate", "netns", "rlimits"]
+
+
+def test_start_up_failures_are_phrases(monkeypatch, tmp_path):
+    """What keeps a worker from starting is said by a phrase (the pages say it in their language)."""
+    from assay.core.messages import code_and_args
+
+    monkeypatch.setattr(runtime, "NODE_MODULES", tmp_path / "node_modules")
+    out = run(NodePool(size=1), "module.exports = () => 1")
+    assert code_and_args(out.message) == ("sandbox.node.not_installed", {})
+    missing = str(tmp_path / "no-node")
+    out = run(NodePool(size=1, node=missing), "module.exports = () => 1")
+    assert code_and_args(out.message) == ("sandbox.node.no_executable", {"node": repr(missing)})
+
+
+def test_a_worker_that_refuses_to_start_is_a_phrase(tmp_path):
+    """A 'node' that says what worker.js says when isolated-vm cannot be loaded."""
+    from assay.core.messages import code_and_args
+
+    fake = tmp_path / "node"
+    fake.write_text("#!/bin/sh\necho '{\"ready\": false, \"error\": \"isolated-vm cannot be loaded: no binding\"}'\n")
+    fake.chmod(0o755)
+    with NodePool(size=1, node=str(fake), weak=True) as p:
+        out = run(p, "module.exports = () => 1")
+    assert out.error is ErrorCode.UNAVAILABLE and out.message.startswith("isolated-vm cannot be loaded: no binding")
+    code, args = code_and_args(out.message)
+    if code == "sandbox.node.hidden":  # tmp_path is private: the note on what uid 65534 cannot read comes after
+        code, args = args["problem"]["code"], args["problem"]["args"]
+    assert (code, args) == ("sandbox.node.no_isolate", {"error": "no binding"})

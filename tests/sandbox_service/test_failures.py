@@ -12,6 +12,7 @@ import httpx2 as httpx
 from service_process import ASSAY, SECRET, SandboxService, free_port
 
 from assay.core.interfaces import CodeCall, Resources
+from assay.core.messages import code_and_args
 from assay.core.result import ErrorCode
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
@@ -36,6 +37,9 @@ def test_service_down_mid_run_then_back():
         down = [_grade(runner, i) for i in range(4)]
         assert all(r.status == "error" and r.error is ErrorCode.UNAVAILABLE for r in down)
         assert "cannot be reached" in down[0].reason and service.url in down[0].reason
+        assert down[0].reason_code == "sandbox.remote.unavailable"  # said in the page's language
+        assert down[0].reason_args["url"] == service.url
+        assert down[0].reason_args["what"]["code"] == "sandbox.remote.unreachable"
         assert time.monotonic() - started < 4.0  # refused at once, not each waited for until its deadline
         service.start()  # the same port
         after = [_grade(runner, i) for i in range(4)]
@@ -62,11 +66,22 @@ def test_a_full_queue_answers_503_and_clients_wait_their_turn_or_say_busy():
         with RemoteCodeRunner(service.url, SECRET, margin_s=0.2) as hurried:  # cannot wait for a slot
             out = hurried.call(call)
             assert out.error is ErrorCode.UNAVAILABLE and "busy" in out.message and "503" in out.message
+            assert code_and_args(out.message) == ("sandbox.remote.unavailable", {
+                "url": service.url, "what": {"code": "sandbox.remote.busy", "args": {}}})
         with RemoteCodeRunner(service.url, SECRET) as patient:  # retried within its deadline
             out = patient.call(call)
             assert out.ok and out.value["passed"] is True
         for thread in held:
             thread.join()
+
+
+def test_a_wrong_secret_and_a_rejected_request_are_phrases():
+    with SandboxService(args=("--workers", "1")) as service:
+        with RemoteCodeRunner(service.url, "not the secret") as wrong:
+            out = wrong.call(CodeCall("python", EQUAL, ["q", "a", "a", {}], timeout_ms=1000))
+        assert out.error is ErrorCode.UNAVAILABLE and out.message == \
+            f"the sandbox service at {service.url} refused the secret (401): set SANDBOX_SECRET to the service's secret"
+        assert code_and_args(out.message)[1]["what"] == {"code": "sandbox.remote.secret", "args": {}}
 
 
 def test_the_service_refuses_to_start_without_a_secret_unless_told_explicitly():

@@ -170,3 +170,28 @@ def test_an_upload_without_a_length_is_cut_at_the_limit(db_url, shared_resources
         assert api.call("GET", f"/datasets/{dataset['id']}").json()["data"]["versions"] == []
     finally:
         apps.close()
+
+
+def test_a_dataset_is_renamed_and_described_by_its_owner_within_the_create_limits(api):
+    dataset = new_dataset(api, ROWS[:2])
+    before = api.call("GET", f"/datasets/{dataset['id']}").json()["data"]
+    renamed = api.call("PATCH", f"/datasets/{dataset['id']}", json={"name": "首都问答 v2", "description": "说明"})
+    assert renamed.status_code == 200, renamed.text
+    data = renamed.json()["data"]
+    assert (data["name"], data["description"]) == ("首都问答 v2", "说明")
+    assert data["versions"] == before["versions"] and data["updatedAt"] >= before["updatedAt"]  # rows untouched
+    only_description = api.call("PATCH", f"/datasets/{dataset['id']}", json={"description": None}).json()["data"]
+    assert (only_description["name"], only_description["description"]) == ("首都问答 v2", None)
+    assert api.call("GET", "/datasets", params={"q": "首都"}).json()["data"][0]["id"] == dataset["id"]
+
+    for body, field in (({"name": ""}, "name"), ({"name": "x" * 201}, "name"), ({"name": None}, "name"),
+                        ({"description": "d" * 4001}, "description"), ({"name": "a\x00b"}, "name")):
+        refused = api.call("PATCH", f"/datasets/{dataset['id']}", json=body)
+        assert refused.status_code == 422 and refused.json()["message"].startswith(f"{field}"), (body, refused.text)
+    assert api.call("PATCH", f"/datasets/{dataset['id']}", json={"name": "x" * 200}).status_code == 200  # the limit
+    assert api.call("PATCH", f"/datasets/{dataset['id']}", json={"rows": []}).status_code == 422  # unknown field
+
+    assert api.call("PATCH", f"/datasets/{dataset['id']}", "bob", json={"name": "mine"}).status_code == 403
+    assert api.call("PATCH", f"/datasets/{dataset['id']}", "root", json={"name": "an admin's"}).status_code == 200
+    assert api.call("PATCH", "/datasets/no-such-id", json={"name": "n"}).status_code == 404
+    assert api.call("GET", f"/datasets/{dataset['id']}").json()["data"]["name"] == "an admin's"

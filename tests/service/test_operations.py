@@ -39,6 +39,34 @@ def test_ready_says_what_is_wrong_when_the_database_is_behind(api):
     database.dispose()
     response = api.client.get("/ready")
     assert response.status_code == 503 and "assay db upgrade" in response.json()["message"]
+    assert response.json()["messageCode"] == "api.ready.other_schema"
+    assert response.json()["messageArgs"] == {"revision": "'0001'", "expected": repr(head_revision())}
+
+
+def test_ready_says_so_when_the_database_does_not_answer(api, monkeypatch):
+    from assay.server.routes import health
+
+    def down(_service):
+        raise OSError("no route to the database")
+
+    monkeypatch.setattr(health, "_queue_state", down)
+    response = api.client.get("/ready")
+    assert response.status_code == 503 and response.json() == {
+        "code": 503, "message": "database unavailable (OSError); the server log has the details",
+        "messageCode": "api.ready.no_database", "messageArgs": {"error": "OSError"}}
+
+
+def test_a_path_no_route_takes_and_a_wrong_method_say_so_by_phrase(api):
+    unknown = api.call("GET", "/nonesuch")
+    assert unknown.status_code == 404 and unknown.json() == {
+        "code": 404, "message": "Not Found: '/api/v1/nonesuch' is no path of this API",
+        "messageCode": "api.unknown_path", "messageArgs": {"path": "'/api/v1/nonesuch'"}}
+    wrong = api.client.put("/health")
+    assert wrong.status_code == 405 and wrong.json()["messageCode"] == "api.wrong_method"
+    assert wrong.json()["messageArgs"] == {"path": "'/health'", "method": "'PUT'"}
+    assert wrong.headers["allow"] == "GET"
+    routed = api.call("GET", "/runs/nope")  # a route's own 404 keeps its words
+    assert routed.status_code == 404 and routed.json()["messageCode"] == "api.not_found.run"
 
 
 def test_a_failed_run_shows_a_reason_and_an_error_id_and_logs_the_sql(api, monkeypatch, caplog):

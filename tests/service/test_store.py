@@ -40,8 +40,8 @@ def test_results_are_stored_once_per_run_sample_and_evaluator(database):
         row = {"run_id": run.id, "sample_id": "a", "sample_index": 0, "evaluator_id": PRESETS[0].id,
                "evaluator_name": "x", "status": "failed", "passed": False, "score": 0.0,
                "reason": "NUL \x00 is stored", "details": {"k\x00": ["\x00"]}, "error_code": None, "latency_ms": 1.0}
-        runs.add_results(session, [row])
-        runs.add_results(session, [{**row, "status": "passed", "passed": True}])
+        assert runs.add_results(session, [row]) == 1
+        assert runs.add_results(session, [{**row, "status": "passed", "passed": True}]) == 0  # counted as new: none
         assert runs.count_results(session, run.id) == 1
         (stored,) = runs.list_results(session, runs.results_query(run.id), limit=10, offset=0)[0]
         assert stored.status == "failed" and stored.reason == "NUL \ufffd is stored"
@@ -64,8 +64,8 @@ def test_results_keep_every_character_and_value_as_given(database):
                  "reason_args": None if i else {"what": odd}, "details": details, "error_code": None,
                  "latency_ms": 0.25}
                 for i, details in enumerate([{}, {"n": 2**70, "k": [odd, {"x": None}]}, {1: "int key"}])]
-        runs.add_results(session, rows)
-        runs.add_results(session, rows)  # present: skipped
+        assert runs.add_results(session, rows) == 3
+        assert runs.add_results(session, rows) == 0  # present: skipped, and not counted
         stored = list(runs.iter_results(session, runs.results_query(run.id)))
     assert [(r.reason_code, r.reason_args) for r in stored] == [("run.odd", {"what": odd}), (None, None), (None, None)]
     assert [(r.sample_id, r.evaluator_name, r.reason, r.score, r.details, r.latency_ms) for r in stored] == [

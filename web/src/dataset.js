@@ -5,6 +5,7 @@ import { params, t } from './common/boot.js';
 import { confirmDialog, errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { readState, writeState } from './common/listing.js';
 import { fmtBytes } from './dataset/format.js';
+import { detailsEditor } from './dataset/details.js';
 import { drawPreview } from './dataset/preview.js';
 import { uploadBox } from './dataset/upload.js';
 
@@ -49,6 +50,13 @@ function versionsTable(dataset, shown, onShow) {
         }) }, t('common.delete'))))))));
 }
 
+/** A version without an `output` column grades empty outputs: said before anyone runs it. */
+function noOutput(dataset, number) {
+  const { columns } = dataset.versions.find((v) => v.number === number);
+  return columns.includes('output') ? null : h('p', { class: 'alert warn', id: 'no-output' },
+    t('dataset.noOutput', { columns: columns.join(t('common.listSep')) }));
+}
+
 async function render() {
   const current = readState(DEFAULTS);
   let dataset;
@@ -67,15 +75,23 @@ async function render() {
     render();
   };
   const preview = h('div', { id: 'preview-box' });
+  const details = detailsEditor(dataset, (saved) => {
+    toast(t('dataset.saved', { name: saved.name }));
+    render();
+  });
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/datasets', class: 'button secondary' }, `← ${t('editor.back')}`),
       h('h1', { id: 'dataset-name' }, dataset.name), h('div', { class: 'spacer' }),
+      numbers.length ? h('a', { href: `/tasks/new?dataset=${dataset.id}`, class: 'button secondary', id: 'new-task' },
+        t('dataset.newTask')) : null,
+      details.open,
       h('button', { type: 'button', class: 'danger', id: 'delete-dataset', onclick: () => remove(
         `/api/v1/datasets/${dataset.id}`, t('dataset.deleteTitle'), t('evaluators.deleteConfirm', { name: dataset.name }),
         () => { window.location.href = '/datasets'; }) }, t('dataset.delete'))),
+    details.form,
     dataset.description ? h('p', { class: 'lead', id: 'dataset-description' }, dataset.description) : null,
-    h('p', { class: 'meta' }, dataset.taskNames.length ? t('dataset.usedBy', { tasks: dataset.taskNames.join('、') })
-      : t('dataset.unused')),
+    h('p', { class: 'meta' }, dataset.taskNames.length
+      ? t('dataset.usedBy', { tasks: dataset.taskNames.join(t('common.listSep')) }) : t('dataset.unused')),
     h('section', { class: 'card' }, h('h2', {}, t(numbers.length ? 'dataset.uploadNext' : 'dataset.uploadFirst')),
       uploadBox(dataset.id, facts, (version) => {
         toast(t('dataset.uploaded', { number: version.number, rows: version.rowCount.toLocaleString() }));
@@ -85,7 +101,7 @@ async function render() {
       h('section', { class: 'card' }, h('h2', {}, t('dataset.versions')),
         versionsTable(dataset, shown, (number) => show(number))),
       h('section', { class: 'card' }, h('h2', { id: 'preview-title' }, t('dataset.preview', { number: shown })),
-        preview),
+        noOutput(dataset, shown), preview),
     ] : null);
   if (numbers.length) {
     const { columns } = dataset.versions.find((v) => v.number === shown);

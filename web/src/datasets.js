@@ -4,8 +4,8 @@
 import { api, getPage } from './common/api.js';
 import { t } from './common/boot.js';
 import { errorState, fmtDate, h, loading, mount } from './common/dom.js';
-import { labelled, problemsAlert } from './editor/fields.js';
 import { apiQuery, listTable, ownerFilter, readState, searchBox, writeState } from './common/listing.js';
+import { detailsForm } from './dataset/details.js';
 import { fmtBytes } from './dataset/format.js';
 
 const root = document.getElementById('app');
@@ -31,33 +31,10 @@ function row(dataset) {
 }
 
 /** The new-dataset form: a name (required) and a description; creating opens its page. */
-function newForm() {
-  const name = h('input', { id: 'new-name', maxlength: 200, autocomplete: 'off' });
-  const description = h('textarea', { id: 'new-description', rows: 2, maxlength: 2000 });
-  const nameField = labelled('new-name', 'datasets.name', name, { required: true });
-  const alert = h('div', { class: 'save-alert' });
-  const create = h('button', { type: 'submit', class: 'primary', id: 'create-dataset' }, t('datasets.create'));
-  const form = h('form', { class: 'card', id: 'new-dataset', hidden: true, onsubmit: async (event) => {
-    event.preventDefault();
-    const problem = nameField.report(name.value.trim() ? null : t('form.required'));
-    mount(alert, problem ? problemsAlert([problem]) : null);
-    if (problem) {
-      problem.focus();
-      return;
-    }
-    create.disabled = true;
-    try {
-      const made = await api('POST', '/api/v1/datasets', { name: name.value.trim(),
-        description: description.value.trim() || null });
-      window.location.href = `/datasets/${made.id}`;
-    } catch (err) {
-      mount(alert, h('p', { class: 'alert error', role: 'alert' }, t('common.error', { message: err.message })));
-      create.disabled = false;
-    }
-  } }, h('h2', {}, t('datasets.new')), nameField.el,
-  labelled('new-description', 'datasets.description', description).el, alert, create);
-  return form;
-}
+const newForm = () => detailsForm({ prefix: 'new', id: 'new-dataset', title: t('datasets.new'),
+  submitId: 'create-dataset', submitLabel: t('datasets.create'),
+  send: (fields) => api('POST', '/api/v1/datasets', fields),
+  onDone: (made) => { window.location.href = `/datasets/${made.id}`; } }).form;
 
 async function render() {
   const current = readState(DEFAULTS);

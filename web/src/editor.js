@@ -71,7 +71,10 @@ function draw(evaluator, schemas, facts) {
     : h('button', { type: 'button', class: 'primary', id: 'save', title: t('editor.shortcut'), onclick: save },
       t('editor.save'));
   ui.name = h('input', { id: 'name', value: evaluator.isPreset ? presetLabel(evaluator.config) : evaluator.name,
-    readOnly, maxlength: 200, oninput: changed });
+    readOnly, maxlength: 200, oninput: () => { // the heading says what is being written
+      ui.title.textContent = ui.name.value.trim() || t('editor.newTitle');
+      changed();
+    } });
   const nameField = labelled('name', 'editor.name', ui.name, { required: !readOnly });
   ui.description = h('textarea', { id: 'description', value: evaluator.description || '', readOnly, rows: 2,
     oninput: changed });

@@ -3,7 +3,7 @@
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
-import { errorState, fmtPct, fmtScore, h, loading, mount, statusBadge, toast } from './common/dom.js';
+import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast, withColon } from './common/dom.js';
 import { fmtCi } from './common/intervals.js';
 import { reasonOf } from './common/phrase.js';
 
@@ -19,12 +19,17 @@ function progressView(run) {
   return [
     h('span', { class: `badge run-${run.status}`, id: 'run-status' }, t(`run.status.${run.status}`)),
     h('progress', { max: run.total || 1, value: run.done, id: 'run-progress', 'aria-label': t('run.progress') }),
-    h('span', { class: 'num', id: 'run-done' }, `${run.done}/${run.total} (${(share * 100).toFixed(0)}%)`),
+    h('span', { class: 'num', id: 'run-done' }, t('run.doneOf', { done: run.done, total: run.total,
+      pct: (share * 100).toFixed(0) })),
     ACTIVE.includes(run.status) ? h('button', { type: 'button', class: 'secondary', onclick: cancel },
       t('run.cancel')) : null,
     run.error ? h('p', { class: 'alert error' }, t('run.runError', { message: run.error })) : null,
   ];
 }
+
+/** A cell labelled with its column's name (a phone shows a table's rows as labelled cards). */
+const labelledCell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`run.col.${key}`) } },
+  ...children);
 
 /** Says what a pass rate counts, beside every pass rate shown: one definition, errors apart. */
 function explainRates(container, summary) {
@@ -33,15 +38,15 @@ function explainRates(container, summary) {
   for (const el of container.querySelectorAll('#pass-rate, #per-evaluator thead th:nth-child(6)')) {
     el.title = text;
     const label = el.id === 'pass-rate' ? el.previousElementSibling : el;
-    label?.append(h('span', { class: 'info', title: text, 'aria-hidden': 'true' }, ' ⓘ'));
+    label?.append(h('span', { class: 'info-mark', title: text, 'aria-hidden': 'true' }, ' ⓘ'));
   }
   container.append(h('p', { class: 'hint', id: 'pass-rate-definition' }, text));
 }
 
 /** The dataset version the run graded: its name (to its page, at that version), number, rows. */
 function gradedDataset(dataset) {
-  if (!dataset) return h('p', { class: 'meta', id: 'run-dataset' }, `${t('task.dataset')}: ${t('common.none')}`);
-  return h('p', { class: 'meta', id: 'run-dataset' }, `${t('task.dataset')}: `,
+  if (!dataset) return h('p', { class: 'meta', id: 'run-dataset' }, withColon(t('task.dataset')), t('common.none'));
+  return h('p', { class: 'meta', id: 'run-dataset' }, withColon(t('task.dataset')),
     h('a', { href: `/datasets/${dataset.id}?version=${dataset.version}` }, dataset.name ?? dataset.id),
     ` · ${t('dataset.versionLabel', { number: dataset.version })} · ${t('run.datasetRows', { rows: dataset.rows })}`,
     dataset.file ? ` · ${dataset.file}` : '');
@@ -90,15 +95,16 @@ function summaryView(summary) {
         h('div', { class: 'ci', id: 'pass-rate-ci' }, ciNote(summary))),
       card(t('run.meanScore'), fmtScore(summary.meanScore))),
     h('h2', {}, t('run.perEvaluator')),
-    h('table', { class: 'table', id: 'per-evaluator' },
+    h('table', { class: 'table cards', id: 'per-evaluator' },
       h('thead', {}, h('tr', {}, ['evaluator', 'passed', 'failed', 'error', 'pending', 'passRate', 'meanScore']
         .map((k) => h('th', {}, t(`run.col.${k}`))))),
       h('tbody', {}, summary.evaluators.map((e) => h('tr', {},
-        h('td', {}, h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)),
-        h('td', { class: 'num' }, e.passed), h('td', { class: 'num' }, e.failed),
-        h('td', { class: 'num' }, e.error), h('td', { class: 'num' }, e.pending),
-        h('td', { class: 'num' }, fmtPct(rate(e)), h('span', { class: 'ci' }, ` ${fmtCi(e.passRateCi)}`)),
-        h('td', { class: 'num' }, fmtScore(e.meanScore),
+        labelledCell('evaluator', {}, h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name)),
+        labelledCell('passed', { class: 'num' }, e.passed), labelledCell('failed', { class: 'num' }, e.failed),
+        labelledCell('error', { class: 'num' }, e.error), labelledCell('pending', { class: 'num' }, e.pending),
+        labelledCell('passRate', { class: 'num' }, fmtPct(rate(e)),
+          h('span', { class: 'ci' }, ` ${fmtCi(e.passRateCi)}`)),
+        labelledCell('meanScore', { class: 'num' }, fmtScore(e.meanScore),
           h('span', { class: 'ci' }, e.meanScoreCi ? ` [${e.meanScoreCi.map((x) => x.toFixed(3)).join(', ')}]` : ''),
         ))))),
   ];
@@ -135,16 +141,18 @@ async function drawFailures(offset = 0) {
     return;
   }
   const rows = page.items.map((r) => h('tr', {},
-    h('td', {}, h('a', { href: `/runs/${runId}/samples/${encodeURIComponent(r.sampleId)}` }, r.sampleId)),
-    h('td', {}, r.evaluatorName), h('td', {}, statusBadge(r.status)), h('td', { class: 'num' }, fmtScore(r.score)),
-    h('td', { class: 'reason' }, reasonOf(r) || r.error || t('common.none'))));
+    labelledCell('sample', {}, h('a', { href: `/runs/${runId}/samples/${encodeURIComponent(r.sampleId)}` },
+      r.sampleId)),
+    labelledCell('evaluator', {}, r.evaluatorName), labelledCell('status', {}, statusBadge(r.status)),
+    labelledCell('score', { class: 'num' }, fmtScore(r.score)),
+    labelledCell('reason', { class: 'reason' }, reasonOf(r) || r.error || t('common.none'))));
   if (offset === 0) {
     if (page.total === 0) {
       mount(ui.failures, h('p', { class: 'state empty' }, t('run.noFailures')));
       return;
     }
     ui.failureBody = h('tbody', {});
-    mount(ui.failures, h('table', { class: 'table', id: 'failures' },
+    mount(ui.failures, h('table', { class: 'table cards', id: 'failures' },
       h('thead', {}, h('tr', {}, ['sample', 'evaluator', 'status', 'score', 'reason'].map((k) => h('th', {},
         t(`run.col.${k}`))))), ui.failureBody), ui.more = h('div', {}));
   }
@@ -175,7 +183,8 @@ function resultsView(run) {
       h('label', { class: 'filter' }, t('run.filter.evaluator'), ui.evaluatorFilter)), ui.histogram),
     h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('run.failures')),
       h('label', { class: 'filter' }, t('run.filter.status'), ui.statusFilter), h('div', { class: 'spacer' }),
-      h('span', { class: 'hint' }, `${t('run.export')}: `), exportLink('jsonl'), exportLink('csv')), ui.failures),
+      h('span', { class: 'hint' }, withColon(t('run.export'))), exportLink('jsonl'), exportLink('csv')),
+      ui.failures),
   ];
   refilter();
   return view;
@@ -203,6 +212,15 @@ async function poll() {
     return;
   }
   mount(ui.results, resultsView(run));
+  showTimes(await get(`/api/v1/runs/${runId}`).catch(() => null));
+}
+
+/** When the run started and, once it ended, how long it took. */
+function showTimes(run) {
+  if (!run?.startedAt) return;
+  const took = run.finishedAt ? (new Date(run.finishedAt) - new Date(run.startedAt)) / 1000 : null;
+  mount(ui.times, t('run.startedAt', { when: fmtDate(run.startedAt) }),
+    took === null ? null : ` · ${t('run.took', { seconds: took < 10 ? took.toFixed(1) : Math.round(took) })}`);
 }
 
 async function start() {
@@ -217,12 +235,16 @@ async function start() {
   ui.progress = h('div', { class: 'progress-row' });
   ui.summary = h('section', { class: 'card summary' });
   ui.results = h('div', {});
-  ui.head = h('div', { class: 'page-head' }, h('a', { href: `/tasks/${run.taskId}`, class: 'button secondary' },
-    `← ${t('run.task')}`), h('h1', {}, t('run.title', { id: run.id.slice(0, 8) })));
+  const back = h('a', { href: `/tasks/${run.taskId}`, class: 'button secondary', id: 'back-to-task' },
+    `← ${t('run.task')}`);
+  ui.head = h('div', { class: 'page-head' }, back, h('h1', {}, t('run.title', { id: run.id.slice(0, 8) })));
+  ui.times = h('p', { class: 'hint', id: 'run-times' });
   mount(root, ui.head,
-    h('section', { class: 'card' }, h('h2', {}, t('run.progress')), ui.progress),
+    h('section', { class: 'card' }, h('h2', {}, t('run.progress')), ui.progress, ui.times),
     ui.summary, ui.results);
+  showTimes(run);
   poll();
+  get(`/api/v1/tasks/${run.taskId}`).then((task) => { back.textContent = `← ${task.name}`; }, () => {});
 }
 
 start();

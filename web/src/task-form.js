@@ -1,6 +1,7 @@
 // /tasks/new and /tasks/{id}/edit: a task's name, description, dataset (picked from a searchable
 // list) and evaluators (picked from a searchable list, each with a weight). Checked before
 // saving, each problem named at its field; saved through POST /api/v1/tasks or PUT /tasks/{id}.
+// /tasks/new?dataset=ID (the dataset page's "new task") starts with that dataset picked.
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { errorState, h, loading, mount } from './common/dom.js';
@@ -14,7 +15,11 @@ const form = { saved: null, state: null, saving: false };
 
 async function load() {
   const facts = await get('/pages/api/form-facts');
-  if (!taskId) return { task: { name: '', description: '', evaluators: [] }, dataset: null, facts };
+  if (!taskId) { // from a dataset's page, ?dataset=ID: that dataset is picked already
+    const from = new URLSearchParams(window.location.search).get('dataset');
+    const dataset = from ? await get(`/api/v1/datasets/${encodeURIComponent(from)}`).catch(() => null) : null;
+    return { task: { name: '', description: '', evaluators: [] }, dataset, facts };
+  }
   const task = await get(`/api/v1/tasks/${taskId}`);
   const dataset = task.datasetId ? await get(`/api/v1/datasets/${task.datasetId}`) : null;
   return { task, dataset, facts };

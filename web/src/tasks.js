@@ -21,7 +21,7 @@ function row(task) {
   return h('tr', { dataset: { id: task.id } },
     cell('name', { class: 'name' }, h('a', { href: `/tasks/${task.id}` }, task.name)),
     cell('samples', { class: 'num' }, task.sampleCount),
-    cell('evaluators', {}, task.evaluators.map((e) => e.name).join(', ')),
+    cell('evaluators', {}, task.evaluators.map((e) => e.name).join(t('common.listSep'))),
     cell('updatedAt', {}, fmtDate(task.updatedAt)));
 }
 

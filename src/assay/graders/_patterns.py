@@ -21,6 +21,7 @@ import regex
 
 from assay.core.messages import Phrase
 from assay.core.untrusted import clean_text
+from assay.graders._regex_words import problem
 
 JS_FLAGS = frozenset("imsugy")
 _INLINE = {"i": "i", "m": "m", "s": "s"}
@@ -294,7 +295,7 @@ class CompiledPattern:
 
 def _syntax_error(exc: regex.error, source: str, where: Callable[[int], int]) -> PatternError:
     """The backtracking engine's complaint, placed in the pattern the user wrote."""
-    message = getattr(exc, "msg", None) or str(exc)
+    message = problem(getattr(exc, "msg", None) or str(exc))
     pos: int | None = getattr(exc, "pos", None)  # set by regex at run time; its stubs leave it out
     if pos is None:
         return PatternError(INVALID(problem=message))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from http import HTTPStatus
 from typing import Any, Literal
 
 import orjson
@@ -37,8 +38,13 @@ AT_PARAMETER = Phrase("api.at_parameter", "{where} parameter {path}: {problem}")
 MORE = Phrase("api.more", "and {count} more")
 CONFLICT = Phrase("api.conflict", "conflict: a row this request needs was changed or removed meanwhile; "
                                   "nothing was stored, reload and try again")
+NOT_NULL = Phrase("api.not_null", "{field}: may not be null (leave it out to keep the stored one)")
+"""A partial update (PUT or PATCH) that sends null for a field which cannot be empty."""
 UNSTORABLE = Phrase("api.unstorable", "a value does not fit the database (too long, or not storable); "
                                       "nothing was stored")
+ROUTING = {404: Phrase("api.unknown_path", "Not Found: {path} is no path of this API"),
+           405: Phrase("api.wrong_method", "Method Not Allowed: {path} does not take {method}")}
+"""The framework's own answers for a request no route takes (its detail as HTTP words it)."""
 
 
 class ApiError(Exception):
@@ -137,8 +143,12 @@ def install(app: FastAPI) -> None:
         return error_response(422, validation_message(exc.errors()))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> Response:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         message = exc.detail if isinstance(exc.detail, str) else "request failed"
+        routing = ROUTING.get(exc.status_code)
+        if routing is not None and message == HTTPStatus(exc.status_code).phrase:  # no route: not a route's words
+            message = routing(path=shown(request.url.path), method=shown(request.method, 16)) \
+                if exc.status_code == 405 else routing(path=shown(request.url.path))
         return error_response(exc.status_code, message, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(IntegrityError)

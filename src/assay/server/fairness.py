@@ -18,10 +18,10 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
 from assay.server.pace import Pacer
@@ -125,6 +125,20 @@ class FairGate:
                 return
 
 
+class Gate(Protocol):
+    """What ``FairCodeRunner`` takes turns through: this server's ``FairGate``, or on Ray the
+    cluster's permits (``server.ray_permits``)."""
+
+    slots: int
+    """Sandbox workers behind the gate: the widest a piece may spread."""
+    per_user: int
+    """One user's evaluations in flight at most."""
+
+    def slot(self, user: str, weight: int = 1) -> AbstractContextManager[None]:
+        """Hold ``weight`` workers for ``user`` for the block (waits for its turn)."""
+        ...
+
+
 class FairCodeRunner:
     """A ``CodeRunner`` whose calls take turns through a ``FairGate``. A batch goes to the inner
     runner in pieces, one after another, each admitted by the gate in its user's turn and spread
@@ -136,17 +150,19 @@ class FairCodeRunner:
     ``PIECE_SECONDS`` of a fast one, and a fast batch alone goes in large pieces at the
     sandbox's speed (at the cap's share of it when the cap is below the workers)."""
 
-    def __init__(self, inner: CodeRunner, gate: FairGate, *, owns_inner: bool = True) -> None:
+    def __init__(self, inner: CodeRunner, gate: Gate, *, owns_inner: bool = True, user: str | None = None) -> None:
         self.inner = inner
         self.gate = gate
         self.owns_inner = owns_inner
+        self.user = user
+        """Whose every call is (a run's actor on Ray); None: the caller's, by ``acting_for``."""
 
     def call(self, request: CodeCall) -> CodeOutcome:
-        with self.gate.slot(_user.get(), 1):
+        with self.gate.slot(self._user(), 1):
             return self.inner.call(request)
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
-        user = _user.get()
+        user = self._user()
         width = min(self.gate.slots, self.gate.per_user, batch.spread or self.gate.slots)  # workers a piece keeps busy
         depth = Pacer(PIECE_SECONDS, first=1, largest=PIECE_DEPTH)  # samples per worker in a piece
         outcomes: list[CodeOutcome] = []
@@ -165,6 +181,9 @@ class FairCodeRunner:
 
     def check(self, language: Any, source: str, function: str = "evaluate") -> str | None:
         return self.inner.check(language, source, function)
+
+    def _user(self) -> str:
+        return _user.get() if self.user is None else self.user
 
     def close(self) -> None:
         """Stop the inner runner when it is this one's."""

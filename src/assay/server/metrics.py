@@ -14,6 +14,8 @@ metric                                 type       meaning
 ``assay_run_slice_seconds``            histogram  time to grade one slice of a run
 ``assay_sandbox_queue_depth``          gauge      code evaluations waiting at the fair gate
 ``assay_evaluations_in_flight{user}``  gauge      sandbox workers busy per user id
+``assay_ray_evaluations_in_flight{user}``  gauge   code permits held per user id on the Ray cluster
+                                                 (``server.ray_permits``; the same from every server)
 ``assay_dataset_rows_total``           counter    dataset rows ingested (``rate()``: rows/s)
 ``assay_dataset_upload_rows_per_second``  gauge   rows/s of the last finished upload
 ``assay_dataset_upload_seconds``       histogram  time per finished upload
@@ -46,6 +48,9 @@ class Metrics:
                                          registry=r)
         self.evaluations_in_flight = Gauge("assay_evaluations_in_flight", "Code evaluations running, per user.",
                                            ["user"], registry=r)
+        self.ray_in_flight = Gauge("assay_ray_evaluations_in_flight",
+                                   "Code evaluations in flight on the Ray cluster, per user (every server's).",
+                                   ["user"], registry=r)
         self.dataset_rows = Counter("assay_dataset_rows", "Dataset rows ingested by uploads (rate(): rows/s).",
                                     registry=r)
         self.upload_rows_per_second = Gauge("assay_dataset_upload_rows_per_second",
@@ -70,6 +75,12 @@ class Metrics:
         for user, count in in_flight.items():
             self.evaluations_in_flight.labels(user=user).set(count)
         self.sandbox_queue_depth.set(waiting)
+
+    def set_ray(self, in_flight: Mapping[str, int]) -> None:
+        """The Ray gauge from the cluster's book of code permits."""
+        self.ray_in_flight.clear()
+        for user, count in in_flight.items():
+            self.ray_in_flight.labels(user=user).set(count)
 
     def render(self) -> bytes:
         """The text exposition format, for ``GET /metrics``."""

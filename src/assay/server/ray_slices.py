@@ -6,7 +6,9 @@ it is unset) and keeps one ``GradingActor`` actor per run it grades: the actor c
 run's evaluator snapshot once (``SpecsRef``) and keeps its sandbox pool warm. A slice goes to
 it as one batch of JSON lines; its verdicts come back as results lines, which this module
 turns into result rows for the database (inserted by the slice, in one batch), reason codes
-and arguments included.
+and arguments included. The actor's code runs under the run's user's permits from the cluster's
+book (``ray_permits``): at most ``ASSAY_USER_CODE_CAP`` of one user's code evaluations in flight
+on the whole cluster.
 """
 
 from __future__ import annotations
@@ -15,16 +17,20 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import orjson
 
 from assay.core.sample import Sample
+from assay.server.ray_permits import capped_on_cluster, permits_actor
 from assay.settings import Settings
 
 log = logging.getLogger("assay.server.ray")
 ACTORS_KEPT = 4
 """Runs whose actor a server keeps at once; the oldest is let go first."""
+METRICS_WAIT_S = 2.0
+"""How long a scrape of ``/metrics`` waits for the cluster's book of permits."""
 
 
 class RayGrading:
@@ -48,23 +54,28 @@ class RayGrading:
             self._started = True
         from assay.runner.ray_engine import GradingActor
 
-        self._actor_class = ray.remote(GradingActor).options(num_cpus=1)
+        # No CPU held for an actor's life: a server keeps the actors of up to ACTORS_KEPT runs,
+        # mostly idle, and each holding a CPU would leave a small cluster none for another user's
+        # run (it would wait for runs to be let go). What runs at once is bounded by the servers'
+        # slots and the users' code permits; SPREAD puts the actors on every node.
+        self._actor_class = ray.remote(GradingActor).options(num_cpus=0, scheduling_strategy="SPREAD")
         self._actors: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def grade(self, run_id: str, specs: Sequence[dict[str, Any]], samples: Sequence[Sample]) -> list[dict[str, Any]]:
+    def grade(self, run_id: str, user_id: str, specs: Sequence[dict[str, Any]],
+              samples: Sequence[Sample]) -> list[dict[str, Any]]:
         """The verdicts of ``samples`` (as results lines read back: ``id`` and ``results``, each
-        result named by its evaluator id)."""
+        result named by its evaluator id), graded for ``user_id``'s run ``run_id``."""
         import pyarrow as pa
         import ray
 
-        actor = self._actor(run_id, specs)
+        actor = self._actor(run_id, user_id, specs)
         text = [orjson.dumps(sample.model_dump(mode="json", exclude_none=True)).decode() for sample in samples]
         reply = ray.get(actor.__call__.remote(pa.table({"text": text})))
         lines = b"".join(reply["lines"])
         return [orjson.loads(line) for line in lines.splitlines() if line.strip()]
 
-    def _actor(self, run_id: str, specs: Sequence[dict[str, Any]]) -> Any:
+    def _actor(self, run_id: str, user_id: str, specs: Sequence[dict[str, Any]]) -> Any:
         import ray
 
         from assay.runner.ray_engine import SpecsRef
@@ -75,13 +86,24 @@ class RayGrading:
                 ref = SpecsRef(tuple((s["evaluatorId"], s["type"], s["config"], float(s["weight"])) for s in specs),
                                self.settings.code_timeout_max_ms, self.settings.api_judge_base_urls,
                                self.settings.api_judge_key_envs)
+                # The run's code takes the user's permits from the cluster's book (``ray_permits``).
+                capped = partial(capped_on_cluster, user=user_id, cap=self.settings.user_code_cap,
+                                 lease_s=float(self.settings.run_lease_s))
                 actor = self._actor_class.remote(  # lines with reason codes: stored as the local path stores them
-                    ref, self.settings, fingerprint=None, concurrency=self.settings.run_concurrency, codes=True)
+                    ref, self.settings, fingerprint=None, concurrency=self.settings.run_concurrency, codes=True,
+                    wrap_code=capped)
                 self._actors[run_id] = actor
                 while len(self._actors) > ACTORS_KEPT:
                     ray.kill(self._actors.popitem(last=False)[1])
             self._actors.move_to_end(run_id)
             return actor
+
+    def in_flight(self) -> dict[str, int]:
+        """Code evaluations in flight on the cluster per user (its book of permits)."""
+        import ray
+
+        found: dict[str, int] = ray.get(permits_actor().in_flight.remote(), timeout=METRICS_WAIT_S)
+        return found
 
     def close(self) -> None:
         import ray

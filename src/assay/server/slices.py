@@ -110,18 +110,22 @@ class SliceGrader:
             chunk = [sample for _, sample in todo[first:first + pace.size]]
             first += len(chunk)
             began = time.perf_counter()
-            lines = self._ray.grade(claim.run_id, specs, chunk)
+            lines = self._ray.grade(claim.run_id, claim.user_id, specs, chunk)
             pace.observe(len(chunk), time.perf_counter() - began)
             rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
                     for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
             with self.database.session() as session:
-                run_rows.add_results(session, rows)
-                run_rows.add_done(session, claim.run_id, len(rows))
+                run_rows.add_done(session, claim.run_id, run_rows.add_results(session, rows))
         return True
 
     def close(self) -> None:
         if self._ray is not None:
             self._ray.close()
+
+    def ray_in_flight(self) -> dict[str, int] | None:
+        """The Ray cluster's code evaluations in flight per user, once this server graded there
+        (None before: it has no connection to Ray)."""
+        return None if self._ray is None else self._ray.in_flight()
 
     def sizes(self, specs: Sequence[dict[str, Any]]) -> BatchSizes:
         """``runner.sizing``'s sizes for a run's evaluator specs (those that no longer compile
@@ -177,8 +181,7 @@ class SliceGrader:
             rows = [result_row(claim.run_id, spec, sample, index, result)
                     for (index, sample), result in zip(chunk, results)]
             with self.database.session() as session:
-                run_rows.add_results(session, rows)
-                run_rows.add_done(session, claim.run_id, len(rows))
+                run_rows.add_done(session, claim.run_id, run_rows.add_results(session, rows))
         return True
 
 

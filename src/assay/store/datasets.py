@@ -2,8 +2,8 @@
 
 A version's rows are written in batches as they arrive and read back in position order by
 ranges (``iter_rows``), so neither an upload nor a run holds a whole dataset. Where they are
-stored (one table on SQLite, a table per version on PostgreSQL) is ``row_tables``' business. Listing
-datasets reads the version rows' counts, never ``dataset_rows``. A version a run graded
+stored (one table on SQLite, a table per version on PostgreSQL) is ``row_tables``' business.
+Listing datasets reads the version rows' counts, never the rows. A version a run graded
 cannot be deleted (the foreign key is RESTRICT, and ``in_use`` says so first), so a finished
 run's results always name rows that exist.
 """
@@ -18,6 +18,7 @@ from sqlalchemy import CursorResult, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from assay.store import listing, row_tables
+from assay.store.clean import storable
 from assay.store.models import Dataset, DatasetRow, DatasetVersion, Run, Task, is_row_id, utcnow
 
 READ_BATCH = 1000
@@ -27,6 +28,15 @@ READ_BATCH = 1000
 def create_dataset(session: Session, *, name: str, description: str | None, created_by_id: str | None) -> Dataset:
     dataset = Dataset(name=name, description=description, created_by_id=created_by_id)
     session.add(dataset)
+    session.flush()
+    return dataset
+
+
+def update_dataset(session: Session, dataset: Dataset, **fields: str | None) -> Dataset:
+    """Set the given columns (name, description) and the update time."""
+    for key, value in fields.items():
+        setattr(dataset, key, storable(value))
+    dataset.updated_at = utcnow()
     session.flush()
     return dataset
 

@@ -102,22 +102,24 @@ def graded_in_range(session: Session, run_id: str, start: int, stop: int) -> set
 
 
 def add_done(session: Session, run_id: str, graded: int) -> None:
-    """Count ``graded`` more results in the run's progress (made exact when the run ends)."""
+    """Count ``graded`` more results in the run's progress: those ``add_results`` found new (the
+    count is made exact again when the run ends)."""
     session.execute(update(Run).where(Run.id == run_id).values(done=Run.done + graded))
 
 
-def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert result rows, skipping any (run, sample, evaluator) already stored."""
+def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> int:
+    """Insert result rows, skipping any (run, sample, evaluator) already stored; returns how many
+    were new (what a run's progress counts: a slice taken over from a server still grading it
+    may find some stored meanwhile)."""
     if not rows:
-        return
+        return 0
     now = utcnow()
     if session.get_bind().dialect.name == "postgresql":
-        _copy_results(session, [storable(row) for row in rows], now)
-        return
+        return _copy_results(session, [storable(row) for row in rows], now)
     # The table's own insert, not the ORM's bulk one: the same statement at less cost per row.
     statement = sqlite_insert(cast(Table, EvaluationResult.__table__)).on_conflict_do_nothing(
         index_elements=["run_id", "sample_id", "evaluator_id"])
-    session.connection().execute(statement, [{"created_at": now, **storable(row)} for row in rows])
+    return session.connection().execute(statement, [{"created_at": now, **storable(row)} for row in rows]).rowcount
 
 
 _COPIED = ("run_id", "sample_id", "sample_index", "evaluator_id", "evaluator_name", "status", "passed", "score",
@@ -125,7 +127,7 @@ _COPIED = ("run_id", "sample_id", "sample_index", "evaluator_id", "evaluator_nam
 """Every column of a result row but its id and time: a row without one of them is a bug here."""
 
 
-def _copy_results(session: Session, rows: list[dict[str, Any]], now: datetime) -> None:
+def _copy_results(session: Session, rows: list[dict[str, Any]], now: datetime) -> int:
     """PostgreSQL: the rows ``COPY``'d into a temporary table, then moved with one ``INSERT …
     SELECT … ON CONFLICT DO NOTHING`` (``COPY`` itself cannot skip a present row). The driver
     writes the copy in C; a multi-row ``INSERT`` built by SQLAlchemy cost the server several
@@ -144,7 +146,9 @@ def _copy_results(session: Session, rows: list[dict[str, Any]], now: datetime) -
                                 _json(row["details"] or {}), row["error_code"], row["latency_ms"]))
         cursor.execute(f"INSERT INTO evaluation_results ({columns}, created_at) SELECT {columns}, %s "
                        "FROM assay_results_in ON CONFLICT (run_id, sample_id, evaluator_id) DO NOTHING", (now,))
+        added = cursor.rowcount
         cursor.execute("DROP TABLE assay_results_in")
+    return added
 
 
 def _json(value: Any) -> str:

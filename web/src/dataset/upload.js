@@ -16,7 +16,8 @@ export function uploadBox(datasetId, facts, onDone) {
     h('p', {}, t('dataset.dropHere')),
     h('label', { for: 'file-input', class: 'button secondary', id: 'choose-file' }, t('dataset.chooseFile')),
     input,
-    h('p', { class: 'hint' }, t('dataset.formats', { suffixes: suffixes.join(' ') })));
+    h('p', { class: 'hint' }, t('dataset.formats', { suffixes: suffixes.join(' ') })),
+    h('p', { class: 'hint', id: 'columns-hint' }, t('dataset.columnsHint')));
   let busy = false;
 
   function refuse(title, message) {

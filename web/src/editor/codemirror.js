@@ -13,6 +13,7 @@ import { indentUnit, syntaxTree } from '@codemirror/language';
 import { Compartment, EditorState, Prec, StateEffect, StateField } from '@codemirror/state';
 import { linter, lintGutter } from '@codemirror/lint';
 import { Decoration, EditorView, keymap } from '@codemirror/view';
+import { t } from '../common/boot.js';
 
 const setErrorLine = StateEffect.define();
 const errorLineMark = Decoration.line({ class: 'cm-error-line' });
@@ -69,6 +70,20 @@ const stepOverClosing = EditorView.inputHandler.of((view, from, to, text) => {
   return true;
 });
 
+/** CodeMirror's own words (fold markers' titles, the search panel, what a screen reader is
+ * told), in the page's language. */
+const phrases = () => ({
+  'Fold line': t('cm.foldLine'), 'Unfold line': t('cm.unfoldLine'), 'Folded lines': t('cm.foldedLines'),
+  'Unfolded lines': t('cm.unfoldedLines'), 'folded code': t('cm.foldedCode'), unfold: t('cm.unfold'),
+  Find: t('cm.find'), Replace: t('cm.replace'), next: t('cm.next'), previous: t('cm.previous'), all: t('cm.all'),
+  'match case': t('cm.matchCase'), regexp: t('cm.regexp'), 'by word': t('cm.byWord'), replace: t('cm.replaceOne'),
+  'replace all': t('cm.replaceAll'), close: t('cm.close'), 'current match': t('cm.currentMatch'),
+  'on line': t('cm.onLine'), 'replaced $ matches': t('cm.replacedMatches'),
+  'replaced match on line $': t('cm.replacedOnLine'), 'Go to line': t('cm.gotoLine'), go: t('cm.go'),
+  Diagnostics: t('cm.diagnostics'), 'No diagnostics': t('cm.noDiagnostics'), Completions: t('cm.completions'),
+  'Control character': t('cm.controlCharacter'), 'Selection deleted': t('cm.selectionDeleted'), to: t('cm.to'),
+});
+
 /** An editor in `parent`; `onChange()` after each edit (the page binds Ctrl/Cmd-S itself). */
 export function createEditor(parent, { doc, language, readOnly = false, onChange }) {
   const mode = new Compartment();
@@ -82,6 +97,7 @@ export function createEditor(parent, { doc, language, readOnly = false, onChange
         EditorView.contentAttributes.of({ tabindex: '0' }),
         keymap.of([indentWithTab]),
         basicSetup,
+        EditorState.phrases.of(phrases()),
         mode.of(modes[language] ? modes[language]() : []),
         errorLineField,
         EditorState.readOnly.of(readOnly),

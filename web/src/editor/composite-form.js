@@ -22,6 +22,7 @@ export function evaluatorPicker(onPick, { exclude = () => false, id = 'picker' }
   return searchPicker({
     id,
     placeholder: t('form.pickSearch'),
+    none: t('form.pickNone'),
     find: async (q) => {
       const query = new URLSearchParams({ q, sort: 'name', order: 'asc', limit: '8' });
       return (await get(`/api/v1/evaluators?${query}`)).filter((e) => !exclude(e));

@@ -13,7 +13,8 @@ export function testPanel({ run, note }) {
   const result = h('div', { class: 'test-result', 'aria-live': 'polite' });
   const button = h('button', { type: 'button', class: 'primary', id: 'run-test' }, t('editor.runTest'));
   const form = h('div', { class: 'test-inputs' },
-    area('input', 'input'), area('output', 'output'), area('expected', 'expected'),
+    ...['input', 'output', 'expected'].map((name) => area(name, h('span', {}, h('code', {}, name), ' ',
+      h('span', { class: 'hint' }, t(`editor.param.${name}`))))),
     area('metadata', t('editor.metadataJson'), 2, '{}'));
   const value = (name) => form.querySelector(`[name=${name}]`).value;
 
@@ -46,7 +47,8 @@ export function testPanel({ run, note }) {
     mount(result,
       h('div', { class: `verdict ${verdict}`, id: 'verdict' }, `${symbol} ${t(`editor.${verdict}`)}`),
       h('dl', { class: 'facts' },
-        h('dt', {}, 'passed'), h('dd', { id: 'result-passed' }, String(data.passed)),
+        h('dt', {}, t('editor.passedField')),
+        h('dd', { id: 'result-passed' }, t(data.passed ? 'common.yes' : 'common.no')),
         h('dt', {}, t('editor.score')), h('dd', { id: 'result-score' }, fmtScore(data.score)),
         h('dt', {}, t('editor.reason')), h('dd', { id: 'result-reason' }, reasonOf(data) ?? t('common.none')),
         h('dt', {}, t('editor.latency')), h('dd', {}, `${Number(data.latencyMs).toFixed(1)} ms`),

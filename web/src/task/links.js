@@ -59,8 +59,10 @@ export function datasetField(picked, pinned = null) {
   const picker = searchPicker({
     id: 'dataset-picker',
     placeholder: t('taskForm.datasetSearch'),
+    none: t('taskForm.datasetNone'),
     prefix: '',
-    find: async (q) => get(`/api/v1/datasets?${new URLSearchParams({ q, sort: 'name', order: 'asc', limit: '8' })}`),
+    find: async (q) => (await get(`/api/v1/datasets?${new URLSearchParams({ q, sort: 'name', order: 'asc',
+      limit: '9' })}`)).filter((d) => d.id !== chosen?.id).slice(0, 8), // the picked one is shown above
     describe: versionText,
     onPick: (d) => {
       chosen = d;

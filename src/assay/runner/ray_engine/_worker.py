@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.core.aggregate import SampleVerdict
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
-from assay.core.interfaces import Resources
+from assay.core.interfaces import CodeRunner, Resources
 from assay.core.result import Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
@@ -45,9 +46,10 @@ class GradingActor:
 
     def __init__(self, suite: SuiteRef | SpecsRef, settings: Settings, *, fingerprint: str | None,
                  done: Any = None, concurrency: int = 8, judge_cache_reads: bool = True, judge: Any = None,
-                 codes: bool = False) -> None:
+                 codes: bool = False, wrap_code: Callable[[CodeRunner], CodeRunner] | None = None) -> None:
         self._settings = settings
         self._codes = codes
+        self._wrap_code = wrap_code  # the service's cap on a user's code in flight (``server.ray_permits``)
         self._judge = judge  # the run's JudgeActor, when the suite has LLM graders
         self._fingerprint = fingerprint
         self._done: frozenset[str] = _resolve(done) or frozenset()
@@ -109,6 +111,8 @@ class GradingActor:
             resources = build_resources(self._settings, judge_cache_reads=self._judge_cache_reads)
             if self._judge is not None:
                 resources.judge_client = ActorJudgeClient(self._judge)
+            if self._wrap_code is not None and resources.code_runner is not None:
+                resources.code_runner = self._wrap_code(resources.code_runner)
             self._resources = resources
         return self._resources
 

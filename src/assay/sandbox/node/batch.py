@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from assay.core.interfaces import CodeBatch, CodeOutcome
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode
 from assay.sandbox.chunks import encode_args
 from assay.sandbox.node.handle import Worker, WorkerGone
@@ -23,6 +24,8 @@ from assay.sandbox.node.session import answer, send_batch
 
 if TYPE_CHECKING:
     from assay.sandbox.node.pool import NodePool
+
+WORKER_FAILED = Phrase("sandbox.node.worker_failed", "the Node worker failed: {error}")
 
 Item = tuple[int, str]
 """A sample: its position in the batch and its arguments as JSON text."""
@@ -79,7 +82,7 @@ class ChunkRunner:
             else:
                 keep = worker.calls < pool.max_calls
         except WorkerGone as exc:  # the request could not be sent: the first sample gets the error
-            got.append(classify({"status": "error", "message": f"the Node worker failed: {exc}"},
+            got.append(classify({"status": "error", "message": WORKER_FAILED(error=str(exc))},
                                 (time.monotonic() - start) * 1000, self.limits(worker.layers)))
         finally:
             pool._release(worker, keep)
@@ -93,4 +96,4 @@ class ChunkRunner:
         except TimeoutError:
             return {"status": "timeout", "message": overran(self.timeout_ms, worker)}, False
         except WorkerGone as exc:
-            return {"status": "error", "message": f"the Node worker failed: {exc}"}, False
+            return {"status": "error", "message": WORKER_FAILED(error=str(exc))}, False

@@ -10,13 +10,21 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
+from assay.core.messages import Phrase
 from assay.sandbox.chunks import refused, spread
-from assay.sandbox.node.batch import ChunkRunner, encode
+from assay.sandbox.node.batch import WORKER_FAILED, ChunkRunner, encode
 from assay.sandbox.node.handle import Confined, Worker, WorkerGone
 from assay.sandbox.node.outcome import check_problem, overran
 from assay.sandbox.node.runtime import NOT_INSTALLED, WORKER_JS, find_node, hidden_from_others, missing_dependencies
 from assay.sandbox.node.session import exchange, handshake
 
+NO_EXECUTABLE = Phrase("sandbox.node.no_executable", "the Node.js executable {node} was not found or is not executable")
+NO_NODE = Phrase("sandbox.node.no_node", "node is not installed: Node.js evaluators are unavailable")
+CLOSED = Phrase("sandbox.node.closed", "the Node pool is closed")
+CANNOT_START = Phrase("sandbox.node.cannot_start", "cannot start node: {error}")
+HIDDEN = Phrase("sandbox.node.hidden", "{problem}; the worker runs as uid 65534 and cannot read {path}: put assay and "
+                                       "its Node modules where every directory is world-readable (chmod o+rx)")
+NEEDS_MODULES = Phrase("sandbox.node.needs_modules", "{problem}; {setup}")
 CHECK_TIMEOUT_MS = 2000
 """How long a ``check`` may run the module's top level."""
 CHECK_MEMORY_MB = 128
@@ -39,9 +47,7 @@ class NodePool:
         self.size = max(1, size or os.cpu_count() or 1)
         self.weak = weak
         self.node = find_node(node)
-        self._no_node = "" if self.node else (
-            f"the Node.js executable {node!r} was not found or is not executable" if node
-            else "node is not installed: Node.js evaluators are unavailable")
+        self._no_node = "" if self.node else NO_EXECUTABLE(node=repr(node)) if node else NO_NODE()
         self.max_calls = max_calls
         self.margin_s = margin_s
         self.startup_s = startup_s
@@ -136,7 +142,7 @@ class NodePool:
         except TimeoutError:
             response = {"status": "timeout", "message": overran(timeout_s * 1000, worker)}
         except (WorkerGone, ValueError) as exc:
-            response = {"status": "error", "message": f"the Node worker failed: {exc}"}
+            response = {"status": "error", "message": WORKER_FAILED(error=str(exc))}
         finally:
             self._release(worker, keep)
         return response
@@ -147,7 +153,7 @@ class NodePool:
         with self._cond:
             while True:
                 if self._closed:
-                    return "the Node pool is closed"
+                    return CLOSED()
                 if self._idle:
                     return self._idle.pop()
                 if self._live < self.size:
@@ -169,7 +175,7 @@ class NodePool:
                 self._confined = Confined(node, self.weak)
             worker = Worker(node, self._confined)
         except Exception as exc:  # noqa: BLE001 - a call never raises: report it as unavailable
-            return f"cannot start node: {exc}"
+            return CANNOT_START(error=str(exc))
         with self._cond:
             self._workers.add(worker)
         problem = handshake(worker, time.monotonic() + self.startup_s)
@@ -181,9 +187,8 @@ class NodePool:
         modules = self._confined.modules if self._confined is not None else None
         hidden = None if self.weak else (hidden_from_others(WORKER_JS) or (modules and hidden_from_others(modules)))
         if hidden:
-            problem += f"; the worker runs as uid 65534 and cannot read {hidden}: put assay and its Node " \
-                       "modules where every directory is world-readable (chmod o+rx)"
-        return problem + ("" if "node_modules" not in problem else f"; {NOT_INSTALLED}")
+            problem = HIDDEN(problem=problem, path=hidden)
+        return problem if "node_modules" not in problem else NEEDS_MODULES(problem=problem, setup=NOT_INSTALLED)
 
     def _release(self, worker: Worker | None, keep: bool) -> None:
         with self._cond:

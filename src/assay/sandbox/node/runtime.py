@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from assay.core.messages import Phrase
+
 NODE_DIR = Path(__file__).resolve().parent
 WORKER_JS = NODE_DIR / "worker.js"
 PACKAGE_JSON = NODE_DIR / "package.json"
@@ -30,8 +32,8 @@ NODE_MODULES = NODE_DIR / "node_modules"
 LIBRARIES = ("lodash", "dayjs", "validator", "ajv")
 """The modules an evaluator may ``require`` (``libraries.js`` packs them into the isolate)."""
 REQUIRED_MODULES = ("isolated-vm", "ses", *LIBRARIES)
-NOT_INSTALLED = ("Node.js evaluator dependencies are not installed: run `assay sandbox setup` "
-                 "(or `make node-deps` in a checkout)")
+NOT_INSTALLED = Phrase("sandbox.node.not_installed", "Node.js evaluator dependencies are not installed: run "
+                                                      "`assay sandbox setup` (or `make node-deps` in a checkout)")()
 
 
 def setup_dir(per_user: bool = False) -> Path:

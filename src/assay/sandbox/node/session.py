@@ -13,8 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from assay.core.messages import Phrase
 from assay.sandbox.node.handle import Worker, WorkerGone
 from assay.sandbox.results import load_json
+
+NO_START = Phrase("sandbox.node.no_start", "the Node worker did not start ({problem}): {stderr}")
+NO_HELLO = Phrase("sandbox.node.no_hello", "the Node worker did not start (it wrote no hello)")
+NOT_STARTED = Phrase("sandbox.node.not_started", "the Node worker did not start")
+REFUSALS = (Phrase("sandbox.node.no_isolate", "isolated-vm cannot be loaded: {error}"),
+            Phrase("sandbox.node.no_ses", "the sandbox cannot be set up (is `ses` installed?): {error}"))
+"""The worker's own refusals to start (``worker.js`` writes their words before the error)."""
 
 
 def handshake(worker: Worker, deadline: float) -> str | None:
@@ -22,10 +30,20 @@ def handshake(worker: Worker, deadline: float) -> str | None:
     try:
         hello = json.loads(worker.read_line(deadline))
     except (WorkerGone, ValueError, TimeoutError) as exc:
-        return f"the Node worker did not start ({exc or 'no answer'}): {worker.stderr_tail()}"
+        return NO_START(problem=str(exc), stderr=worker.stderr_tail())
     if not isinstance(hello, dict):
-        return "the Node worker did not start (it wrote no hello)"
-    return None if hello.get("ready") else str(hello.get("error") or "the Node worker did not start")
+        return NO_HELLO()
+    if hello.get("ready"):
+        return None
+    error = hello.get("error")
+    if not error:
+        return NOT_STARTED()
+    error = str(error)
+    for phrase in REFUSALS:
+        words = phrase.text.removesuffix("{error}")
+        if error.startswith(words):
+            return phrase(error=error[len(words):])
+    return error
 
 
 def exchange(worker: Worker, payload: dict[str, Any], deadline: float) -> dict[str, Any]:

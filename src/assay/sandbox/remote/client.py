@@ -16,10 +16,11 @@ import orjson
 
 from assay.core.context import Language
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome
+from assay.core.messages import Phrase, Said
 from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
 from assay.sandbox.remote._http import Connections, HttpError, Reply
-from assay.sandbox.remote.wire import SPEC_MEMORY_MB, outcome_from
+from assay.sandbox.remote.wire import OUT_OF_PROTOCOL, SPEC_MEMORY_MB, outcome_from
 
 DEADLINE_MARGIN_S = 2.5
 """Added to an evaluation's own timeout: the service's Node watchdog may take the timeout plus 2 s."""
@@ -28,6 +29,17 @@ BATCH_INPUTS = 256
 """Inputs per ``/execute/batch`` request (the service's default ceiling is 1,000)."""
 CONNECT_TIMEOUT_S = 2.0
 _BUSY_BACKOFF_S = (0.02, 0.05, 0.1, 0.2, 0.5)
+UNAVAILABLE = Phrase("sandbox.remote.unavailable", "the sandbox service at {url} {what}")
+NO_ANSWER = Phrase("sandbox.remote.no_answer", "gave no answer within {seconds} s")
+UNREACHABLE = Phrase("sandbox.remote.unreachable", "cannot be reached: {error}")
+BUSY = Phrase("sandbox.remote.busy", "is busy: its queue is full (503); try again or add capacity")
+SECRET = Phrase("sandbox.remote.secret", "refused the secret (401): set SANDBOX_SECRET to the service's secret")
+FAILED = Phrase("sandbox.remote.failed", "failed ({status})")
+FAILED_SAYING = Phrase("sandbox.remote.failed_saying", "failed ({status}: {message})")
+NOT_OBJECT = Phrase("sandbox.remote.not_object", "answered out of protocol (not a JSON object)")
+REJECTED = Phrase("sandbox.remote.rejected", "the sandbox service rejected the request ({status}): {message}")
+NO_REASON = Phrase("sandbox.remote.no_reason", "no reason")
+NOT_JSON = Phrase("sandbox.remote.not_json", "the arguments are not JSON data: {error}")
 
 
 class RemoteCodeRunner:
@@ -90,7 +102,7 @@ class RemoteCodeRunner:
             return [answer] * len(inputs)
         results = answer.get("results")
         if not isinstance(results, list) or len(results) != len(inputs):
-            broken = CodeOutcome(error=ErrorCode.UNAVAILABLE, message="the sandbox service answered out of protocol")
+            broken = CodeOutcome(error=ErrorCode.UNAVAILABLE, message=OUT_OF_PROTOCOL())
             return [broken] * len(inputs)
         return [outcome_from(r if isinstance(r, dict) else {}, "result") for r in results]
 
@@ -146,20 +158,20 @@ class RemoteCodeRunner:
         try:
             content = orjson.dumps(body)
         except TypeError as exc:
-            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=f"the arguments are not JSON data: {exc}")
+            return CodeOutcome(error=ErrorCode.INVALID_CONFIG, message=NOT_JSON(error=str(exc)))
         end = time.monotonic() + deadline_s
         for wait in (*_BUSY_BACKOFF_S, None):
             try:
                 reply = self._http.request("POST", path, content, max(end - time.monotonic(), 0.05))
             except HttpError as exc:
                 if exc.timed_out:
-                    return self._unavailable(f"gave no answer within {deadline_s:.1f} s")
-                return self._unavailable(f"cannot be reached: {exc}")
+                    return self._unavailable(NO_ANSWER(seconds=f"{deadline_s:.1f}"))
+                return self._unavailable(UNREACHABLE(error=str(exc)))
             if reply.status != 503:
                 return self._answer(reply)
             pause = min(wait or 0.0, _retry_after(reply), end - time.monotonic() - 0.05)
             if wait is None or pause <= 0:
-                return self._unavailable("is busy: its queue is full (503); try again or add capacity")
+                return self._unavailable(BUSY())
             time.sleep(pause)
         raise AssertionError("unreachable")
 
@@ -171,18 +183,19 @@ class RemoteCodeRunner:
             answer = None
         message = answer.get("error") if isinstance(answer, dict) and isinstance(answer.get("error"), str) else None
         if status == 401:
-            return self._unavailable("refused the secret (401): set SANDBOX_SECRET to the service's secret")
+            return self._unavailable(SECRET())
         if status >= 500:
-            return self._unavailable(f"failed ({status}{': ' + message if message else ''})")
+            said = FAILED_SAYING(status=status, message=message) if message else FAILED(status=status)
+            return self._unavailable(said)
         if status != 200:  # 400, 413, 422: the request itself cannot be run there
             return CodeOutcome(error=ErrorCode.INVALID_CONFIG,
-                               message=f"the sandbox service rejected the request ({status}): {message or 'no reason'}")
+                               message=REJECTED(status=status, message=message or NO_REASON()))
         if not isinstance(answer, dict):
-            return self._unavailable("answered out of protocol (not a JSON object)")
+            return self._unavailable(NOT_OBJECT())
         return answer
 
-    def _unavailable(self, what: str) -> CodeOutcome:
-        return CodeOutcome(error=ErrorCode.UNAVAILABLE, message=f"the sandbox service at {self.url} {what}")
+    def _unavailable(self, what: Said) -> CodeOutcome:
+        return CodeOutcome(error=ErrorCode.UNAVAILABLE, message=UNAVAILABLE(url=self.url, what=what))
 
 
 def _spec_shaped(request: CodeCall) -> bool:

@@ -27,9 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from assay.core.interfaces import CodeOutcome
+from assay.core.messages import Phrase
 from assay.core.result import ErrorCode
 from assay.sandbox.results import as_phrased, phrase_of
 
+OUT_OF_PROTOCOL = Phrase("sandbox.remote.out_of_protocol", "the sandbox service answered out of protocol")
 DEFAULT_TIMEOUT_MS = 5000
 """The spec's default ``timeout`` (ms), as the ``code`` grader's."""
 SPEC_MEMORY_MB = 128
@@ -122,4 +124,4 @@ def outcome_from(answer: dict[str, Any], value_key: str) -> CodeOutcome:
         traceback = answer.get("traceback") if isinstance(answer.get("traceback"), str) else None
         return replace(common, error=code, message=as_phrased(answer.get("errorPhrase"), answer["error"]),
                        traceback=traceback)
-    return replace(common, error=ErrorCode.UNAVAILABLE, message="the sandbox service answered out of protocol")
+    return replace(common, error=ErrorCode.UNAVAILABLE, message=OUT_OF_PROTOCOL())

@@ -49,7 +49,8 @@ def _top_bar(lang: str, user: str | None, csrf: str | None, active: str) -> str:
                f'<input type="hidden" name="csrf" value="{escape(csrf or "")}">'
                f'<button type="submit" class="link">{escape(t("nav.signout"))}</button></form>') if user else ""
     return (f'<header class="topbar"><a class="brand" href="/evaluators">{escape(t("app.title"))}</a>'
-            f'<nav>{links}</nav><div class="spacer"></div>{_language_switch(lang)}{signout}</header>')
+            f'<nav>{links}</nav><div class="spacer"></div>'
+            f'<div class="session">{_language_switch(lang)}{signout}</div></header>')
 
 
 def render(*, lang: str, title: str, page: str, user: str | None = None, csrf: str | None = None,

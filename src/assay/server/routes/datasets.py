@@ -14,7 +14,7 @@ from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import ApiError, not_found
+from assay.server.errors import NOT_NULL, ApiError, not_found
 from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.datasets import (
@@ -23,6 +23,7 @@ from assay.server.schemas.datasets import (
     DatasetOut,
     DatasetRowOut,
     DatasetRowPage,
+    DatasetUpdate,
     DatasetVersionOut,
 )
 from assay.server.service import Service
@@ -86,6 +87,19 @@ def list_datasets(session: SessionDep, user: CurrentUser, response: Response, wi
 @router.get("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Get a dataset and its versions")
 def get_dataset(dataset_id: str, session: SessionDep, _user: CurrentUser) -> Any:
     return Envelope(data=_detail(session, _found(session, dataset_id)))
+
+
+@router.patch("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Rename a dataset or change its "
+              "description", description="Only the fields sent change: `{\"name\": \"...\"}`, "
+              "`{\"description\": null}` (cleared). Its creator or an admin may.")
+def update_dataset(dataset_id: str, body: DatasetUpdate, session: SessionDep, user: CurrentUser) -> Any:
+    dataset = _changeable(session, dataset_id, user)
+    changes = body.model_dump(exclude_unset=True, by_alias=False)
+    if "name" in changes and changes["name"] is None:
+        raise ApiError(422, NOT_NULL(field="name"))
+    rows.update_dataset(session, dataset, **changes)
+    session.commit()
+    return Envelope(data=_detail(session, dataset))
 
 
 @router.post("/{dataset_id}/versions", response_model=Envelope[DatasetVersionOut],

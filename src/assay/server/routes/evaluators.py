@@ -18,7 +18,7 @@ from assay.core.messages import Phrase
 from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError, evaluator_not_found
+from assay.server.errors import EVALUATOR_EXECUTION_FAILED, NOT_NULL, ApiError, evaluator_not_found
 from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.evaluators import (
@@ -38,7 +38,6 @@ from assay.store import users
 from assay.store.models import Evaluator
 from assay.store.translate import from_spec, to_spec
 
-NOT_NULL = Phrase("api.evaluator.not_null", "{field}: may not be null (leave it out to keep the stored one)")
 CONFIG_REQUIRED = Phrase("api.evaluator.config_required", "config: required when type changes")
 IN_USE = Phrase("api.evaluator.in_use", "evaluator {id} is attached to task(s) {tasks}; delete those tasks first")
 PRESET = {verb: Phrase(f"api.evaluator.preset_{verb}",

@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 import assay
+from assay.core.messages import Phrase
 from assay.server.deps import ServiceDep
 from assay.server.errors import ApiError, log
 from assay.server.metrics import CONTENT_TYPE, RUN_STATES
@@ -22,6 +23,9 @@ from assay.store import runs as run_rows
 from assay.store.migrate import current_revision, head_revision
 
 router = APIRouter(tags=["health"])
+NO_DATABASE = Phrase("api.ready.no_database", "database unavailable ({error}); the server log has the details")
+OTHER_SCHEMA = Phrase("api.ready.other_schema", "the database schema is at {revision}, this server expects {expected}: "
+                                                "run `assay db upgrade` (or start a server of the matching version)")
 
 
 @router.get("/health", response_model=Envelope[dict[str, Any]], summary="Is the process up? (liveness)")
@@ -36,11 +40,10 @@ async def ready(service: ServiceDep) -> Any:
         revision, counts = await run_in_threadpool(_queue_state, service)
     except Exception as exc:  # noqa: BLE001  a readiness check reports, it does not raise
         log.warning("readiness: the database did not answer: %s", exc)
-        raise ApiError(503, f"database unavailable ({type(exc).__name__}); the server log has the details") from None
+        raise ApiError(503, NO_DATABASE(error=type(exc).__name__)) from None
     expected = head_revision()
     if revision != expected:
-        raise ApiError(503, f"the database schema is at {revision!r}, this server expects {expected!r}: run "
-                            "`assay db upgrade` (or start a server of the matching version)")
+        raise ApiError(503, OTHER_SCHEMA(revision=repr(revision), expected=repr(expected)))
     return Envelope(data={"status": "ready", "database": service.database.engine.dialect.name, "schema": revision,
                           "runs": {state: counts.get(state, 0) for state in RUN_STATES}})
 
@@ -53,6 +56,12 @@ async def metrics(service: ServiceDep) -> Response:
     except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
         log.warning("metrics: run counts not read: %s", exc)
     service.metrics.set_sandbox(service.gate.in_flight(), service.gate.waiting())
+    try:
+        on_ray = await run_in_threadpool(service.worker.slices.ray_in_flight)
+        if on_ray is not None:
+            service.metrics.set_ray(on_ray)
+    except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
+        log.warning("metrics: the Ray cluster's code permits not read: %s", exc)
     return Response(service.metrics.render(), media_type=CONTENT_TYPE)
 
 

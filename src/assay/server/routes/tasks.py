@@ -11,7 +11,7 @@ from assay.core.messages import Phrase
 from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import ApiError, evaluator_not_found, not_found
+from assay.server.errors import NOT_NULL, ApiError, evaluator_not_found, not_found
 from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
 from assay.server.routes.runs import run_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
@@ -35,7 +35,6 @@ router = APIRouter(prefix="/tasks", tags=["tasks"], responses=ERROR_RESPONSES)
 
 TWICE = Phrase("api.task.evaluator_twice", "evaluators[{index}].evaluatorId: {id} is attached twice")
 BOTH_DATASETS = Phrase("api.task.both_datasets", "dataset and datasetId: give one, the rows or the id of a dataset")
-NAME_NULL = Phrase("api.task.name_null", "name: may not be null (leave it out to keep the stored one)")
 EVALUATORS_NULL = Phrase("api.task.evaluators_null", "evaluators: may not be null (leave it out to keep the "
                                                      "attached ones)")
 RUNNING = Phrase("api.task.running", "task {id} has a run in progress; cancel it first")
@@ -139,7 +138,7 @@ def update_task(task_id: str, body: TaskUpdate, session: SessionDep, user: Curre
     task = _changeable(session, task_id, user)
     given = body.model_fields_set
     if "name" in given and body.name is None:
-        raise ApiError(422, NAME_NULL())
+        raise ApiError(422, NOT_NULL(field="name"))
     if "evaluators" in given and body.evaluators is None:
         raise ApiError(422, EVALUATORS_NULL())
     links = _links(session, body.evaluators) if body.evaluators is not None else None

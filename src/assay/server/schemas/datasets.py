@@ -22,6 +22,14 @@ class DatasetCreate(ApiModel):
                                                           "expected, metadata; other fields go into metadata.")
 
 
+class DatasetUpdate(ApiModel):
+    """Changes to a dataset: the fields given replace the stored ones (``description`` null
+    clears it; ``name`` may not be null). Its versions and rows never change."""
+
+    name: Name | None = None
+    description: Description | None = None
+
+
 class DatasetVersionOut(ApiModel):
     """One upload of a dataset. ``columns`` are the column names (keys) the rows had, the first
     200; ``sizeBytes`` is the rows' size as stored JSON."""
