@@ -47,6 +47,22 @@ def test_rows_are_read_by_position_range_in_order(database):
         assert store.find_row(session, version_id, "nope") is None
 
 
+def test_rows_keep_every_character_that_copy_escapes(database):
+    """On PostgreSQL a batch goes to COPY as one block of text unless a field holds a tab, a
+    line break, a carriage return or a backslash: such rows come back as they went in."""
+    upgrade(database)
+    odd = ["tab\there", "line\nbreak", "cr\rhere", "back\\slash", "\\N", "\\.", "中文"]
+    with database.session() as session:
+        dataset = store.create_dataset(session, name="d", description=None, created_by_id=None)
+        version_id = store.begin_version(session, dataset.id, source_name=None, format="jsonl", created_by_id=None).id
+        store.add_rows(session, version_id, [(i, s, json.dumps({"id": s, "input": s})) for i, s in enumerate(odd)])
+        store.add_rows(session, version_id, [(len(odd), "plain", json.dumps({"id": "plain"}))])
+        store.finish_version(session, version_id, row_count=len(odd) + 1, size_bytes=0, columns=["id", "input"])
+    with database.session() as session:
+        assert [r["id"] for _, r in store.iter_rows(session, version_id)] == [*odd, "plain"]
+        assert all(store.find_row(session, version_id, s) == {"id": s, "input": s} for s in odd)
+
+
 def test_inline_task_rows_move_into_a_dataset_version_that_the_tasks_runs_name(database):
     upgrade(database, "0001")
     now = datetime.now(UTC)

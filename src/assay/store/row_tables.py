@@ -94,7 +94,7 @@ def copy_rows(session: Session, version_id: str, rows: Sequence[tuple[int, str, 
 def index_version(session: Session, version_id: str) -> None:
     """PostgreSQL: build the version's keys once its rows are in: position (the primary key)
     and sample id (unique). DuplicateSample, naming the first sample id seen twice (by the
-    position of its second row) when there is one; the caller's transaction is then unusable."""
+    position of its second row) when there is one (the failed build is undone to a savepoint)."""
     if not per_version(session):
         return
     import psycopg
