@@ -138,3 +138,24 @@ def test_an_upload_whose_version_was_deleted_meanwhile_keeps_no_rows(database):
         ingest._ingest(database, dataset_id, "d.jsonl", "jsonl", rows(), limits=ingest.Limits(10**6, 10**6),
                        created_by_id=None, clean=False)
     assert all_stored_rows(database) == 0
+
+
+def test_rows_of_a_version_deleted_after_its_lookup_are_not_found(database):
+    """On PostgreSQL the version's table is dropped with it: a read that looked the version up
+    before another transaction deleted it says LookupError (the API's 404), not the driver's
+    missing-table error (a 500 before). SQLite's rows are in one table, read as a snapshot."""
+    if database.is_sqlite:
+        pytest.skip("SQLite keeps every version's rows in dataset_rows: nothing is dropped")
+    upgrade(database)
+    version_id = _version_with(database, 3)
+    with database.session() as reader:
+        assert store.find_row(reader, version_id, "s1") == {"id": "s1", "input": 1}
+        reader.commit()  # the lookup's transaction ends, as between a route's lookup and its read
+        with database.session() as deleter:
+            store.discard_version(deleter, version_id)
+        with pytest.raises(LookupError, match=version_id):
+            list(store.iter_rows(reader, version_id))
+        reader.rollback()
+        with pytest.raises(LookupError, match=version_id):
+            store.find_row(reader, version_id, "s1")
+        reader.rollback()

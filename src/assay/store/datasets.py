@@ -169,7 +169,8 @@ def iter_rows(session: Session, version_id: str, start: int = 0, stop: int | Non
     """``(position, row)`` of a version's rows with ``start <= position < stop`` (to the end
     when ``stop`` is None), in position order, fetched ``batch`` rows per query by key range
     (no OFFSET scan). Each row is the stored sample: ``id``, ``input``, ``output``, ...;
-    positions count from 0 and have no gaps."""
+    positions count from 0 and have no gaps. LookupError when the version was deleted after it
+    was looked up (``row_tables.gone_as_lookup``)."""
     t = row_tables.rows_of(session, version_id)
     position = start
     while stop is None or position < stop:
@@ -177,7 +178,8 @@ def iter_rows(session: Session, version_id: str, start: int = 0, stop: int | Non
         query = (select(t.c.position, t.c.data)
                  .where(t.c.version_id == version_id, t.c.position >= position, t.c.position < upper)
                  .order_by(t.c.position))
-        fetched = session.execute(query).all()
+        with row_tables.gone_as_lookup(version_id):
+            fetched = session.execute(query).all()
         for at, data in fetched:
             yield at, orjson.loads(data)
         if len(fetched) < upper - position:
@@ -193,7 +195,8 @@ def read_rows(session: Session, version_id: str, start: int, stop: int) -> list[
 def find_row(session: Session, version_id: str, sample_id: str) -> dict[str, Any] | None:
     """The row with this sample id in the version, or None."""
     t = row_tables.rows_of(session, version_id)
-    data = session.scalar(select(t.c.data).where(t.c.version_id == version_id, t.c.sample_id == sample_id))
+    with row_tables.gone_as_lookup(version_id):
+        data = session.scalar(select(t.c.data).where(t.c.version_id == version_id, t.c.sample_id == sample_id))
     return None if data is None else orjson.loads(data)
 
 

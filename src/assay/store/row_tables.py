@@ -14,11 +14,12 @@ deletes it), which takes no lock on any other version's rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, cast
 
 from sqlalchemy import Integer, String, Table, TableClause, Text, column, table
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, ProgrammingError
 from sqlalchemy.orm import Session
 
 from assay.store.models import SAMPLE_ID_MAX, DatasetRow, is_row_id
@@ -53,6 +54,19 @@ def rows_of(session: Session, version_id: str) -> Table | TableClause:
         return cast(Table, DatasetRow.__table__)
     return table(table_name(version_id), column("version_id", String), column("position", Integer),
                  column("sample_id", String), column("data", Text))
+
+
+@contextmanager
+def gone_as_lookup(version_id: str) -> Iterator[None]:
+    """PostgreSQL: a read of a version's table that another transaction dropped meanwhile (the
+    version was deleted after it was looked up) raises LookupError, as a version not found, not
+    the driver's error. The caller's transaction is then unusable, as after any failed statement."""
+    try:
+        yield
+    except ProgrammingError as exc:
+        if type(exc.orig).__name__ != "UndefinedTable":  # psycopg.errors.UndefinedTable (SQLSTATE 42P01)
+            raise
+        raise LookupError(f"dataset version {version_id} was deleted") from None
 
 
 def create(session: Session, version_id: str) -> None:
