@@ -9,8 +9,9 @@ server's RSS is the baseline; then, per size, a run is started and, until it com
 progress is read every 0.5 s (its latency says what any request costs meanwhile) and the run
 page's live view (``/pages/api/runs/{id}/live``) every 2 s, while a thread samples the server's
 RSS every 50 ms. Then the run's results are exported
-as JSONL and as CSV (streamed, each line counted), its first and a deep results page are read,
-and the task's runs are listed. Printed per size: upload rows/s, run results/s (start to
+as JSONL and as CSV (streamed, each line counted), its first and a deep results page are read
+(by offset, then the page after the deep one by its cursor), and the task's runs are listed.
+Printed per size: upload rows/s, run results/s (start to
 ``completed``), the live view's median latency, the export's lines/s, and the RSS peak over the
 baseline (the issue: bounded, the same at 1M as at 100k). Medians of ``--runs`` runs per size.
 Every process it starts is stopped by its pid; the whole bench is bounded by ``--limit-s``.
@@ -135,12 +136,17 @@ def measure(server: Server, task_id: str, rows: int, deadline: float) -> dict[st
         assert server.stream_lines(f"/runs/{run_id}/export?format=csv") == rows + 1  # its header
         started = time.perf_counter()
         server.api(f"/runs/{run_id}/results?limit=100")
-        server.api(f"/runs/{run_id}/results?limit=100&offset={rows - 100}")
+        deep = server.api(f"/runs/{run_id}/results?limit=100&offset={rows - 200}")
+        offset_s = time.perf_counter() - started
         server.api(f"/tasks/{task_id}/runs")
         pages_s = time.perf_counter() - started
+        started = time.perf_counter()  # the same depth by the cursor the deep page gave
+        last = server.api(f"/runs/{run_id}/results?limit=100&cursor={deep['nextCursor']}")
+        cursor_s = time.perf_counter() - started
+        assert len(last["items"]) == 100 and last["nextCursor"] is not None, last["nextCursor"]
     return {"run": rows / run_s, "live": statistics.median(lives) if lives else 0.0,
             "read": statistics.median(reads) if reads else 0.0, "export": rows / export_s,
-            "pages": pages_s, "rss": peak.peak - before}
+            "pages": pages_s, "offset": offset_s, "cursor": cursor_s, "rss": peak.peak - before}
 
 
 def run_engine(label: str, database_url: str, sizes: list[int], runs: int, deadline: float) -> None:
@@ -160,7 +166,9 @@ def run_engine(label: str, database_url: str, sizes: list[int], runs: int, deadl
                 print(f"  {label:10} {rows:>9,} rows  upload {upload_rate:>7,.0f} rows/s  run {med['run']:>6,.0f} "
                       f"results/s  live view {med['live'] * 1000:>6,.0f} ms (progress {med['read'] * 1000:,.0f} ms)  "
                       f"export {med['export']:>7,.0f} lines/s  "
-                      f"pages {med['pages'] * 1000:>5,.0f} ms  RSS peak +{med['rss']:5.1f} MB over the run's start "
+                      f"pages {med['pages'] * 1000:>5,.0f} ms (first and deep page by offset "
+                      f"{med['offset'] * 1000:,.0f} ms, a deep page by cursor {med['cursor'] * 1000:,.0f} ms)  "
+                      f"RSS peak +{med['rss']:5.1f} MB over the run's start "
                       f"(server {upload.rss_mb(server.process.pid) - baseline:+.1f} MB since the warm-up)",
                       flush=True)
         finally:

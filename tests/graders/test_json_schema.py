@@ -283,3 +283,21 @@ def test_several_violations_are_a_list_and_a_kind_without_a_phrase_stays_as_writ
         kind, instance = Referencing(), None
 
     assert type(_schema_words.said(Err(), "cannot resolve #/x")) is str
+
+
+@pytest.mark.parametrize(("schema", "code", "inner"), [
+    ({"properties": {"a": {"minimum": "x"}}}, "json_schema.invalid_at", "json_schema.v.type"),
+    ({"$ref": "http://example.com/s.json"}, "json_schema.outside", None),
+    ({"$schema": "http://example.com/draft", "type": "object"}, "json_schema.not_bundled", None),
+])
+def test_an_invalid_schema_is_said_by_a_phrase_at_its_field(schema, code, inner):
+    """The API's 422 (and the pages) name config.schema and say what is wrong in their language;
+    the text is what it was."""
+    with pytest.raises(SpecError) as caught:
+        compile_spec(spec(schema))
+    said = caught.value.message
+    assert said.code == "problem.at" and said.args["path"] == "config.schema"
+    assert said.args["problem"]["code"] == code
+    if inner:
+        assert said.args["problem"]["args"]["problem"]["code"] == inner
+    assert str(caught.value).startswith("config.schema: ")

@@ -135,12 +135,14 @@ def test_auth_and_not_found_are_unavailable_without_retry(judge_server, make_cli
     assert reply.error is ErrorCode.UNAVAILABLE and words in reply.message and f"HTTP {code}" in reply.message
     assert len(judge_server.requests) == 1
     assert KEY not in reply.message and "[redacted]" in reply.message
+    assert reply.message.code == ("judge.call.no_model_there" if code == 404 else "judge.call.key_wrong")
+    assert KEY not in str(reply.message.args) and reply.message.args.get("status", 404) == code  # values scrubbed too
 
 
 def test_no_key_configured_says_how_to_set_one(judge_server, make_client):
     judge_server.queue(status(401))
     reply = make_client(api_key=None).judge(ask())
-    assert "set ASSAY_JUDGE_API_KEY or OPENAI_API_KEY" in reply.message
+    assert "set ASSAY_JUDGE_API_KEY or OPENAI_API_KEY" in reply.message and reply.message.code == "judge.call.key_unset"
 
 
 def test_connection_refused_is_retried_then_unavailable(make_client):
@@ -149,12 +151,15 @@ def test_connection_refused_is_retried_then_unavailable(make_client):
         port = s.getsockname()[1]  # closed when the block ends: nothing listens there
     reply = make_client(base_url=f"http://127.0.0.1:{port}/v1", max_retries=1).judge(ask())
     assert reply.error is ErrorCode.UNAVAILABLE and reply.attempts == 2 and "connection error" in reply.message
+    assert reply.message.code == "judge.call.gave_up"
+    assert reply.message.args["last"]["code"] == "judge.call.last_connection"
 
 
 def test_no_model_is_invalid_config_and_sends_nothing(judge_server, make_client):
     reply = make_client(model=None).judge(ask())
     assert reply.error is ErrorCode.INVALID_CONFIG
     assert reply.message == "no judge model: set config.model or ASSAY_JUDGE_MODEL"
+    assert reply.message.code == "judge.call.no_model"
     assert judge_server.requests == []
 
 

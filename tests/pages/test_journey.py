@@ -92,6 +92,7 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
         page.get_by_role("link", name=t("editor.usePreset")).click()
         page.get_by_label(t("editor.name"), exact=True).fill(f"订单号 {tag}")
         page.get_by_role("heading", name=f"订单号 {tag}").wait_for()  # the heading follows the name
+        page.locator("#regex-preview", has_text=t("preset.regex.previewNoOutput")).wait_for()  # says what to fill in
         page.get_by_label(f"output {t('editor.param.output')}").fill(ROWS[1]["output"])
         pattern = page.get_by_label(t("schema.regex.pattern"), exact=True)
         pattern.fill("")  # the preset's own pattern, replaced
@@ -130,7 +131,8 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
         page.get_by_label(f"output {t('editor.param.output')}").fill("已发货")
         page.get_by_role("button", name=t("editor.runTest")).click()
         page.locator("#verdict.failed").wait_for()
-        assert page.locator("#result-reason").inner_text() == "too short"
+        assert page.locator("#result-reason").inner_text() == "too short"  # the code's own words, as written
+        assert page.locator("#result-passed").inner_text() == t("common.no")
         page.get_by_label(f"output {t('editor.param.output')}").fill(ROWS[1]["output"])
         page.get_by_role("button", name=t("editor.runTest")).click()
         page.locator("#verdict.passed").wait_for()

@@ -16,7 +16,7 @@ import assay
 from assay.core.messages import phrases, placeholders
 from assay.server.pages.i18n import LANGUAGES, catalogue
 
-LAYERS = ("core", "graders", "sandbox", "server")
+LAYERS = ("core", "graders", "judges", "sandbox", "server")
 
 
 def every_phrase() -> dict[str, object]:
@@ -31,7 +31,7 @@ def every_phrase() -> dict[str, object]:
 def test_the_scan_finds_the_phrases_of_every_layer():
     codes = every_phrase()
     for prefix in ("regex.", "json_schema.", "similarity.", "contains.", "exact_match.", "code.", "sandbox.",
-                   "api.", "problem."):
+                   "api.", "problem.", "judge.call."):
         assert any(code.startswith(prefix) for code in codes), prefix
 
 

@@ -49,3 +49,36 @@ def make_api(database_url: str, resources, **settings) -> Iterator[Api]:
     app = create_app(Settings(database_url=database_url, **settings), resources=resources)
     with TestClient(app) as client:
         yield Api(client, tokens, database_url)
+
+
+def stored_rows(database, version_id: str) -> int:
+    """How many rows the version has where its rows are stored (SQLite: ``dataset_rows``;
+    PostgreSQL: the version's own table, 0 when that table is gone)."""
+    from sqlalchemy import text
+
+    from assay.store import row_tables
+
+    with database.session() as session:
+        if not row_tables.per_version(session):
+            return session.scalar(text("SELECT count(*) FROM dataset_rows WHERE version_id = :v"), {"v": version_id})
+        name = row_tables.table_name(version_id)
+        if session.scalar(text("SELECT to_regclass(:t)"), {"t": f'"{name}"'}) is None:
+            return 0
+        return session.scalar(text(f'SELECT count(*) FROM "{name}"'))
+
+
+def all_stored_rows(database) -> int:
+    """Every version's rows, wherever they are stored, counted; on PostgreSQL a rows table left
+    by a version that is gone counts as one more row, empty or not (it should not be there)."""
+    from sqlalchemy import text
+
+    from assay.store import row_tables
+
+    with database.session() as session:
+        count = session.scalar(text("SELECT count(*) FROM dataset_rows"))
+        if row_tables.per_version(session):
+            versions = {row_tables.table_name(v) for v in session.scalars(text("SELECT id FROM dataset_versions"))}
+            for name in session.scalars(text("SELECT tablename FROM pg_tables WHERE tablename LIKE :p"),
+                                        {"p": row_tables.PREFIX.replace("_", "\\_") + "%"}):
+                count += session.scalar(text(f'SELECT count(*) FROM "{name}"')) + (name not in versions)
+        return count

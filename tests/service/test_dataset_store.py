@@ -8,7 +8,9 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from service_support import all_stored_rows, stored_rows
 from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
 
 from assay.store import Database, upgrade
 from assay.store import datasets as store
@@ -45,6 +47,22 @@ def test_rows_are_read_by_position_range_in_order(database):
         assert store.find_row(session, version_id, "nope") is None
 
 
+def test_rows_keep_every_character_that_copy_escapes(database):
+    """On PostgreSQL a batch goes to COPY as one block of text unless a field holds a tab, a
+    line break, a carriage return or a backslash: such rows come back as they went in."""
+    upgrade(database)
+    odd = ["tab\there", "line\nbreak", "cr\rhere", "back\\slash", "\\N", "\\.", "中文"]
+    with database.session() as session:
+        dataset = store.create_dataset(session, name="d", description=None, created_by_id=None)
+        version_id = store.begin_version(session, dataset.id, source_name=None, format="jsonl", created_by_id=None).id
+        store.add_rows(session, version_id, [(i, s, json.dumps({"id": s, "input": s})) for i, s in enumerate(odd)])
+        store.add_rows(session, version_id, [(len(odd), "plain", json.dumps({"id": "plain"}))])
+        store.finish_version(session, version_id, row_count=len(odd) + 1, size_bytes=0, columns=["id", "input"])
+    with database.session() as session:
+        assert [r["id"] for _, r in store.iter_rows(session, version_id)] == [*odd, "plain"]
+        assert all(store.find_row(session, version_id, s) == {"id": s, "input": s} for s in odd)
+
+
 def test_inline_task_rows_move_into_a_dataset_version_that_the_tasks_runs_name(database):
     upgrade(database, "0001")
     now = datetime.now(UTC)
@@ -75,19 +93,34 @@ def test_inline_task_rows_move_into_a_dataset_version_that_the_tasks_runs_name(d
 
 
 def test_deleting_a_version_any_way_deletes_its_rows(database):
-    """On PostgreSQL the rows carry no per-row key (revision 0004): a trigger cascades instead."""
+    """On PostgreSQL a version's rows are a table of their own (revision 0007), which a trigger
+    drops with the version, however it is deleted (here by hand, and by its dataset's cascade)."""
     upgrade(database)
-    version_id, other = _version_with(database, 3), _version_with(database, 2)
+    version_id, other, third = _version_with(database, 3), _version_with(database, 2), _version_with(database, 4)
     with database.session() as session:
         session.execute(text("DELETE FROM dataset_versions WHERE id = :id"), {"id": version_id})
+    assert (stored_rows(database, version_id), stored_rows(database, other), all_stored_rows(database)) == (0, 2, 6)
     with database.session() as session:
-        left = session.execute(text("SELECT version_id, count(*) FROM dataset_rows GROUP BY version_id")).all()
-    assert [tuple(r) for r in left] == [(other, 2)]
+        session.execute(text("DELETE FROM datasets WHERE id = (SELECT dataset_id FROM dataset_versions "
+                             "WHERE id = :id)"), {"id": third})
+    assert all_stored_rows(database) == 2
+
+
+def test_a_sample_id_twice_in_a_version_is_refused_with_both_positions(database):
+    from assay.store.row_tables import DuplicateSample
+
+    upgrade(database)
+    with database.session() as session:
+        dataset = store.create_dataset(session, name="d", description=None, created_by_id=None)
+        version_id = store.begin_version(session, dataset.id, source_name=None, format="jsonl", created_by_id=None).id
+    with pytest.raises((DuplicateSample, IntegrityError)) as refused, database.session() as session:
+        store.add_rows(session, version_id, [(i, f"s{i % 5 if i > 6 else i}", "{}") for i in range(9)])
+        store.finish_version(session, version_id, row_count=9, size_bytes=0, columns=[])
+    if refused.type is DuplicateSample:  # PostgreSQL: found by the key's build; SQLite: by its key at once
+        assert (refused.value.sample_id, refused.value.first, refused.value.again) == ("s2", 2, 7)
 
 
 def test_an_upload_whose_version_was_deleted_meanwhile_keeps_no_rows(database):
-    from sqlalchemy.exc import IntegrityError
-
     from assay.server import datasets as ingest
 
     upgrade(database)
@@ -104,5 +137,25 @@ def test_an_upload_whose_version_was_deleted_meanwhile_keeps_no_rows(database):
     with pytest.raises((IntegrityError, LookupError)):
         ingest._ingest(database, dataset_id, "d.jsonl", "jsonl", rows(), limits=ingest.Limits(10**6, 10**6),
                        created_by_id=None, clean=False)
-    with database.session() as session:
-        assert session.scalar(text("SELECT count(*) FROM dataset_rows")) == 0
+    assert all_stored_rows(database) == 0
+
+
+def test_rows_of_a_version_deleted_after_its_lookup_are_not_found(database):
+    """On PostgreSQL the version's table is dropped with it: a read that looked the version up
+    before another transaction deleted it says LookupError (the API's 404), not the driver's
+    missing-table error (a 500 before). SQLite's rows are in one table, read as a snapshot."""
+    if database.is_sqlite:
+        pytest.skip("SQLite keeps every version's rows in dataset_rows: nothing is dropped")
+    upgrade(database)
+    version_id = _version_with(database, 3)
+    with database.session() as reader:
+        assert store.find_row(reader, version_id, "s1") == {"id": "s1", "input": 1}
+        reader.commit()  # the lookup's transaction ends, as between a route's lookup and its read
+        with database.session() as deleter:
+            store.discard_version(deleter, version_id)
+        with pytest.raises(LookupError, match=version_id):
+            list(store.iter_rows(reader, version_id))
+        reader.rollback()
+        with pytest.raises(LookupError, match=version_id):
+            store.find_row(reader, version_id, "s1")
+        reader.rollback()

@@ -113,3 +113,53 @@ def test_the_task_pin_is_undone_without_touching_the_tasks_runs(db_url):
         assert current_revision(db) == head_revision()
     finally:
         db.dispose()
+
+
+def test_the_rows_tables_are_undone_and_redone_with_their_rows(db_url):
+    """Revision 0007 down and up again: on PostgreSQL a version's rows move from their own table
+    back into ``dataset_rows`` and out again, keyed; deleting a version then drops its table.
+    SQLite's rows stay where they are."""
+    from alembic import command
+
+    from assay.store import datasets, row_tables
+    from assay.store.migrate import _config
+
+    db = Database(db_url)
+    try:
+        upgrade(db)
+        with db.session() as session:
+            dataset = datasets.create_dataset(session, name="d", description=None, created_by_id=None)
+            version_id = datasets.begin_version(session, dataset.id, source_name=None, format="jsonl",
+                                                created_by_id=None).id
+            datasets.add_rows(session, version_id, [(i, f"s{i}", f'{{"id": "s{i}", "n": {i}}}') for i in range(3)])
+            datasets.finish_version(session, version_id, row_count=3, size_bytes=0, columns=["id", "n"])
+        on_pg = db.engine.dialect.name == "postgresql"
+        with db.engine.begin() as connection:
+            config = _config(db)
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0006")
+        assert current_revision(db) == "0006"
+        with db.engine.connect() as connection:
+            flat = connection.execute(text("SELECT position, sample_id FROM dataset_rows ORDER BY position")).all()
+            assert [tuple(r) for r in flat] == [(0, "s0"), (1, "s1"), (2, "s2")]
+            if on_pg:
+                assert connection.execute(text("SELECT to_regclass(:t)"),
+                                          {"t": row_tables.table_name(version_id)}).scalar() is None
+        upgrade(db)
+        assert current_revision(db) == head_revision()
+        with db.session() as session:
+            assert [r["n"] for _, r in datasets.iter_rows(session, version_id)] == [0, 1, 2]
+            assert datasets.find_row(session, version_id, "s1") == {"id": "s1", "n": 1}
+            if on_pg:
+                assert session.execute(text("SELECT count(*) FROM dataset_rows")).scalar() == 0
+                keys = session.execute(text("SELECT count(*) FROM pg_indexes WHERE tablename = :t"),
+                                       {"t": row_tables.table_name(version_id)}).scalar()
+                assert keys == 2  # the primary key on position, the unique sample id
+        with db.session() as session:
+            datasets.discard_version(session, version_id)
+        if on_pg:
+            with db.engine.connect() as connection:
+                assert connection.execute(text("SELECT to_regclass(:t)"),
+                                          {"t": row_tables.table_name(version_id)}).scalar() is None
+    finally:
+        db.dispose()

@@ -5,11 +5,12 @@ look at once. On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import pytest
+from service_support import stored_rows
 from sqlalchemy import func, select
 
 from assay.server.reaper import UploadReaper
 from assay.store import datasets
-from assay.store.models import DatasetRow, DatasetVersion
+from assay.store.models import DatasetVersion
 
 
 class Clock:
@@ -42,8 +43,7 @@ def more(database, version_id: str, start: int, stop: int) -> None:
 def left(database, version_id: str) -> tuple[int, int]:
     with database.session() as session:
         versions = session.scalar(select(func.count()).where(DatasetVersion.id == version_id))
-        rows = session.scalar(select(func.count()).where(DatasetRow.version_id == version_id))
-    return versions, rows
+    return versions, stored_rows(database, version_id)
 
 
 @pytest.fixture

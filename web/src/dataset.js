@@ -90,8 +90,8 @@ async function render() {
         () => { window.location.href = '/datasets'; }) }, t('dataset.delete'))),
     details.form,
     dataset.description ? h('p', { class: 'lead', id: 'dataset-description' }, dataset.description) : null,
-    h('p', { class: 'meta' }, dataset.taskNames.length ? t('dataset.usedBy', { tasks: dataset.taskNames.join(t('common.listSep')) })
-      : t('dataset.unused')),
+    h('p', { class: 'meta' }, dataset.taskNames.length
+      ? t('dataset.usedBy', { tasks: dataset.taskNames.join(t('common.listSep')) }) : t('dataset.unused')),
     h('section', { class: 'card' }, h('h2', {}, t(numbers.length ? 'dataset.uploadNext' : 'dataset.uploadFirst')),
       uploadBox(dataset.id, facts, (version) => {
         toast(t('dataset.uploaded', { number: version.number, rows: version.rowCount.toLocaleString() }));

@@ -3,7 +3,7 @@
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
-import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast } from './common/dom.js';
+import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast, withColon } from './common/dom.js';
 import { fmtCi } from './common/intervals.js';
 import { reasonOf } from './common/phrase.js';
 
@@ -45,8 +45,8 @@ function explainRates(container, summary) {
 
 /** The dataset version the run graded: its name (to its page, at that version), number, rows. */
 function gradedDataset(dataset) {
-  if (!dataset) return h('p', { class: 'meta', id: 'run-dataset' }, `${t('common.labelled', { label: t('task.dataset') })}${t('common.none')}`);
-  return h('p', { class: 'meta', id: 'run-dataset' }, t('common.labelled', { label: t('task.dataset') }),
+  if (!dataset) return h('p', { class: 'meta', id: 'run-dataset' }, withColon(t('task.dataset')), t('common.none'));
+  return h('p', { class: 'meta', id: 'run-dataset' }, withColon(t('task.dataset')),
     h('a', { href: `/datasets/${dataset.id}?version=${dataset.version}` }, dataset.name ?? dataset.id),
     ` · ${t('dataset.versionLabel', { number: dataset.version })} · ${t('run.datasetRows', { rows: dataset.rows })}`,
     dataset.file ? ` · ${dataset.file}` : '');
@@ -183,7 +183,8 @@ function resultsView(run) {
       h('label', { class: 'filter' }, t('run.filter.evaluator'), ui.evaluatorFilter)), ui.histogram),
     h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('run.failures')),
       h('label', { class: 'filter' }, t('run.filter.status'), ui.statusFilter), h('div', { class: 'spacer' }),
-      h('span', { class: 'hint' }, t('common.labelled', { label: t('run.export') })), exportLink('jsonl'), exportLink('csv')), ui.failures),
+      h('span', { class: 'hint' }, withColon(t('run.export'))), exportLink('jsonl'), exportLink('csv')),
+      ui.failures),
   ];
   refilter();
   return view;

@@ -3,7 +3,7 @@
 import { api, get, getPage } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
-import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast } from './common/dom.js';
+import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon } from './common/dom.js';
 import { fmtCi } from './common/intervals.js';
 import { PAGE_SIZE, pager, readState, writeState } from './common/listing.js';
 
@@ -82,16 +82,17 @@ async function render(first = true) {
       h('h1', {}, task.name), h('div', { class: 'spacer' }),
       h('a', { href: `/tasks/${task.id}/edit`, class: 'button secondary', id: 'edit-task' }, t('task.edit')), button),
     task.description ? h('p', { class: 'lead' }, task.description) : null,
-    h('p', { class: 'meta', id: 'task-dataset' }, t('common.labelled', { label: t('task.dataset') }), dataset
+    h('p', { class: 'meta', id: 'task-dataset' }, withColon(t('task.dataset')), dataset
       ? [h('a', { href: `/datasets/${dataset.id}` }, dataset.name), task.datasetVersion
         ? ` · ${t('dataset.versionLabel', { number: task.datasetVersion })}${task.pinnedVersion
           ? ` (${t('task.pinned')})` : ''}` : '']
-      : t('task.noDataset'), ` · ${t('common.labelled', { label: t('tasks.col.samples') })}${task.sampleCount}`),
+      : t('task.noDataset'), ` · ${withColon(t('tasks.col.samples'))}${task.sampleCount}`),
     empty ? h('p', { class: 'alert warn', id: 'no-rows' }, t(dataset ? 'task.noRows' : 'task.noDatasetHint'), ' ',
       h('a', { href: dataset ? `/datasets/${dataset.id}` : `/tasks/${task.id}/edit` },
         t(dataset ? 'task.uploadRows' : 'task.edit'))) : null,
-    h('p', { class: 'meta' }, t('common.labelled', { label: t('tasks.col.evaluators') }),
-      task.evaluators.map((e, i) => [i ? t('common.listSep') : '', h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name),
+    h('p', { class: 'meta' }, withColon(t('tasks.col.evaluators')),
+      task.evaluators.map((e, i) => [i ? t('common.listSep') : '',
+        h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name),
         ` ×${e.weight}`])),
     h('section', { class: 'card' }, h('h2', {}, t('task.trend')),
       points.length ? trend(points, t('task.trend')) : h('p', { class: 'state empty' }, t('task.noRuns')),

@@ -152,8 +152,8 @@ def field_problem(err: Mapping[str, Any]) -> str:
         return UNKNOWN_FIELD()
     ctx = err.get("ctx") or {}
     if kind == "value_error":  # a validator's own words: its phrase, when it raised one
-        raised = ctx.get("error")
-        said = raised.args[0] if isinstance(raised, ValueError) and raised.args else None
+        raised = ctx.get("error")  # a ValueError; or a custom error's "reason" (a model validator's)
+        said = raised.args[0] if isinstance(raised, ValueError) and raised.args else ctx.get("reason")
         return said if isinstance(said, Said) else OTHER.told(message, {"message": message})
     phrase = _BY_TYPE.get(kind)
     if phrase is None or not phrase.names <= ctx.keys():

@@ -25,10 +25,14 @@ MAX_VALUE = 200
 
 def _json(value: Any) -> str:
     """Compact JSON with sorted keys, as jsonschema-rs renders values, cut to ``MAX_VALUE``."""
-    try:
-        return preview(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode(), MAX_VALUE)
-    except TypeError:
-        return preview(repr(value), MAX_VALUE)
+    if type(value) is int:  # the common case (a limit), without the encoder
+        text = str(value)
+    else:
+        try:
+            text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+        except TypeError:
+            text = repr(value)
+    return text if len(text) <= MAX_VALUE else preview(text, MAX_VALUE)
 
 
 REQUIRED = Phrase("json_schema.v.required", "{property} is a required property")

@@ -41,9 +41,16 @@ NOT_FINITE = Phrase("json_schema.not_finite", "output is not valid JSON: {path} 
                                               "(NaN or an infinity)")
 NOT_A_VALUE = Phrase("json_schema.not_a_value", "output is not a JSON value: {problem}")
 VIOLATION = Phrase("json_schema.violation", "schema violation: {violations}")
+_VIOLATION_HEAD = VIOLATION.text.removesuffix("{violations}")
 AT = Phrase("json_schema.at", "{path}: {violation}")
 """One violation after its path: the validator's own message (jsonschema-rs, in English) as the
 phrase of its kind (``_schema_words``), or as written for a kind without one."""
+INVALID_AT = Phrase("json_schema.invalid_at", "invalid JSON Schema at {where}: {problem}")
+INVALID_AT_ROOT = Phrase("json_schema.invalid_at_root", "invalid JSON Schema at its root: {problem}")
+INVALID = Phrase("json_schema.invalid", "invalid JSON Schema: {problem}")
+NOT_BUNDLED = Phrase("json_schema.not_bundled", "$schema {uri} is not a bundled draft; use one of {drafts}")
+OUTSIDE = Phrase("json_schema.outside", "reference {uri} is outside the schema; only local references (#/…) are "
+                                        "allowed")
 _BUNDLED_DRAFTS = ("http://json-schema.org/draft-04/schema#, http://json-schema.org/draft-06/schema#, "
                    "http://json-schema.org/draft-07/schema#, https://json-schema.org/draft/2019-09/schema, "
                    "https://json-schema.org/draft/2020-12/schema")
@@ -67,8 +74,8 @@ class JsonSchemaConfig(GraderConfig):
     def _compile(self) -> JsonSchemaConfig:
         try:
             self._validator = compile_schema(self.schema_)
-        except ValueError as exc:
-            _fail("schema", str(exc), self.schema_)
+        except ValueError as exc:  # its phrase kept (core.problems reads it from the error's context)
+            _fail("schema", exc.args[0] if exc.args and isinstance(exc.args[0], Said) else str(exc), self.schema_)
         return self
 
 
@@ -96,23 +103,25 @@ def compile_schema(schema: dict[str, Any] | bool) -> jsonschema_rs.Validator:
     except jsonschema_rs.ValidationError as exc:
         if refused:
             raise ValueError(_outside(refused[0], schema)) from None
-        where = _pointer(exc.instance_path).lstrip(".") or "its root"
-        raise ValueError(f"invalid JSON Schema at {preview(where, MAX_MESSAGE)}: {_short(exc.message)}") from None
+        where, problem = _pointer(exc.instance_path).lstrip("."), _short(exc.message)
+        problem = said(exc, problem)  # the metaschema's violation, by its kind
+        raise ValueError(INVALID_AT(where=preview(where, MAX_MESSAGE), problem=problem) if where
+                         else INVALID_AT_ROOT(problem=problem)) from None
     except (ValueError, TypeError, OverflowError) as exc:
         if refused:
             raise ValueError(_outside(refused[0], schema)) from None
-        raise ValueError(f"invalid JSON Schema: {_short(str(exc))}") from None
+        raise ValueError(INVALID(problem=_short(str(exc)))) from None
     if refused:  # some refusals are recovered from (an unknown $schema falls back to a default)
         raise ValueError(_outside(refused[0], schema))
     return validator
 
 
-def _outside(uri: str, schema: dict[str, Any] | bool) -> str:
+def _outside(uri: str, schema: dict[str, Any] | bool) -> Said:
     uri = uri.removeprefix("json-schema:///")  # how jsonschema-rs spells a reference with no base
     declared = schema.get("$schema") if isinstance(schema, dict) else None
     if isinstance(declared, str) and declared.rstrip("#") == uri.rstrip("#"):
-        return f"$schema {preview(declared, 200)!r} is not a bundled draft; use one of {_BUNDLED_DRAFTS}"
-    return f"reference {preview(uri, 200)!r} is outside the schema; only local references (#/…) are allowed"
+        return NOT_BUNDLED(uri=repr(preview(declared, 200)), drafts=_BUNDLED_DRAFTS)
+    return OUTSIDE(uri=repr(preview(uri, 200)))
 
 
 def _pointer(path: Sequence[str | int]) -> str:
@@ -198,12 +207,17 @@ def _non_finite(doc: Any) -> str | None:
 def violations(validator: jsonschema_rs.Validator, doc: Any) -> tuple[Said, dict[str, Any]]:
     """Why ``doc`` fails: the reason and the details of a failed result (the first
     ``MAX_REPORTED_ERRORS`` violations, each with its path, message and schema path)."""
-    errors, items = [], []
+    errors: list[dict[str, Any]] = []
+    items: list[Said] = []
     for err in validator.iter_errors(doc):
         path, message = preview("$" + _pointer(err.instance_path), MAX_MESSAGE), _message(err)
         errors.append({"path": path, "message": message,
                        "schema_path": preview("/".join(str(p) for p in err.schema_path), MAX_MESSAGE)})
-        items.append(AT(path=path, violation=said(err, message)))
+        violation = said(err, message)  # told, not formatted: a failing sample's cost is per violation
+        items.append(AT.told(f"{path}: {message}", {"path": path, "violation": {
+            "code": violation.code, "args": violation.args} if isinstance(violation, Said) else violation}))
         if len(errors) >= MAX_REPORTED_ERRORS:
             break
-    return VIOLATION(violations=in_turn(items)), {"errors": errors}
+    listed = in_turn(items)
+    reason = VIOLATION.told(_VIOLATION_HEAD + listed, {"violations": {"code": listed.code, "args": listed.args}})
+    return reason, {"errors": errors}

@@ -24,6 +24,7 @@ import openai
 
 from assay.core.judge import JudgeReply, JudgeRequest
 from assay.core.result import ErrorCode
+from assay.judges import _words as W
 
 log = logging.getLogger("assay.judges")
 
@@ -74,8 +75,7 @@ async def complete(endpoint: Endpoint, model: str, request: JudgeRequest, *, tim
                                                        body=_params(model, request, with_schema),
                                                        options={"timeout": timeout_s})
         except (asyncio.TimeoutError, openai.APITimeoutError):
-            return _fail(ErrorCode.TIMEOUT, f"the judge ({model}) did not answer within {timeout_s:g} s",
-                         model, attempts, start)
+            return _fail(ErrorCode.TIMEOUT, W.NO_ANSWER(model=model, seconds=f"{timeout_s:g}"), model, attempts, start)
         except openai.APIStatusError as exc:
             status = exc.status_code
             if status == 400 and with_schema and _about_response_format(exc):
@@ -84,23 +84,22 @@ async def complete(endpoint: Endpoint, model: str, request: JudgeRequest, *, tim
                          scrub(endpoint.base_url))
                 continue
             if status not in _RETRYABLE and status < 500:
-                message = scrub(_status_message(exc, model, endpoint))
+                message = _status_message(exc, model, endpoint, scrub)
                 return _fail(ErrorCode.UNAVAILABLE, message, model, attempts, start)
-            last = f"HTTP {status}"
+            last = W.LAST_HTTP(status=status)
             wait = _retry_after(exc.response.headers)
             if wait is not None and wait > MAX_RETRY_AFTER_S:
-                return _fail(ErrorCode.UNAVAILABLE, f"the judge endpoint answered {last} and asked to retry after "
-                             f"{wait:g} s (more than {MAX_RETRY_AFTER_S:g} s); try again later", model, attempts, start)
+                said = W.WAIT_TOO_LONG(last=last, seconds=f"{wait:g}", most=f"{MAX_RETRY_AFTER_S:g}")
+                return _fail(ErrorCode.UNAVAILABLE, said, model, attempts, start)
         except openai.APIConnectionError as exc:
-            last, wait = f"a connection error ({scrub(str(exc.__cause__ or exc))})", None
+            last, wait = W.LAST_CONNECTION(error=scrub(str(exc.__cause__ or exc))), None
         except openai.OpenAIError as exc:
-            return _fail(ErrorCode.UNAVAILABLE, f"the judge call failed: {scrub(str(exc))}", model, attempts, start)
+            return _fail(ErrorCode.UNAVAILABLE, W.FAILED(error=scrub(str(exc))), model, attempts, start)
         else:
             return _reply(response.content, model, request, attempts, start, scrub)
         retries += 1
         if retries > policy.max_retries:
-            return _fail(ErrorCode.UNAVAILABLE, f"the judge endpoint still failed after {attempts} attempts; "
-                         f"the last was {last}", model, attempts, start)
+            return _fail(ErrorCode.UNAVAILABLE, W.GAVE_UP(attempts=attempts, last=last), model, attempts, start)
         delay = wait if wait is not None else policy.backoff(retries)
         log.debug("judge call to %s: %s; retry %d in %.2f s", scrub(endpoint.base_url), last, retries, delay)
         await asyncio.sleep(delay)
@@ -128,19 +127,18 @@ def _reply(content: bytes, model: str, request: JudgeRequest, attempts: int, sta
         if not isinstance(message, dict) or not isinstance(completion, dict):
             raise TypeError
     except (ValueError, KeyError, TypeError, IndexError):
-        return _fail(ErrorCode.UNAVAILABLE, "the judge endpoint answered something that is not a chat completion",
-                     model, attempts, start)
+        return _fail(ErrorCode.UNAVAILABLE, W.NOT_COMPLETION(), model, attempts, start)
     usage = _usage(completion.get("usage"))
     served = completion.get("model") if isinstance(completion.get("model"), str) and completion["model"] else model
     refusal = message.get("refusal")
     if refusal:
-        return _fail(ErrorCode.UNAVAILABLE, f"the judge refused: {scrub(str(refusal))}", served, attempts, start)
+        return _fail(ErrorCode.UNAVAILABLE, W.REFUSED(refusal=scrub(str(refusal))), served, attempts, start)
     text = message.get("content")
     calls = message.get("tool_calls") or []
     if not (isinstance(text, str) and text.strip()) and calls and isinstance(calls[0], dict):
         text = (calls[0].get("function") or {}).get("arguments")  # a tool call's arguments
     if not (isinstance(text, str) and text.strip()):
-        reply = _fail(ErrorCode.UNAVAILABLE, "the judge returned an empty reply", served, attempts, start)
+        reply = _fail(ErrorCode.UNAVAILABLE, W.EMPTY(), served, attempts, start)
         reply.usage = usage
         return reply
     parsed = None
@@ -170,17 +168,13 @@ def _about_response_format(exc: openai.APIStatusError) -> bool:
     return "response_format" in text or "json_schema" in text or "response format" in text
 
 
-def _status_message(exc: openai.APIStatusError, model: str, endpoint: Endpoint) -> str:
-    status = exc.status_code
-    detail = _detail(exc)
+def _status_message(exc: openai.APIStatusError, model: str, endpoint: Endpoint, scrub: Callable[[str], str]) -> str:
+    status, url, detail = exc.status_code, scrub(endpoint.base_url), scrub(_detail(exc))
     if status in (401, 403):
-        hint = ("set ASSAY_JUDGE_API_KEY or OPENAI_API_KEY, or the config's api_key_env" if not endpoint.keyed
-                else "check the key (ASSAY_JUDGE_API_KEY, OPENAI_API_KEY or the config's api_key_env)")
-        return f"the judge endpoint {endpoint.base_url} refused the key (HTTP {status}{detail}); {hint}"
+        return (W.KEY_WRONG if endpoint.keyed else W.KEY_UNSET)(url=url, status=status, detail=detail)
     if status == 404:
-        return (f"the judge endpoint {endpoint.base_url} has no model {model!r} or no chat completions route "
-                f"(HTTP 404{detail}); check the model name and the base URL (it usually ends in /v1)")
-    return f"the judge endpoint {endpoint.base_url} answered HTTP {status}{detail}"
+        return W.NO_MODEL_THERE(url=url, model=scrub(repr(model)), detail=detail)
+    return W.STATUS(url=url, status=status, detail=detail)
 
 
 def _detail(exc: openai.APIStatusError) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 from assay.core.judge import JudgeReply, JudgeRequest
 from assay.core.result import ErrorCode
+from assay.judges import _words as W
 from assay.judges._call import Endpoint, Policy, complete
 from assay.judges.cache import JudgeCache, cache_key
 from assay.judges.prices import Price, cost_usd, load_prices
@@ -102,9 +103,8 @@ class OpenAIJudgeClient:
             else:
                 pending.append((i, request, model, base_url, key, address))
         if pending:
-            problem = ("the judge client is closed" if self._loop.is_closed() else
-                       "judge() was called from the judge's own event loop"
-                       if threading.current_thread() is self._thread else None)
+            problem = (W.CLOSED() if self._loop.is_closed() else
+                       W.OWN_LOOP() if threading.current_thread() is self._thread else None)
             if problem is not None:
                 fresh = [_error(ErrorCode.UNAVAILABLE, problem) for _ in pending]
             else:
@@ -112,7 +112,7 @@ class OpenAIJudgeClient:
                 try:
                     fresh = asyncio.run_coroutine_threadsafe(self._gather(calls), self._loop).result()
                 except (concurrent.futures.CancelledError, RuntimeError):  # closed while waiting
-                    fresh = [_error(ErrorCode.UNAVAILABLE, "the judge client is closed") for _ in pending]
+                    fresh = [_error(ErrorCode.UNAVAILABLE, W.CLOSED()) for _ in pending]
             for (i, _, _, _, _, address), reply in zip(pending, fresh, strict=True):
                 if self.cache is not None and address is not None:
                     self.cache.put(address, reply)
@@ -135,13 +135,12 @@ class OpenAIJudgeClient:
         """(model, base URL, key) for ``request``, or the reply saying why it cannot be sent."""
         model = request.model or self.model
         if not model:
-            return _error(ErrorCode.INVALID_CONFIG, "no judge model: set config.model or ASSAY_JUDGE_MODEL")
+            return _error(ErrorCode.INVALID_CONFIG, W.NO_MODEL())
         base_url = (request.base_url or self.base_url).rstrip("/")
         if request.api_key_env:
             key = self._environ.get(request.api_key_env)
             if not key:
-                return _error(ErrorCode.INVALID_CONFIG, f"api_key_env names {request.api_key_env}, "
-                              "which is not set in the environment", model)
+                return _error(ErrorCode.INVALID_CONFIG, W.KEY_ENV_UNSET(name=request.api_key_env), model)
             self._secrets.add(key)
         else:
             key = self._api_key or _NO_KEY
@@ -150,7 +149,7 @@ class OpenAIJudgeClient:
     async def _gather(self, calls: list[tuple[JudgeRequest, str, str, str]]) -> list[JudgeReply]:
         results = await asyncio.gather(*(self._one(*call) for call in calls), return_exceptions=True)
         return [r if isinstance(r, JudgeReply) else
-                _error(ErrorCode.UNAVAILABLE, f"the judge call failed: {self._scrub(repr(r))}") for r in results]
+                _error(ErrorCode.UNAVAILABLE, W.FAILED(error=self._scrub(repr(r)))) for r in results]
 
     async def _one(self, request: JudgeRequest, model: str, base_url: str, key: str) -> JudgeReply:
         timeout = self.timeout_s if request.timeout_s in (None, _REQUEST_DEFAULT_TIMEOUT) else request.timeout_s

@@ -37,11 +37,14 @@ from assay.store import datasets as store
 from assay.store.clean import storable
 from assay.store.db import Database
 from assay.store.models import DatasetVersion
+from assay.store.row_tables import DuplicateSample
 
 MAX_NAME = 300
 """The longest file name kept (the column's width)."""
 MAX_COLUMNS = 200
 """Column names kept per version (a JSONL file may give every row other keys)."""
+MAX_SHAPES = 1024
+"""Row shapes (key tuples) remembered per upload: rows of many shapes are looked at one by one."""
 JSON_MAX_BYTES = 32 << 20
 """A ``.json`` file is parsed whole: larger ones are refused (JSONL streams)."""
 _STORED = ("input", "output", "expected")
@@ -121,24 +124,29 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
         columns: dict[str, None] = {}
         batch = RowBatches(database, version.id, source, metrics)
         size = 0
+        max_rows, max_row_bytes, add = limits.max_rows, limits.max_row_bytes, batch.add
         try:
             # The per-row work here bounds the upload's rate: messages are built only on a refusal.
-            for line, sample_id, data in _stored_rows(_columns_of(rows, columns), source, clean):
-                if batch.count >= limits.max_rows:
+            for line, sample_id, data in _stored_rows(rows, source, clean, columns):
+                if batch.count >= max_rows:
                     raise SpecError(f"more than {limits.max_rows:,} rows: split the dataset (the server's "
                                     "ASSAY_DATASET_MAX_ROWS)", where=f"{source}:{line}")
-                if len(data) > limits.max_row_bytes:
+                if len(data) > max_row_bytes:
                     raise SpecError(f"the row is {len(data):,} bytes stored, over the limit of "
                                     f"{limits.max_row_bytes:,} (the server's ASSAY_DATASET_MAX_ROW_BYTES)",
                                     where=f"{source}:{line} (sample {short(sample_id)})")
                 size += len(data)
-                batch.add(line, sample_id, data.decode("utf-8"))
+                add(line, sample_id, data.decode("utf-8"))
             batch.finish()
         finally:
             batch.close()  # nothing writes any more when a refused upload's rows are removed
-        with database.session() as session:
-            store.finish_version(session, version.id, row_count=batch.count, size_bytes=size,
-                                 columns=list(columns)[:MAX_COLUMNS])
+        try:
+            with database.session() as session:
+                store.finish_version(session, version.id, row_count=batch.count, size_bytes=size,
+                                     columns=list(columns)[:MAX_COLUMNS])
+        except DuplicateSample as twice:  # PostgreSQL: found as the version's keys were built
+            raise SpecError(f"duplicate sample id {short(twice.sample_id)} (first at {batch.where(twice.first)})",
+                            where=batch.where(twice.again)) from None
     except BaseException:
         with database.session() as session:
             store.discard_version(session, version.id)
@@ -164,32 +172,43 @@ def _begin(database: Database, dataset_id: str, name: str | None, fmt: str,
     raise AssertionError("unreachable")
 
 
-def _columns_of(rows: Iterable[tuple[int, Any]], columns: dict[str, None]) -> Iterator[tuple[int, Any]]:
-    """``rows`` unchanged, noting the first ``MAX_COLUMNS`` column names seen in ``columns``.
-    Rows of one shape (the usual case) are looked at once: their keys as a tuple are kept."""
-    shapes: set[tuple[Any, ...]] = set()
+def _stored_rows(rows: Iterable[tuple[int, Any]], source: str, clean: bool,
+                 columns: dict[str, None]) -> Iterator[tuple[int, str, bytes]]:
+    """``(line, sample id, stored JSON)`` of each row, validated as a ``Sample``, noting the
+    first ``MAX_COLUMNS`` column names seen in ``columns``.
+
+    A row of text fields only (``id`` and any of ``input``, ``output``, ``expected`` as strings,
+    the usual dataset) is valid as it is and is stored as given, without building the model: the
+    same JSON, at a fraction of the cost. (``clean`` rows qualify when their text is ASCII:
+    nothing to clean.) Its keys are looked at once per shape (the keys as a tuple, the first
+    ``MAX_SHAPES`` of them kept), its values in one join, which only text values pass."""
+    shapes: dict[tuple[Any, ...], bool] = {}
     for line, row in rows:
-        if isinstance(row, dict) and len(columns) < MAX_COLUMNS:
+        if type(row) is dict:
             shape = tuple(row)
-            if shape not in shapes:
-                shapes.add(shape)
-                columns.update((str(k), None) for k in shape if len(columns) < MAX_COLUMNS)
-        yield line, row
-
-
-def _stored_rows(rows: Iterable[tuple[int, Any]], source: str, clean: bool) -> Iterator[tuple[int, str, bytes]]:
-    """``(line, sample id, stored JSON)`` of each row, validated as a ``Sample``. A row of text
-    fields only (``id`` and any of ``input``, ``output``, ``expected`` as strings, the usual
-    dataset) is valid as it is and is stored as given, without building the model: the same
-    JSON, at a fraction of the cost. (``clean`` rows qualify when their text is ASCII: nothing
-    to clean.)"""
-    for line, row in rows:
-        if type(row) is dict and row.keys() <= _PLAIN_KEYS and type(row.get("id")) is str and row["id"] \
-                and all(type(v) is str and (not clean or v.isascii()) for v in row.values()):
-            yield line, row["id"], orjson.dumps(row)
-            continue
+            plain = shapes.get(shape)
+            if plain is None:
+                plain = _note_shape(shape, columns)
+                if len(shapes) < MAX_SHAPES:
+                    shapes[shape] = plain
+            if plain:
+                try:
+                    text = "".join(row.values())
+                except TypeError:  # a value that is not text: the model decides
+                    pass
+                else:
+                    if row["id"] and (not clean or text.isascii()):
+                        yield line, row["id"], orjson.dumps(row)
+                        continue
         for _, sample in iter_samples(((line, row),), source=source, clean=clean):
             yield line, sample.id, _stored_json(sample, source, line)
+
+
+def _note_shape(shape: tuple[Any, ...], columns: dict[str, None]) -> bool:
+    """Note a row shape's keys in ``columns`` (up to ``MAX_COLUMNS``); whether rows of this
+    shape may be plain (an ``id`` and no key but the plain ones)."""
+    columns.update((str(k), None) for k in shape if len(columns) < MAX_COLUMNS)
+    return "id" in shape and _PLAIN_KEYS.issuperset(shape)
 
 
 def _stored_json(sample: Sample, source: str, line: int) -> bytes:

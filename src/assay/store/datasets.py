@@ -1,8 +1,9 @@
 """Datasets, their versions and their rows.
 
 A version's rows are written in batches as they arrive and read back in position order by
-ranges (``iter_rows``), so neither an upload nor a run holds a whole dataset. Listing
-datasets reads the version rows' counts, never ``dataset_rows``. A version a run graded
+ranges (``iter_rows``), so neither an upload nor a run holds a whole dataset. Where they are
+stored (one table on SQLite, a table per version on PostgreSQL) is ``row_tables``' business.
+Listing datasets reads the version rows' counts, never the rows. A version a run graded
 cannot be deleted (the foreign key is RESTRICT, and ``in_use`` says so first), so a finished
 run's results always name rows that exist.
 """
@@ -10,14 +11,13 @@ run's results always name rows that exist.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import orjson
-from sqlalchemy import delete, exists, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import CursorResult, delete, exists, func, select, update
 from sqlalchemy.orm import Session
 
-from assay.store import listing
+from assay.store import listing, row_tables
 from assay.store.clean import storable
 from assay.store.models import Dataset, DatasetRow, DatasetVersion, Run, Task, is_row_id, utcnow
 
@@ -101,63 +101,66 @@ def version_by_id(session: Session, version_id: str) -> DatasetVersion | None:
 
 def begin_version(session: Session, dataset_id: str, *, source_name: str | None, format: str,
                   created_by_id: str | None) -> DatasetVersion:
-    """A new, not yet ready version numbered after every other of the dataset. Two uploads at
-    once may pick the same number: the second's flush raises IntegrityError (the caller retries)."""
+    """A new, not yet ready version numbered after every other of the dataset, with the table
+    its rows go to on PostgreSQL (``row_tables``). Two uploads at once may pick the same number:
+    the second's flush raises IntegrityError (the caller retries)."""
     number = session.scalar(select(func.max(DatasetVersion.number)).where(DatasetVersion.dataset_id == dataset_id))
     version = DatasetVersion(dataset_id=dataset_id, number=(number or 0) + 1, ready=False, source_name=source_name,
                              format=format, row_count=0, size_bytes=0, columns=[], created_by_id=created_by_id)
     session.add(version)
     session.flush()
+    row_tables.create(session, version.id)
     return version
 
 
 def add_rows(session: Session, version_id: str, rows: Sequence[tuple[int, str, str]]) -> None:
     """Insert ``(position, sample id, row as JSON text)`` rows of a version in one statement
-    (PostgreSQL: ``COPY``); IntegrityError when a sample id is there already."""
+    (PostgreSQL: ``COPY`` into the version's table), and count them in the version's
+    ``row_count`` (how far an upload has come, for ``unready_versions``). LookupError when the
+    version is gone; on SQLite IntegrityError when a sample id is there already (PostgreSQL
+    finds a duplicate when ``finish_version`` builds the keys)."""
     if not rows:
         return
-    connection = session.connection()
-    if connection.dialect.name == "postgresql":
-        import psycopg
-
-        raw: Any = connection.connection.driver_connection
-        statement = "COPY dataset_rows (version_id, position, sample_id, data) FROM STDIN"
-        try:
-            with raw.cursor() as cursor, cursor.copy(statement) as copy:
-                for position, sample_id, data in rows:
-                    copy.write_row((version_id, position, sample_id, data))
-        except psycopg.IntegrityError as exc:  # as SQLAlchemy's own statements raise it
-            raise IntegrityError(statement, None, exc) from exc
+    counted = session.execute(update(DatasetVersion).where(DatasetVersion.id == version_id)
+                              .values(row_count=rows[-1][0] + 1))
+    if not cast(CursorResult[Any], counted).rowcount:  # first: a deleting server waits for this row's lock
+        raise LookupError(f"dataset version {version_id} was deleted during its upload")
+    if row_tables.per_version(session):
+        row_tables.copy_rows(session, version_id, rows)
         return
     # The driver's own executemany: SQLAlchemy's parameter building costs more than SQLite's insert.
-    connection.exec_driver_sql("INSERT INTO dataset_rows (version_id, position, sample_id, data) VALUES (?, ?, ?, ?)",
-                               [(version_id, p, s, d) for p, s, d in rows])
+    session.connection().exec_driver_sql(
+        "INSERT INTO dataset_rows (version_id, position, sample_id, data) VALUES (?, ?, ?, ?)",
+        [(version_id, p, s, d) for p, s, d in rows])
 
 
 def first_position(session: Session, version_id: str, sample_ids: Sequence[str]) -> dict[str, int]:
     """Where each of ``sample_ids`` already is in the version (for naming a duplicate)."""
-    query = select(DatasetRow.sample_id, DatasetRow.position).where(DatasetRow.version_id == version_id,
-                                                                    DatasetRow.sample_id.in_(list(sample_ids)))
+    t = row_tables.rows_of(session, version_id)
+    query = select(t.c.sample_id, t.c.position).where(t.c.version_id == version_id,
+                                                      t.c.sample_id.in_(list(sample_ids)))
     return {s: p for s, p in session.execute(query).all()}
 
 
 def finish_version(session: Session, version_id: str, *, row_count: int, size_bytes: int,
                    columns: list[str]) -> None:
-    """Mark a version ready with its counts; from now on it is listed and graded. LookupError
-    when the version is gone (deleted while its rows streamed in): the caller removes the rows
-    it wrote (on PostgreSQL no foreign key refuses them, see migration 0004)."""
+    """Build the version's keys (PostgreSQL, see ``row_tables``) and mark it ready with its
+    counts; from now on it is listed and graded. LookupError when the version is gone (deleted
+    while its rows streamed in); ``row_tables.DuplicateSample`` when a sample id is there twice."""
     version = session.get(DatasetVersion, version_id)
     if version is None:
         raise LookupError(f"dataset version {version_id} was deleted during its upload")
+    row_tables.index_version(session, version_id)
     version.ready, version.row_count, version.size_bytes, version.columns = True, row_count, size_bytes, columns
     session.execute(update(Dataset).where(Dataset.id == version.dataset_id).values(updated_at=utcnow()))
     session.flush()
 
 
 def discard_version(session: Session, version_id: str) -> None:
-    """Remove a version with its rows (deleted here first, on every database: SQLite's key
-    cascades, PostgreSQL's trigger does, and neither then finds any left)."""
-    session.execute(delete(DatasetRow).where(DatasetRow.version_id == version_id))
+    """Remove a version with its rows: on PostgreSQL its table goes with its row (a trigger drops
+    it, whoever deletes the version); on SQLite its rows are deleted here first."""
+    if not row_tables.per_version(session):
+        session.execute(delete(DatasetRow).where(DatasetRow.version_id == version_id))
     session.execute(delete(DatasetVersion).where(DatasetVersion.id == version_id))
 
 
@@ -166,15 +169,17 @@ def iter_rows(session: Session, version_id: str, start: int = 0, stop: int | Non
     """``(position, row)`` of a version's rows with ``start <= position < stop`` (to the end
     when ``stop`` is None), in position order, fetched ``batch`` rows per query by key range
     (no OFFSET scan). Each row is the stored sample: ``id``, ``input``, ``output``, ...;
-    positions count from 0 and have no gaps."""
+    positions count from 0 and have no gaps. LookupError when the version was deleted after it
+    was looked up (``row_tables.gone_as_lookup``)."""
+    t = row_tables.rows_of(session, version_id)
     position = start
     while stop is None or position < stop:
         upper = position + batch if stop is None else min(position + batch, stop)
-        query = (select(DatasetRow.position, DatasetRow.data)
-                 .where(DatasetRow.version_id == version_id, DatasetRow.position >= position,
-                        DatasetRow.position < upper)
-                 .order_by(DatasetRow.position))
-        fetched = session.execute(query).all()
+        query = (select(t.c.position, t.c.data)
+                 .where(t.c.version_id == version_id, t.c.position >= position, t.c.position < upper)
+                 .order_by(t.c.position))
+        with row_tables.gone_as_lookup(version_id):
+            fetched = session.execute(query).all()
         for at, data in fetched:
             yield at, orjson.loads(data)
         if len(fetched) < upper - position:
@@ -189,8 +194,9 @@ def read_rows(session: Session, version_id: str, start: int, stop: int) -> list[
 
 def find_row(session: Session, version_id: str, sample_id: str) -> dict[str, Any] | None:
     """The row with this sample id in the version, or None."""
-    data = session.scalar(select(DatasetRow.data).where(DatasetRow.version_id == version_id,
-                                                        DatasetRow.sample_id == sample_id))
+    t = row_tables.rows_of(session, version_id)
+    with row_tables.gone_as_lookup(version_id):
+        data = session.scalar(select(t.c.data).where(t.c.version_id == version_id, t.c.sample_id == sample_id))
     return None if data is None else orjson.loads(data)
 
 
@@ -220,12 +226,10 @@ def delete_dataset(session: Session, dataset: Dataset) -> None:
 
 
 def unready_versions(session: Session) -> dict[str, int]:
-    """Versions whose upload has not finished, each with how far its rows have come (the last
-    position written, -1 for none yet): read from the primary key's end, not by counting."""
-    last = (select(func.max(DatasetRow.position)).where(DatasetRow.version_id == DatasetVersion.id)
-            .correlate(DatasetVersion).scalar_subquery())
-    query = select(DatasetVersion.id, last).where(DatasetVersion.ready.is_(False))
-    return {version_id: -1 if position is None else position for version_id, position in session.execute(query).all()}
+    """Versions whose upload has not finished, each with how many rows it has written so far
+    (counted by ``add_rows`` in the version's row: no row is read)."""
+    query = select(DatasetVersion.id, DatasetVersion.row_count).where(DatasetVersion.ready.is_(False))
+    return {version_id: count for version_id, count in session.execute(query).all()}
 
 
 def discard_unready(session: Session, version_id: str) -> bool:

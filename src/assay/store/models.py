@@ -157,9 +157,9 @@ class DatasetVersion(Base):
 class DatasetRow(Base):
     """One row of a dataset version: its position, its sample id (unique in the version) and
     the stored sample as JSON text (text, not JSON/JSONB: written and read without a parse by
-    the database, and a NUL escaped in JSON text is storable on PostgreSQL too). On PostgreSQL
-    the version key is not checked per row (migration 0004: a trigger deletes a deleted
-    version's rows instead)."""
+    the database, and a NUL escaped in JSON text is storable on PostgreSQL too). This table
+    holds SQLite's rows; PostgreSQL keeps each version's rows in a table of their own with these
+    columns, keyed once an upload's rows are in (``store.row_tables``, migration 0007)."""
 
     __tablename__ = "dataset_rows"
     # On SQLite the rows are kept in their primary key's order, without a rowid tree beside it:

@@ -34,6 +34,8 @@ const dateFormat = new Intl.DateTimeFormat(lang === 'zh' ? 'zh-CN' : 'en', {
   year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
 });
 
+/** `label` followed by the language's colon ("数据集：", "Dataset: "). */
+export const withColon = (label) => t('common.labelled', { label });
 export const fmtDate = (iso) => (iso ? dateFormat.format(new Date(iso)) : t('common.none'));
 export const fmtPct = (x) => (x === null || x === undefined ? t('common.none') : `${(x * 100).toFixed(1)}%`);
 export const fmtScore = (x) => (x === null || x === undefined ? t('common.none') : Number(x).toFixed(3));

@@ -41,6 +41,10 @@ function regexParams(params, { readOnly, onChange }) {
       mount(preview, h('span', { class: 'bad' }, t('preset.regex.invalid', { message: err.message })));
       return;
     }
+    if (!text) { // nothing to match yet: say what to fill in
+      mount(preview, h('span', { class: 'hint' }, t('preset.regex.previewNoOutput')));
+      return;
+    }
     if (!found) {
       mount(preview, h('span', { class: 'bad', id: 'regex-verdict' }, t('preset.regex.noMatch')));
       return;

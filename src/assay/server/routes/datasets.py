@@ -128,7 +128,10 @@ def list_rows(dataset_id: str, session: SessionDep, _user: CurrentUser,
               offset: Annotated[int, Query(ge=0, le=MAX_NUMBER)] = 0,
               limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100) -> Any:
     found = _version(session, _found(session, dataset_id), version)
-    items = [DatasetRowOut(position=p, row=r) for p, r in rows.iter_rows(session, found.id, offset, offset + limit)]
+    try:
+        items = [DatasetRowOut(position=p, row=r) for p, r in rows.iter_rows(session, found.id, offset, offset + limit)]
+    except LookupError:  # the version was deleted since it was found above
+        raise ApiError(404, NO_SUCH_VERSION(id=repr(dataset_id), number=found.number)) from None
     return Envelope(data=DatasetRowPage(items=items, version=found.number, total=found.row_count, limit=limit,
                                         offset=offset))
 
