@@ -2,7 +2,7 @@
 
 Each ``assay run --engine ray`` would otherwise start (and stop) a whole local Ray, which is
 most of such a test's time. Started here with what the engine gives a local Ray (this machine's
-CPUs, ``LOCAL_OBJECT_STORE_BYTES``), its address goes to the runs as ``RAY_ADDRESS``, the
+CPUs, its object store size: ``RayPlace``), its address goes to the runs as ``RAY_ADDRESS``, the
 engine's way onto a cluster: every run is still a job of its own (its own workers and actors;
 Ray shares none between jobs). The test process itself never starts Ray, so the tests that
 start it in-process (a service grading on Ray) keep theirs. Ended by closing the holder's
@@ -46,9 +46,10 @@ def _hold() -> None:
 
     import ray
 
-    from assay.runner.ray_engine._cluster import LOCAL_OBJECT_STORE_BYTES
+    from assay.runner.ray_engine import RayPlace
 
-    context = ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+    place = RayPlace.from_env({})  # what a run without RAY_ADDRESS would start
+    context = ray.init(num_cpus=place.num_cpus, include_dashboard=False, object_store_memory=place.object_store_bytes,
                        logging_level=logging.WARNING, log_to_driver=False)
     try:
         print(f"address={context.address_info['gcs_address']}", flush=True)
