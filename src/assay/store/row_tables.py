@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from sqlalchemy import Integer, String, Table, TableClause, Text, column, table
-from sqlalchemy.exc import IntegrityError, ProgrammingError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.store.models import SAMPLE_ID_MAX, DatasetRow, is_row_id
@@ -58,13 +58,15 @@ def rows_of(session: Session, version_id: str) -> Table | TableClause:
 
 @contextmanager
 def gone_as_lookup(version_id: str) -> Iterator[None]:
-    """PostgreSQL: a read of a version's table that another transaction dropped meanwhile (the
-    version was deleted after it was looked up) raises LookupError, as a version not found, not
-    the driver's error. The caller's transaction is then unusable, as after any failed statement."""
+    """PostgreSQL: a statement on a version's table that another transaction dropped meanwhile
+    (the version was deleted after it was looked up, or during its upload) raises LookupError,
+    as a version not found, not the driver's missing-table error (SQLSTATE 42P01), whether it
+    comes raw from the driver (``COPY``) or wrapped by SQLAlchemy. The caller's transaction is
+    then unusable, as after any failed statement."""
     try:
         yield
-    except ProgrammingError as exc:
-        if type(exc.orig).__name__ != "UndefinedTable":  # psycopg.errors.UndefinedTable (SQLSTATE 42P01)
+    except Exception as exc:
+        if type(getattr(exc, "orig", None) or exc).__name__ != "UndefinedTable":  # psycopg.errors.UndefinedTable
             raise
         raise LookupError(f"dataset version {version_id} was deleted") from None
 
@@ -93,14 +95,12 @@ def copy_rows(session: Session, version_id: str, rows: Sequence[tuple[int, str, 
     plain = block.count("\t") == 2 * len(rows) and block.count("\n") == len(rows) and "\\" not in block \
         and "\r" not in block  # else a field holds what COPY's text format escapes: the driver does it
     try:
-        with raw.cursor() as cursor, cursor.copy(statement) as copy:
+        with gone_as_lookup(version_id), raw.cursor() as cursor, cursor.copy(statement) as copy:
             if plain:
                 copy.write(block)
             else:
                 for row in rows:
                     copy.write_row(row)
-    except psycopg.errors.UndefinedTable:
-        raise LookupError(f"dataset version {version_id} was deleted during its upload") from None
     except psycopg.IntegrityError as exc:  # as SQLAlchemy's own statements raise it
         raise IntegrityError(statement, None, exc) from exc
 
