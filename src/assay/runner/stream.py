@@ -45,6 +45,8 @@ class DatasetStream:
             graded = graded or has_output(sample)
             if not graded and len(first) < 100:
                 first.append(sample)
+        if not hashes:
+            raise SpecError("no samples to grade (the dataset is empty)", where=str(self.path))
         if not graded:
             check_outputs(first, str(self.path))
         repeated = first_duplicate(self._numbered_ids, hashes)

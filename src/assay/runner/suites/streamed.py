@@ -32,10 +32,12 @@ def open_streamed(path: Path, *, formats: Collection[str], results: Path | None 
     found = suite_file(Path(path))
     doc = YamlDoc(found)
     chosen = dialect or (detect_dialect(doc.data) if isinstance(doc.data, dict) else None)
+    # Only assay's own files stream: a waza or Vally suite's samples come from several files.
     data = doc.data if chosen == assay_dialect.NAME else None
     dataset = data.get("dataset") if isinstance(data, dict) else None
     source = results or (found.parent / dataset if isinstance(dataset, str) else None)
-    if source is None or source.suffix.lower() not in formats or (isinstance(data, dict) and "samples" in data):
+    if (not isinstance(data, dict) or source is None or source.suffix.lower() not in formats
+            or "samples" in data):
         return load_suite(path, results=results, dialect=dialect, context=context, waza_version=waza_version), None
     try:
         suite = _header(doc, source, context or SpecContext())
