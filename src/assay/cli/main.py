@@ -86,7 +86,7 @@ def run(
         "--dialect", help="Read the suite as assay, waza or vally rather than detecting it.")] = None,
     waza_version: Annotated[Optional[str], typer.Option(
         "--waza-version", help="Read a waza suite as this waza release (default: its waza_version key, "
-                               "else the newest release assay knows).")] = None,
+                               "else the newest release under which it loads, with a warning).")] = None,
     explain_dialect: Annotated[bool, typer.Option(
         "--explain-dialect", help="Print which dialect, edition and release the suite is read as, and why; "
                                   "grade nothing.")] = False,

@@ -49,7 +49,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             alpha: float = 0.05) -> int:
     if explain_dialect:
         explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
-                               waza_version=waza_version)
+                               waza_version=waza_version, explain=True)
         print("\n".join(explained.explain))
         return 0
     if engine == "ray":

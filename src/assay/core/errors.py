@@ -54,7 +54,7 @@ class SpecError(AssayError):
             joined = path + ("" if self.path.startswith("[") else ".") + self.path
         elif self.path:
             joined = self.path
-        return SpecError(self.message, path=joined, where=where or self.where)
+        return type(self)(self.message, path=joined, where=where or self.where)
 
     @classmethod
     def from_validation(cls, exc: ValidationError, *, path: str = "", where: str = "") -> SpecError:

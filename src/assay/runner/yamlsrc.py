@@ -93,13 +93,13 @@ class YamlDoc:
         line = self.line(*keys)
         return f"{self.path}:{line}" if line else str(self.path)
 
-    def error(self, message: str, *keys: str | int) -> SpecError:
-        """A SpecError at ``keys``, with this file, the line and the field path."""
-        return SpecError(message, path=format_loc(_flatten(keys)), where=self.where(*keys))
+    def error(self, message: str, *keys: str | int, kind: type[SpecError] = SpecError) -> SpecError:
+        """A SpecError (or ``kind`` of it) at ``keys``, with this file, the line and the field path."""
+        return kind(message, path=format_loc(_flatten(keys)), where=self.where(*keys))
 
     def locate(self, exc: SpecError) -> SpecError:
         """The error with this file and the line of its field path, unless it has a place."""
-        return SpecError(exc.message, path=exc.path, where=exc.where or self.where(exc.focus), focus=exc.focus)
+        return type(exc)(exc.message, path=exc.path, where=exc.where or self.where(exc.focus), focus=exc.focus)
 
 
 def _check_tree(root: yaml.Node, path: Path) -> None:

@@ -35,7 +35,7 @@ def compile_graders(entries: Sequence[Any], doc: YamlDoc, at: Keys, context: Spe
         try:
             compiled = compile_spec(spec, path=format_loc(here), context=context)
         except SpecError as exc:
-            raise SpecError(exc.message, path=exc.path, where=doc.where(exc.focus or format_loc(here))) from None
+            raise type(exc)(exc.message, path=exc.path, where=doc.where(exc.focus or format_loc(here))) from None
         if compiled.name in first:
             raise SpecError(f"duplicate grader name {compiled.name!r} (also {format_loc(first[compiled.name])}); "
                             "give each grader a distinct `name`", path=format_loc((*here, "name")),

@@ -56,13 +56,15 @@ def detect_dialect(data: Mapping[str, Any]) -> str:
 
 
 def load_suite(path: Path, *, results: Path | None = None, dialect: str | None = None,
-               context: SpecContext | None = None, waza_version: str | None = None) -> Suite:
+               context: SpecContext | None = None, waza_version: str | None = None,
+               explain: bool = False) -> Suite:
     """Load a suite file (or the ``eval.yaml`` in a directory) in ``dialect``, detected from
     the file when None. Raises SpecError naming file, line and field.
 
     Graders are validated under ``context`` (see core.context) with the suite file's folder
     as ``base_dir``, so relative paths in configs mean the same in every dialect.
-    ``waza_version`` is the waza release a waza suite is read as (see ``dialects/_waza_releases``).
+    ``waza_version`` is the waza release a waza suite is read as (see ``dialects/_waza_releases``);
+    ``explain`` asks the dialect to say in ``Suite.explain`` what other readings were possible.
     """
     path = suite_file(Path(path))
     if dialect is not None and dialect not in MODULES:
@@ -74,7 +76,7 @@ def load_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     reader = dialect_module(name)
     context = (context or SpecContext()).at(doc.path.parent.resolve())
     try:
-        suite = reader.load(doc, results=results, context=context, options=DialectOptions(waza_version))
+        suite = reader.load(doc, results=results, context=context, options=DialectOptions(waza_version, explain))
     except SpecError as exc:
         if exc.where or not exc.focus:
             raise

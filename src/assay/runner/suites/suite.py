@@ -17,6 +17,9 @@ class DialectOptions:
     to read a waza suite as (``--waza-version``); other dialects ignore it."""
 
     waza_version: str | None = None
+    explain: bool = False
+    """Whether ``Suite.explain`` should also say what other readings were possible (a waza
+    suite: the older releases that also load it, and whether they grade it differently)."""
 
 
 @dataclass(slots=True)

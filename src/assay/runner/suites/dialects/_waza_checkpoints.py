@@ -16,6 +16,7 @@ from typing import Any
 
 from assay.core.context import SpecContext
 from assay.core.errors import format_loc
+from assay.runner.suites.dialects._waza_releases import ReleaseRefusal
 from assay.runner.suites.filemodel import Keys
 from assay.runner.suites.graders import compile_graders
 from assay.runner.yamlsrc import YamlDoc
@@ -42,7 +43,7 @@ def checkpoint_specs(doc: YamlDoc, raw: Any, context: SpecContext, prepare: Call
             if key not in KEYS:
                 if strict:
                     raise doc.error(f"field {key} not found in type models.Checkpoint (known: {', '.join(KEYS)})",
-                                    *at, key)
+                                    *at, key, kind=ReleaseRefusal)
                 warnings.append(f"{doc.where(*at, key)}: {format_loc((*at, key))}: unknown checkpoint field {key!r} "
                                 "ignored")
         turn = cp.get("after_turn")

@@ -38,7 +38,7 @@ from assay.runner.suites.dialects._waza_kinds import (
     go_kinds,
 )
 from assay.runner.suites.dialects._waza_refs import resolve_ref
-from assay.runner.suites.dialects._waza_releases import Release
+from assay.runner.suites.dialects._waza_releases import Release, ReleaseRefusal
 from assay.runner.suites.filemodel import Keys, model_in
 from assay.runner.suites.graders import SPEC_KEYS, fold_grader
 from assay.runner.yamlsrc import YamlDoc
@@ -108,14 +108,14 @@ class WazaGraders:
 
     def _entry_keys(self, entry: Any, keys: Keys) -> None:
         """From 0.24 a grader entry has only waza's keys beside ``config``."""
-        if not self.strict or not isinstance(entry, Mapping):
+        if self.edition != "go" or not self.release.refuses_unknown() or not isinstance(entry, Mapping):
             return
         type_name, known = ENTRY_KEYS["task" if self.default_type else "eval"]
         for key in entry:
             if key not in known:
                 raise self.doc.error(f"field {key} not found in type models.{type_name} (waza "
                                      f"{self.release.since_text('strict')} decodes grader entries with known fields "
-                                     f"only; known: {', '.join(sorted(known))})", *keys, key)
+                                     f"only; known: {', '.join(sorted(known))})", *keys, key, kind=ReleaseRefusal)
 
     def _go_kind(self, spec: dict[str, Any], config: dict[str, Any],
                  keys: Keys) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -128,8 +128,8 @@ class WazaGraders:
         moved = {"regex", "keyword", "text", "trigger", "tool_calls"}
         if kind in moved and kind not in kinds and not python_shape:
             raise self.doc.error(f"grader with identifier {spec.get('name')!r} is using an unsupported grader type "
-                                 f"at {self.release.describe()}. Valid grader types: {', '.join(kinds)}",
-                                 *keys, "type")
+                                 f"at {self.release.name}. Valid grader types: {', '.join(kinds)}",
+                                 *keys, "type", kind=ReleaseRefusal)
         if kind == "keyword":
             words = [*config.pop("must_contain", []), *config.pop("keywords", [])]
             config = {"contains": words, "not_contains": config.pop("must_not_contain", []), **config}
@@ -189,7 +189,7 @@ class WazaGraders:
                 raise self.doc.error(f"invalid grader config for {json.dumps(name)} (type {json.dumps(kind)}): failed "
                                      f"to decode grader parameters of type models.{type_name}: field {key} not found "
                                      f"in type models.{type_name} (waza {self.release.since_text('strict')} decodes "
-                                     f"grader configs with known fields only)", *at)
+                                     f"grader configs with known fields only)", *at, kind=ReleaseRefusal)
             self.warnings.append(f"{self.doc.where(*at)}: {format_loc(at)}: unknown {kind} option {key!r} ignored, "
                                  f"as waza {self.release.describe().split(',')[0].removeprefix('waza ')} ignores it "
                                  f"(known: {', '.join(sorted(known))})")
@@ -210,7 +210,8 @@ class WazaGraders:
                 continue
             if field is None and self.strict:
                 raise self.doc.error(f"field {key} not found (waza {self.release.since_text('strict')} decodes grader "
-                                     f"configs with known fields only; known: {', '.join(sorted(fields))})", *at)
+                                     f"configs with known fields only; known: {', '.join(sorted(fields))})", *at,
+                                     kind=ReleaseRefusal)
             if field is None:
                 self.warnings.append(f"{self.doc.where(*at)}: {format_loc(at)}: unknown {kind} option {key!r} "
                                      f"ignored, as waza ignores it (known: {', '.join(sorted(fields))})")

@@ -2,7 +2,7 @@
 by, ``assay run --explain-dialect`` reports from, and docs/formats.md cites.
 
 A suite is read as one release: ``--waza-version``, else the suite's ``waza_version`` key (an
-assay extension), else the newest release assay knows (``NEWEST``). Each behaviour that moved
+assay extension), else the newest release under which it loads (``_waza_inference``). Each behaviour that moved
 holds from ``since`` (inclusive) until ``until`` (exclusive), with where in waza's source it
 is seen; a release between known ones is read by the rules that hold at it (0.23 by 0.21's).
 Sources are microsoft/waza files at the commit named; tags v0.9.0..v0.12.0 are in the fetched
@@ -14,7 +14,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assay.core.errors import SpecError
+
 Version = tuple[int, int, int]
+
+
+class ReleaseRefusal(SpecError):
+    """What the release read refuses and another release may accept: a grader kind it does not
+    have, a key its strict decoding does not know. Release inference tries older releases on
+    these only; any other error stands whatever the release."""
 
 RELEASES: tuple[str, ...] = (
     "0.9.0", "0.10.0", "0.11.0", "0.12.0", "0.21.0", "0.24.0", "0.25.0", "0.26.0", "0.27.0", "0.28.0",
@@ -98,6 +106,16 @@ class Release:
 
     version: Version
     reason: str
+    known_only: bool = False
+    """Refuse file and grader-entry keys this release does not know even where it would ignore
+    them: how release inference tells a suite written for an older release, whose every key
+    that release knows, from a typo that only an older release's leniency lets by. Grader
+    options stay as the release reads them (real suites carry options of releases assay does
+    not list)."""
+
+    def refuses_unknown(self) -> bool:
+        """Whether a file or grader-entry key this release does not know is an error."""
+        return self.known_only or self.has("strict")
 
     def has(self, key: str) -> bool:
         """Whether behaviour ``key`` holds at this release."""
@@ -107,6 +125,11 @@ class Release:
 
     def holding(self) -> list[Behaviour]:
         return [b for b in BEHAVIOURS if self.has(b.key)]
+
+    @property
+    def name(self) -> str:
+        """``waza 0.27.0``."""
+        return f"waza {show(self.version)}"
 
     def describe(self) -> str:
         known = show(self.version) in RELEASES

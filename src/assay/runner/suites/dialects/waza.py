@@ -17,7 +17,8 @@ threshold) and its score is the weighted mean. The edition (``_waza_graders.edit
 decides what ``code`` and ``script`` graders see.
 
 The Go edition is read as one release (``_waza_releases``: ``--waza-version``, else the
-``waza_version`` key, else the newest assay knows). From 0.24 waza decodes every file with known
+``waza_version`` key, else the newest under which the suite loads, with a warning when that is
+not the newest assay knows). From 0.24 waza decodes every file with known
 fields only, so an unknown key is an error in waza's words (``field x not found in type
 models.TestCase``); for older releases and the Python edition it is a warning naming file and
 line. Fields waza defines in any release are never called unknown. From 0.27 a task's
@@ -45,8 +46,9 @@ from assay.runner.suites.dialects._waza_agents import agent_grader
 from assay.runner.suites.dialects._waza_checkpoints import checkpoint_specs
 from assay.runner.suites.dialects._waza_files import WazaEvalFile, WazaExpectation, WazaInputs, WazaTask
 from assay.runner.suites.dialects._waza_graders import Edition, WazaGraders, edition_of
+from assay.runner.suites.dialects._waza_inference import alternatives, infer
 from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
-from assay.runner.suites.dialects._waza_releases import Release, choose
+from assay.runner.suites.dialects._waza_releases import Release, ReleaseRefusal, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
 from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump, task_prompt
 from assay.runner.suites.filemodel import Keys, Unknown, read_model
@@ -68,23 +70,46 @@ detect = detect_waza
 
 def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
          options: DialectOptions | None = None) -> Suite:
-    """Load a waza suite. Raises SpecError naming file, line and field for invalid input."""
+    """Load a waza suite. Raises SpecError naming file, line and field for invalid input.
+
+    A release that is pinned (``--waza-version``, else the ``waza_version`` key) is the one read;
+    else the newest release under which the suite loads (``_waza_inference``)."""
     options = options or DialectOptions()
-    warnings: list[str] = []
     raw_version = doc.data.get("waza_version") if isinstance(doc.data, Mapping) else None
-    try:
-        release = choose(options.waza_version, None if raw_version is None else str(raw_version))
-    except ValueError as exc:
-        where = "" if options.waza_version is not None else doc.where("waza_version")
-        raise SpecError(str(exc), where=where) from None
+    pinned = options.waza_version is not None or raw_version is not None
+
+    def load_as(release: Release) -> Suite:
+        return _load_as(doc, release, pinned=pinned, results=results, context=context)
+
+    if not pinned:
+        inferred = infer(load_as, str(doc.path))
+        suite, release = inferred.suite, inferred.release
+        if inferred.warning is not None:
+            suite.warnings.insert(0, inferred.warning)
+    else:
+        try:
+            release = choose(options.waza_version, None if raw_version is None else str(raw_version))
+        except ValueError as exc:
+            where = "" if options.waza_version is not None else doc.where("waza_version")
+            raise SpecError(str(exc), where=where) from None
+        suite = load_as(release)
+    if options.explain and any(line.startswith("release: ") for line in suite.explain):
+        suite.explain += ["other releases (the newest that loads decides):", *alternatives(load_as, release)]
+    return suite
+
+
+def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | None,
+             context: SpecContext) -> Suite:
+    """The suite read as ``release``; SpecError where that release refuses it."""
+    warnings: list[str] = []
     results_path = find_results(doc, results, _text(doc.data.get("results")), RESULT_FILES)
     runs, shapes, schema = read_waza_runs(results_path) if results_path else ({}, set(), None)
-    pinned = options.waza_version is not None or raw_version is not None
     edition = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
-    strict = _Strict(release) if edition == "go" and release.has("strict") else None
+    strict = _Strict(release) if edition == "go" and release.refuses_unknown() else None
     spec = read_model(WazaEvalFile, doc.data, doc, warnings=warnings,
                       unknown=None if strict is None else strict.at(doc))
-    if strict is not None and spec.config is not None and "max_workers" in spec.config.model_fields_set:
+    if strict is not None and release.has("workers") and spec.config is not None and \
+            "max_workers" in spec.config.model_fields_set:
         # renamed `workers` in 0.24 (a breaking change, CHANGELOG.md): the old key is now unknown
         strict.at(doc)(("config",), "max_workers", spec.config)
     base = doc.path.parent.resolve()
@@ -169,7 +194,8 @@ class _Strict:
             if go_type == "models.BenchmarkSpec" and self.release.version >= (0, 31, 0):
                 go_type = "models.EvalSpec"  # renamed in 0.31 (CHANGELOG.md, #222)
             raise doc.error(f"field {key} not found in type {go_type} (waza {self.release.since_text('strict')} "
-                            f"decodes with known fields only; reading as {self.release.describe()})", *keys, key)
+                            f"decodes with known fields only; reading as {self.release.name})", *keys, key,
+                            kind=ReleaseRefusal)
         return refuse
 
 
