@@ -41,10 +41,13 @@ web: web-deps
 web-deps:
 	@(cd web && npm install --no-package-lock --no-audit --no-fund --loglevel=error) || echo "npm install in web/ failed: the accessibility checks will be skipped"
 
-# The example suite has failing samples on purpose: exit 1 (some failed) is a good demo.
+# The example suites have failing samples on purpose: exit 1 (some failed) is a good demo.
+# One suite per dialect: assay's own, a waza suite and a Vally suite, each with its results file.
 demo: setup
 	$(BIN)/assay run examples/presets/eval.yaml; status=$$?; [ $$status -le 1 ]
 	$(BIN)/assay run examples/json-schema/eval.yaml; status=$$?; [ $$status -le 1 ]
+	$(BIN)/assay run examples/waza-suite --results examples/waza-suite/results.jsonl; status=$$?; [ $$status -le 1 ]
+	$(BIN)/assay run examples/vally-stimuli --results examples/vally-stimuli/trajectories.jsonl; status=$$?; [ $$status -le 1 ]
 
 # The service with a demo workspace: open the address it prints and paste the token.
 serve: setup
