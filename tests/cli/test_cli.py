@@ -266,7 +266,7 @@ def test_settings_are_read_once_and_checked(tmp_path):
 def test_loader_warnings_are_in_the_summary_json_and_the_junit_report(tmp_path):
     (tmp_path / "tasks").mkdir()
     (tmp_path / "eval.yaml").write_text("name: w\nskill: s\nowner: team\ngraders:\n  - {type: contains, name: c}\n"
-                                        "tasks: [tasks/*.yaml]\n")
+                                        "tasks: [tasks/*.yaml]\nconfig: {trials_per_task: 1, timeout_seconds: 60}\n")
     (tmp_path / "tasks" / "a.yaml").write_text("id: a\ninputs: {prompt: p, output: hi}\nexpected: hi\n")
     summary, junit = tmp_path / "s.json", tmp_path / "j.xml"
     r = assay("run", str(tmp_path), "--summary-json", str(summary), "--junit", str(junit), "-q",

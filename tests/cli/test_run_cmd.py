@@ -4,7 +4,8 @@ import json
 import subprocess
 import sys
 
-EVAL = "name: x\nskill: s\ngraders:\n  - type: contains\n    name: c\ntasks:\n  - tasks/*.yaml\n"
+EVAL = ("name: x\nskill: s\ngraders:\n  - type: contains\n    name: c\ntasks:\n  - tasks/*.yaml\n"
+        "config: {trials_per_task: 1, timeout_seconds: 60}\n")
 
 
 def assay(*args, cwd=None):
@@ -32,11 +33,11 @@ def test_results_whose_task_id_matches_no_task_are_named(tmp_path):
 
 
 def test_keys_a_peer_ignores_are_warned_about_with_their_line(tmp_path):
-    p = waza_suite(tmp_path, EVAL.replace("skill: s\n", "skill: s\nconfig: {trails_per_task: 2}\n"),
+    p = waza_suite(tmp_path, EVAL.replace("trials_per_task: 1", "trails_per_task: 2"),
                    records=[{"task_id": "deploy-api", "output": "x"}])
     r = assay("run", str(p), "--waza-version", "0.21")  # waza 0.24 on refuses unknown keys
     assert r.returncode == 0, r.stderr
-    assert f"warning: {p}:3: config.trails_per_task: unknown field 'trails_per_task' ignored" in r.stderr
+    assert f"warning: {p}:8: config.trails_per_task: unknown field 'trails_per_task' ignored" in r.stderr
 
 
 def test_dialect_option(tmp_path):

@@ -31,6 +31,7 @@ TRANSCRIPT = """\
 def suite_with(tmp_path: Path, checkpoints: str, version: str | None = None):
     (tmp_path / "tasks").mkdir(exist_ok=True)
     (tmp_path / "eval.yaml").write_text("name: e\nskill: s\ntasks: [tasks/*.yaml]\n"
+                                        "config: {trials_per_task: 1, timeout_seconds: 60}\n"
                                         "graders:\n  - {type: text, name: final, config: {contains: [handler]}}\n")
     (tmp_path / "tasks" / "t.yaml").write_text(
         "id: t1\nname: T\ninputs:\n  prompt: Create a CSV reader\n  output: Added a FileNotFoundError handler\n"
@@ -109,7 +110,7 @@ def test_a_turn_never_reached_is_reported_not_failed(tmp_path):
 ])
 def test_bad_checkpoints_name_file_line_and_field(tmp_path, checkpoints, message, field):
     with pytest.raises(SpecError, match=message) as exc:
-        suite_with(tmp_path, checkpoints)
+        suite_with(tmp_path, checkpoints, version="0.35")
     assert exc.value.path == field and exc.value.where.endswith("t.yaml:14")
 
 

@@ -98,7 +98,8 @@ def test_waza_loader_cases(case, tmp_path):
     from assay.runner.suites import load_suite
 
     (tmp_path / "tasks").mkdir()
-    (tmp_path / "eval.yaml").write_text("name: e\nskill: s\ntasks: [tasks/*.yaml]\n")
+    (tmp_path / "eval.yaml").write_text("name: e\nskill: s\ntasks: [tasks/*.yaml]\n"
+                                        "config: {trials_per_task: 1, timeout_seconds: 60}\n")
     (tmp_path / "tasks" / "t.yaml").write_text(case["task"])
     for name, text in case.get("files", {}).items():  # beside the task file
         (tmp_path / "tasks" / name).parent.mkdir(parents=True, exist_ok=True)

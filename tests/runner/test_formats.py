@@ -179,7 +179,8 @@ def test_vally_trajectories_file(tmp_path):
     assert suite.samples[0].workspace == str(tmp_path.resolve()) and suite.samples[0].tool_calls[0].name == "bash"
 
 
-WAZA = {"eval.yaml": "name: x\nskill: s\ngraders:\n  - type: contains\n    name: c\ntasks:\n  - tasks/*.yaml\n",
+WAZA = {"eval.yaml": "name: x\nskill: s\ngraders:\n  - type: contains\n    name: c\ntasks:\n  - tasks/*.yaml\n"
+                     "config: {trials_per_task: 1, timeout_seconds: 60}\n",
         "tasks/a.yaml": "id: t1\ninputs: {prompt: hi}\n", "tasks/b.yaml": "id: t2\nenabled: false\n"}
 
 
@@ -201,11 +202,14 @@ def test_vally_trajectories_naming_no_stimulus_are_reported(tmp_path):
 
 
 def test_waza_unknown_config_keys_are_ignored_with_a_warning_naming_the_line(tmp_path):
-    files = {**WAZA, "eval.yaml": WAZA["eval.yaml"].replace("skill: s\n", "skill: s\nwaza_version: '0.21'\nconfig:\n  trails_per_task: 3\n"),
-             "tasks/a.yaml": "id: t1\ninputs: {prompt: hi, output: hello}\n"}
+    text = "name: x\nskill: s\nwaza_version: '0.21'\nconfig:\n  trails_per_task: 3\n  timeout_seconds: 60\ntasks: [tasks/*.yaml]\n"
+    files = {**WAZA, "eval.yaml": text, "tasks/a.yaml": "id: t1\ninputs: {prompt: hi, output: hello}\n"}
     suite = load(write(tmp_path, files))
-    [warning] = suite.warnings
-    assert warning.startswith(f"{tmp_path / 'eval.yaml'}:5: config.trails_per_task: unknown field 'trails_per_task' ignored")
+    typo, required = suite.warnings
+    assert typo.startswith(f"{tmp_path / 'eval.yaml'}:5: config.trails_per_task: unknown field 'trails_per_task' ignored")
+    # so trials_per_task is missing, which waza's BenchmarkSpec.Validate refuses (_waza_semantics)
+    assert required.startswith(f"{tmp_path / 'eval.yaml'}:5: config.trials_per_task: waza (Go) refuses this suite")
+    assert "(trials_per_task must be at least 1, got 0)" in required
 
 
 @pytest.mark.parametrize("files, message, where", [

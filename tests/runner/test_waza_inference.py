@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from suite_files import load, write  # tests/suite_files.py
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
@@ -24,15 +25,6 @@ TASK = "id: t1\nname: T\ninputs:\n  prompt: deploy it\n  output: Deployed to Azu
 OLD = EVAL + "graders:\n  - type: keyword\n    name: g\n    config: {must_contain: [AZURE]}\n"
 
 
-def write(tmp: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / name).write_text(text)
-    return tmp / "eval.yaml"
-
-
-def load(path: Path, version: str | None = None):
-    return load_suite(path, context=SpecContext(), waza_version=version)
 
 
 def test_one_release_of_each_rule_set_is_tried_newest_first():

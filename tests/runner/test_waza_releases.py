@@ -8,29 +8,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from suite_files import load, write  # tests/suite_files.py
 
-from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.runner.execute import grade_one
 from assay.runner.resources import default_resources
-from assay.runner.suites import load_suite
 
 EVAL = "name: e\nskill: s\ntasks:\n  - tasks/*.yaml\n"
 TASK = "id: t1\nname: T\ninputs:\n  prompt: deploy it\n  output: Deployed to Azure.\n"
 
 
-def write(tmp: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp / name).write_text(text)
-    return tmp / "eval.yaml"
-
-
-def load(path: Path, version: str | None = None):
-    return load_suite(path, context=SpecContext(), waza_version=version)
 
 
 def results(suite, sample_id="t1"):
@@ -72,7 +61,7 @@ def test_unknown_grader_config_key_uses_wazas_decode_error(tmp_path):
 def test_fields_waza_defines_are_never_unknown(tmp_path):
     task = TASK + ("golden: true\nfirst_event_timeout_seconds: 5\nskill_directories: [skills]\n"
                    "instruction_files: [AGENTS.md]\nexpected:\n  should_trigger: true\n  behavior: {max_tool_calls: 3}\n")
-    evalf = EVAL + "schemaVersion: '1.5'\nconfig:\n  workers: 2\n  inject_skill_body: false\n  disabled_skills: [x]\n"
+    evalf = EVAL + "schemaVersion: '1.5'\nconfig:\n  trials_per_task: 1\n  timeout_seconds: 9\n  workers: 2\n  inject_skill_body: false\n  disabled_skills: [x]\n"
     suite = load(write(tmp_path, {"eval.yaml": evalf, "tasks/a.yaml": task}))
     assert suite.warnings == []
 
@@ -217,7 +206,8 @@ def test_cli_refuses_an_unknown_key_with_exit_2_and_reads_it_as_0_21_with_a_warn
 
 
 def test_max_workers_is_unknown_from_0_24_where_it_became_workers(tmp_path):
-    path = write(tmp_path, {"eval.yaml": EVAL + "config:\n  max_workers: 4\n", "tasks/a.yaml": TASK})
+    path = write(tmp_path, {"eval.yaml": EVAL + "config:\n  max_workers: 4\n  trials_per_task: 1\n  timeout_seconds: 9\n",
+                            "tasks/a.yaml": TASK})
     with pytest.raises(SpecError, match="field max_workers not found in type models.Config"):
         load(path, "0.24")
     assert load(path, "0.21").warnings == []

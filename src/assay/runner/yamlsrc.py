@@ -37,8 +37,10 @@ class YamlDoc:
     expand beyond ``MAX_NODES`` values are errors naming the line.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, first_only: bool = False) -> None:
         self.path = path
+        self.more_at: int | None = None
+        """With ``first_only``: the line where a second document starts (it is not read)."""
         raw = read_regular(path, limit=MAX_SUITE_BYTES, what="suite file")
         try:
             text = raw.decode("utf-8-sig")
@@ -53,7 +55,9 @@ class YamlDoc:
             raise SpecError(f"invalid YAML: character {exc.character!r} is not allowed in YAML text",
                             where=f"{path}:{line}") from None
         try:
-            self.node = loader.get_single_node()
+            self.node = (loader.get_node() if loader.check_node() else None) if first_only else loader.get_single_node()
+            if first_only:
+                self.more_at = _next_document(loader)
             if self.node is not None:
                 _check_tree(self.node, path)
             self.data: Any = loader.construct_document(self.node) if self.node is not None else None
@@ -97,9 +101,26 @@ class YamlDoc:
         """A SpecError (or ``kind`` of it) at ``keys``, with this file, the line and the field path."""
         return kind(message, path=format_loc(_flatten(keys)), where=self.where(*keys))
 
+    def more_error(self) -> SpecError:
+        """The error for a second document in a file that must hold one."""
+        return SpecError("invalid YAML: a second document starts here; the file must hold one",
+                         where=f"{self.path}:{self.more_at}")
+
     def locate(self, exc: SpecError) -> SpecError:
         """The error with this file and the line of its field path, unless it has a place."""
         return type(exc)(exc.message, path=exc.path, where=exc.where or self.where(exc.focus), focus=exc.focus)
+
+
+def _next_document(loader: yaml.SafeLoader) -> int | None:
+    """The line where the document after the one read starts, or None at the stream's end.
+    Whatever follows is not parsed (as a reader of the first document only never looks at it)."""
+    try:
+        if loader.check_event(yaml.StreamEndEvent):
+            return None
+        return int(loader.peek_event().start_mark.line) + 1
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return mark.line + 1 if mark is not None else 0
 
 
 def _check_tree(root: yaml.Node, path: Path) -> None:

@@ -69,10 +69,12 @@ def load_suite(path: Path, *, results: Path | None = None, dialect: str | None =
     path = suite_file(Path(path))
     if dialect is not None and dialect not in MODULES:
         raise SpecError(f"unknown dialect {dialect!r}; use one of: {', '.join(sorted(DIALECTS))}")
-    doc = YamlDoc(path)
+    doc = YamlDoc(path, first_only=True)
     if not isinstance(doc.data, Mapping):
         raise SpecError("a suite file must be a mapping with name, graders and dataset", where=str(path))
     name = dialect or detect_dialect(doc.data)
+    if doc.more_at is not None and name != "waza":  # waza reads a file's first document (_waza_semantics)
+        raise doc.more_error()
     reader = dialect_module(name)
     context = (context or SpecContext()).at(doc.path.parent.resolve())
     try:

@@ -30,13 +30,13 @@ def open_streamed(path: Path, *, formats: Collection[str], results: Path | None 
     (its suffix one of ``formats``, such as ``.jsonl``): the suite then has no samples. Else
     the suite as ``load_suite`` gives it, and None."""
     found = suite_file(Path(path))
-    doc = YamlDoc(found)
+    doc = YamlDoc(found, first_only=True)  # load_suite says what a second document means
     chosen = dialect or (detect_dialect(doc.data) if isinstance(doc.data, dict) else None)
     # Only assay's own files stream: a waza or Vally suite's samples come from several files.
     data = doc.data if chosen == assay_dialect.NAME else None
     dataset = data.get("dataset") if isinstance(data, dict) else None
     source = results or (found.parent / dataset if isinstance(dataset, str) else None)
-    if (not isinstance(data, dict) or source is None or source.suffix.lower() not in formats
+    if (not isinstance(data, dict) or doc.more_at is not None or source is None or source.suffix.lower() not in formats
             or "samples" in data):
         return load_suite(path, results=results, dialect=dialect, context=context, waza_version=waza_version), None
     try:

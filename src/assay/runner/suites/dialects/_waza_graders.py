@@ -243,20 +243,20 @@ def _keyed(annotation: Any) -> bool:
 
 
 def edition_of(kinds: AbstractSet[str], shapes: AbstractSet[str], top_keys: AbstractSet[str],
-               pinned: bool = False) -> Edition:
-    """The waza edition a suite is written for: Go when a release is pinned or its results
-    file is Go's, Python for Python's results, else from grader kinds or top-level keys only
-    one edition has; the Go edition (today's) otherwise. ``kinds`` may hold ``tool_calls:go``
-    for a ``tool_calls`` entry with Go-only keys."""
+               pinned: bool = False) -> tuple[Edition, bool]:
+    """The waza edition a suite is written for, and whether something told it: Go when a
+    release is pinned or its results file is Go's, Python for Python's results, else from
+    grader kinds or top-level keys only one edition has; the Go edition (today's) otherwise,
+    untold. ``kinds`` may hold ``tool_calls:go`` for a ``tool_calls`` entry with Go-only keys."""
     if pinned or "go" in shapes:
-        return "go"
+        return "go", True
     if "python" in shapes:
-        return "python"
+        return "python", True
     if kinds & {*GO_ONLY, "tool_calls:go"} or top_keys & {"tasks_from", "hooks", "inputs", "baseline", "range"}:
-        return "go"
+        return "go", True
     if kinds & {*PYTHON_ONLY, "tool_calls"}:
-        return "python"
-    return "go"
+        return "python", True
+    return "go", False
 
 
 def _schema_file(doc: YamlDoc, config: dict[str, Any], keys: Keys) -> dict[str, Any]:

@@ -50,6 +50,12 @@ from assay.runner.suites.dialects._waza_inference import alternatives, infer
 from assay.runner.suites.dialects._waza_kinds import GO_TOOL_CALLS
 from assay.runner.suites.dialects._waza_releases import Release, ReleaseRefusal, choose
 from assay.runner.suites.dialects._waza_results import read_waza_runs
+from assay.runner.suites.dialects._waza_semantics import (
+    check_required_config,
+    more_documents,
+    per_task,
+    replace_by_name,
+)
 from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump, task_prompt
 from assay.runner.suites.filemodel import Keys, Unknown, read_model
 from assay.runner.suites.graders import compile_graders
@@ -104,10 +110,13 @@ def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | No
     warnings: list[str] = []
     results_path = find_results(doc, results, _text(doc.data.get("results")), RESULT_FILES)
     runs, shapes, schema = read_waza_runs(results_path) if results_path else ({}, set(), None)
-    edition = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
+    edition, _ = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
+    more_documents(doc, edition, warnings)
     strict = _Strict(release) if edition == "go" and release.refuses_unknown() else None
     spec = read_model(WazaEvalFile, doc.data, doc, warnings=warnings,
                       unknown=None if strict is None else strict.at(doc))
+    if edition == "go":
+        check_required_config(doc, doc.data.get("config"), warnings=warnings)
     if strict is not None and release.has("workers") and spec.config is not None and \
             "max_workers" in spec.config.model_fields_set:
         # renamed `workers` in 0.24 (a breaking change, CHANGELOG.md): the old key is now unknown
@@ -115,7 +124,7 @@ def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | No
     base = doc.path.parent.resolve()
     if spec.tasks is None and spec.tasks_from is None:
         raise doc.error("a waza eval needs `tasks` (globs of task files) or `tasks_from` (a CSV file)")
-    tasks, disabled, task_files = _tasks(doc, spec, base, warnings, strict)
+    tasks, disabled, task_files = _tasks(doc, spec, base, warnings, strict, edition)
     judge = spec.config.judge_model if spec.config else None
     suite_graders = WazaGraders(doc, edition, release, judge, warnings=warnings, suite_dir=base)
     graders = compile_graders(spec.graders or [], doc, ("graders",), context, prepare=suite_graders.prepare)
@@ -129,6 +138,7 @@ def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | No
     trials = spec.config.trials_per_task if spec.config else None
     off_count: list[str] = []
     clusters: dict[str, str] = {}
+    replaced: dict[str, set[str]] = {}
     for tdoc, task in tasks:
         entries = [*(task.graders or []), *(_expected_graders(task) if grade_expected else [])]
         task_prepare = WazaGraders(tdoc, edition, release, judge, default_type="code", warnings=warnings,
@@ -137,6 +147,7 @@ def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | No
         if edition == "go":
             checkpoints = checkpoint_specs(tdoc, task.checkpoints, context, task_prepare, warnings, strict is not None)
             task_graders += compile_graders(checkpoints, tdoc, ("checkpoints",), context)
+            task_graders, replaced[task.id] = replace_by_name(graders, task_graders)
         inputs = task.inputs or {}
         task_runs = runs.pop(task.id, None)
         if task_runs is not None and trials is not None and len(task_runs) != trials:
@@ -166,6 +177,7 @@ def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | No
         warnings.append(f"{doc.where('config', 'trials_per_task')}: config.trials_per_task is {trials}, but "
                         f"{results_path} holds another number of runs for {len(off_count)} task(s): "
                         f"{', '.join(off_count[:5])}{' ...' if len(off_count) > 5 else ''}; each run is graded")
+    graders = per_task(graders, samples, sample_graders, replaced)
     unmatched = sorted(set(runs) - disabled)
     if unmatched:
         warnings.append(unmatched_warning(unmatched, results_path, "task"))
@@ -252,7 +264,7 @@ def _task_metadata(tdoc: YamlDoc, task: WazaTask, edition: Edition) -> dict[str,
 
 
 def _tasks(doc: YamlDoc, spec: WazaEvalFile, base: Path, warnings: list[str],
-           strict: _Strict | None) -> tuple[list[_Task], set[str], list[Path]]:
+           strict: _Strict | None, edition: Edition) -> tuple[list[_Task], set[str], list[Path]]:
     """The enabled tasks, the ids of disabled ones, and the files they were read from. As in
     waza's runner (``loadTestCasesFromFiles``), only globs that together match nothing fail;
     a pattern matching nothing beside others that match is a warning."""
@@ -272,7 +284,8 @@ def _tasks(doc: YamlDoc, spec: WazaEvalFile, base: Path, warnings: list[str],
     disabled: set[str] = set()
     seen: dict[str, str] = {}
     for f in files:
-        tdoc = YamlDoc(f)
+        tdoc = YamlDoc(f, first_only=True)
+        more_documents(tdoc, edition, warnings)
         if not isinstance(tdoc.data, Mapping):
             raise tdoc.error("a task file must be a mapping")
         task = read_model(WazaTask, tdoc.data, tdoc, warnings=warnings,
