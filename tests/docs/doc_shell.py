@@ -12,7 +12,7 @@ What makes a block fail:
 - the block shows output (an unlabelled fenced block right after it) and a shown line is not
   in what the block printed, in order (see ``normalise``).
 
-Blocks of one document share their shell variables (``TOKEN=...`` in one block is ``$TOKEN``
+Blocks of one document share their shell variables and functions (``TOKEN=...`` in one block is ``$TOKEN``
 in the next) and one folder, and run in order. A block containing a line that is only
 ``assay serve ...`` starts that server in the background on a free 127.0.0.1 port, waits for
 ``/health``, runs the rest of the block, and leaves the server up for the document's later
@@ -24,6 +24,7 @@ Blocks that cannot run here say so in the Markdown, just before the block, with 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -33,7 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +47,7 @@ SHELL_LANGUAGES = {"sh", "shell", "bash", "console"}
 OUTPUT_LANGUAGES = {"", "text"}
 # assay or curl in a command's place: first on a line (after VAR=value words), or after $( | ; &&
 RUNS_SOMETHING = re.compile(r"(^[ \t]*(\w+=\S*[ \t]+)*|\$\(|[|;&][ \t]*)(\S*/)?(assay|curl)\b", re.MULTILINE)
-SERVE_LINE = re.compile(r"^assay serve\b[^\n]*$", re.MULTILINE)
+SERVE_LINE = re.compile(r"^assay (?:sandbox )?serve\b[^\n]*$", re.MULTILINE)
 BLOCK_TIMEOUT_S = 90
 
 
@@ -93,6 +93,18 @@ def normalise(text: str) -> list[str]:
     return lines
 
 
+def _alive(pid: int) -> bool:
+    try:
+        done, _ = os.waitpid(pid, os.WNOHANG)  # not our child: raises, and kill(0) decides
+        return done == 0
+    except ChildProcessError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1] != "Z"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -104,46 +116,29 @@ class ShellSession:
     """One document's folder, shell variables and background servers."""
 
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="assay-docs-")))
-    servers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    addresses: dict[str, str] = field(default_factory=dict)  # documented server address -> the started one
 
     def __post_init__(self) -> None:
         shutil.copytree(REPO / "examples", self.root / "examples")
         self.state = self.root / ".doc-shell-state"
         self.failures = self.root / ".doc-shell-failures"
+        self.pids = self.root / ".doc-shell-pids"
         self.env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "200",
                     "HOME": str(self.root), "ASSAY_JUDGE_CACHE": "off", "NO_COLOR": "1"}
         self.env.pop("ASSAY_TOKEN", None)
         self.env.pop("ASSAY_DATABASE_URL", None)
 
-    def start_server(self, line: str) -> str:
-        """Start ``assay serve`` on a free port, wait for /health; the shell's API base URL."""
-        port = free_port()
-        args = line.split("#")[0].split()[1:] + ["--host", "127.0.0.1", "--port", str(port)]
-        log = open(self.root / f"serve-{port}.log", "wb")  # noqa: SIM115  closed with the process
-        proc = subprocess.Popen([str(BIN / "assay"), *args], cwd=self.root, env=self.env, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
-        self.servers.append(proc)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise AssertionError(f"{line!r} exited {proc.returncode}: "
-                                     + (self.root / f"serve-{port}.log").read_text(errors="replace")[-2000:])
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                    return f"http://127.0.0.1:{port}"
-            except OSError:
-                time.sleep(0.2)
-        raise AssertionError(f"{line!r} did not answer /health within 60 s")
-
     def close(self) -> None:
-        for proc in self.servers:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
+        pids = [int(p) for p in self.pids.read_text().split()] if self.pids.exists() else []
+        for pid in pids:  # each server leads its own session (setsid): its workers go with it
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for pid in pids:
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -156,8 +151,19 @@ __dump() {
     case "$__v" in __*|BASH*|FUNCNAME|PIPESTATUS|_) continue;; esac
     declare -p "$__v" 2>/dev/null
   done > "$DOC_STATE"
+  for __f in $(compgen -A function); do
+    case "$__f" in __*|assay|curl) continue;; esac
+    declare -f "$__f" >> "$DOC_STATE"
+  done
 }
 trap __dump EXIT
+__await_health() {
+  for __i in $(seq 600); do
+    command curl -sf "http://127.0.0.1:$1/health" > /dev/null && return 0
+    sleep 0.1
+  done
+  echo "the server on port $1 did not answer /health within 60 s: $(tail -c 2000 serve-$1.log)" >> "$DOC_FAILURES"
+}
 assay() {
   command assay "$@"; local rc=$?
   [ $rc -le 1 ] || echo "assay $*: exit $rc" >> "$DOC_FAILURES"
@@ -175,19 +181,36 @@ curl() {
 """
 
 
+def _background(source: str, session: ShellSession) -> str:
+    """Each ``assay serve`` / ``assay sandbox serve`` line becomes a server started in the
+    background on a free 127.0.0.1 port (its pid kept for ``ShellSession.close``), awaited on
+    ``/health``; the documented addresses of it in this and later blocks point at that port."""
+    for line in SERVE_LINE.findall(source):
+        port = free_port()
+        command = line.split("#")[0].split()
+        documented = "8090" if command[1] == "sandbox" else "8000"
+        if "--port" in command:
+            documented = command[command.index("--port") + 1]
+            del command[command.index("--port"):command.index("--port") + 2]
+        if "--host" in command:
+            del command[command.index("--host"):command.index("--host") + 2]
+        started = (f"setsid {' '.join(command)} --host 127.0.0.1 --port {port} > serve-{port}.log 2>&1 &\n"
+                   f"echo $! >> \"$DOC_PIDS\"; __await_health {port}")
+        source = source.replace(line, f"# the test starts: {line}\n{started}", 1)
+        host = "sandbox-host" if command[1] == "sandbox" else "127.0.0.1"
+        session.addresses[f"http://{host}:{documented}"] = f"http://127.0.0.1:{port}"
+    for documented, actual in session.addresses.items():
+        source = source.replace(documented, actual)
+    return source
+
+
 def evaluate_shell(example: Example) -> str | None:
     block: ShellBlock = example.parsed
     session: ShellSession = example.namespace["shell"]
-    source = block.source
-    for line in SERVE_LINE.findall(source):
-        api = session.start_server(line)
-        source = source.replace(line, f"# started by the test: {line}\nAPI_BASE={api}", 1)
-        # the block's own curl lines name the documented default address
-        source = source.replace("http://127.0.0.1:8000", "$API_BASE")
-    if "API_BASE" not in source and session.servers:
-        source = source.replace("http://127.0.0.1:8000", "$API_BASE")
+    source = _background(block.source, session)
     session.failures.write_text("")
-    env = {**session.env, "DOC_STATE": str(session.state), "DOC_FAILURES": str(session.failures)}
+    env = {**session.env, "DOC_STATE": str(session.state), "DOC_FAILURES": str(session.failures),
+           "DOC_PIDS": str(session.pids)}
     done = subprocess.run(["bash", "-c", PRELUDE + source], cwd=session.root, env=env, capture_output=True,
                           text=True, timeout=BLOCK_TIMEOUT_S)
     printed = done.stdout + done.stderr
