@@ -9,6 +9,7 @@ carries ``<!-- skip: next "why" -->`` in the Markdown, and shows up as a skipped
 from __future__ import annotations
 
 import doctest
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,3 +82,22 @@ def test_documented_example(path: Path, index: int) -> None:
         if type(exc).__name__ == "SkipTest":
             pytest.skip(str(exc))
         raise
+
+
+def test_every_file_the_docs_name_exists() -> None:
+    """A sentence such as "tests/ray checks it" must point at something that could fail."""
+    # docs/formats.md cites the peers' own docs/ (waza's), so docs/ paths are not ours to check
+    named = re.compile(r"(?<![\w/])((?:tests|bench|examples|src/assay)/[\w./<>{},-]*[\w>}])")
+    short = re.compile(r"`((?:server|core|runner|store|sandbox|judges|graders|cli)/[\w./-]+\.py)`")
+    missing = []
+    for path in DOCUMENTS:
+        text = path.read_text()
+        for found in named.findall(text):
+            if "<" in found or "{" in found:  # a pattern such as tests/graders/test_<type>.py
+                continue
+            if not (REPO / found).exists():
+                missing.append(f"{path.name}: {found}")
+        for found in short.findall(text):
+            if not (REPO / "src/assay" / found).exists():
+                missing.append(f"{path.name}: src/assay/{found}")
+    assert not missing
