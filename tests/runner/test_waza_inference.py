@@ -97,3 +97,16 @@ def test_the_command_line_warns_once_and_grades(tmp_path):
     assert pinned.returncode == 2 and "unsupported grader type at waza 0.35.0" in pinned.stderr
     explained = _assay("run", "eval.yaml", "--explain-dialect", cwd=tmp_path)
     assert explained.returncode == 0 and "release: waza 0.12.0, the newest release that loads it" in explained.stdout
+
+
+def test_a_go_only_kind_in_a_task_file_tells_the_edition_the_eval_file_did_not(tmp_path):
+    # waza's own examples/grader-showcase at v0.12.0: `regex` in eval.yaml (a kind both editions
+    # had), `action_sequence` (Go only) in a task file, read after the edition is guessed
+    evalf = EVAL + "graders:\n  - {type: regex, name: r, config: {must_match: [Azure]}}\n"
+    task = TASK + ("graders:\n  - name: seq\n    type: action_sequence\n    config: {matching_mode: in_order_match, "
+                   "expected_actions: [view]}\n")
+    suite = load(write(tmp_path, {"eval.yaml": evalf, "tasks/a.yaml": task}))
+    assert "edition: Go (a task file names a grader kind only it has)" in suite.explain
+    assert any(line.startswith("release: waza 0.12.0") for line in suite.explain)
+    with pytest.raises(SpecError, match="unknown grader type 'nonsense'"):  # a kind neither has still fails
+        load(write(tmp_path, {"eval.yaml": evalf, "tasks/a.yaml": task.replace("action_sequence", "nonsense")}))

@@ -87,8 +87,23 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     def load_as(release: Release) -> Suite:
         return _load_as(doc, release, pinned=pinned, results=results, context=context)
 
+    def load_as_go(release: Release) -> Suite:
+        return _load_as(doc, release, pinned=pinned, results=results, context=context,
+                        as_go="a task file names a grader kind only it has")
+
     if not pinned:
-        inferred = infer(load_as, str(doc.path))
+        try:
+            inferred = infer(load_as, str(doc.path))
+        except SpecError as exc:
+            # The edition was guessed from the eval file (task files are read later): a grader
+            # kind a task file names may be one only the Go edition has.
+            if not exc.path.endswith("type"):
+                raise
+            try:
+                inferred = infer(load_as_go, str(doc.path))
+            except SpecError:
+                raise exc from None
+            load_as = load_as_go
         suite, release = inferred.suite, inferred.release
         if inferred.warning is not None:
             suite.warnings.insert(0, inferred.warning)
@@ -105,12 +120,13 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
 
 
 def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | None,
-             context: SpecContext) -> Suite:
-    """The suite read as ``release``; SpecError where that release refuses it."""
+             context: SpecContext, as_go: str | None = None) -> Suite:
+    """The suite read as ``release`` (as the Go edition, for reason ``as_go``, when given);
+    SpecError where that release refuses it."""
     warnings: list[str] = []
     results_path = find_results(doc, results, _text(doc.data.get("results")), RESULT_FILES)
     runs, shapes, schema = read_waza_runs(results_path) if results_path else ({}, set(), None)
-    edition, _ = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned)
+    edition, _ = edition_of(_kinds(doc.data), shapes, set(doc.data), pinned or as_go is not None)
     more_documents(doc, edition, warnings)
     strict = _Strict(release) if edition == "go" and release.refuses_unknown() else None
     spec = read_model(WazaEvalFile, doc.data, doc, warnings=warnings,
@@ -187,7 +203,7 @@ def _load_as(doc: YamlDoc, release: Release, *, pinned: bool, results: Path | No
         dialect=NAME, source=doc.path, definition=spec,
         inputs=[doc.path, *task_files, *suite_graders.files, *([results_path] if results_path else [])],
         missing=missing, unmatched_results=unmatched, clusters=clusters, warnings=warnings,
-        explain=_explain(edition, release, pinned, shapes, schema, results_path, trials))
+        explain=_explain(edition, release, pinned, shapes, schema, results_path, trials, as_go))
 
 
 def _text(value: Any) -> str | None:
@@ -236,10 +252,11 @@ def _expected_graders(task: WazaTask) -> list[dict[str, Any]]:
 
 
 def _explain(edition: Edition, release: Release, pinned: bool, shapes: AbstractSet[str], schema: str | None,
-             results: Path | None, trials: int | None) -> list[str]:
+             results: Path | None, trials: int | None, as_go: str | None) -> list[str]:
     lines = []
-    why = "a release is pinned" if pinned else "its results file is the Go edition's" if "go" in shapes else \
-        "its results file is the Python edition's" if "python" in shapes else "from its grader kinds and keys"
+    why = "a release is pinned" if pinned else as_go or ("its results file is the Go edition's" if "go" in shapes else
+                                                         "its results file is the Python edition's" if "python" in
+                                                         shapes else "from its grader kinds and keys")
     lines.append(f"edition: {'Go' if edition == 'go' else 'Python'} ({why})")
     if edition == "go":
         lines.append(f"release: {release.describe()}")
