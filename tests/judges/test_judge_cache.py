@@ -144,7 +144,7 @@ def test_run_no_cache_swaps_only_the_judge_client():
     from typer.testing import CliRunner
 
     from assay.cli.main import app
-    from assay.cli.run_cmd import _resources
+    from assay.runner.job import _resources
     from assay.runner.resources import Defaults
 
     shared = Defaults.resources()

@@ -117,9 +117,6 @@ def run(
         _fail_invalid(AssayError(f"--engine: unknown engine {engine!r}; use local or ray"))
     if fail_on_regression and baseline is None:
         _fail_invalid(AssayError("--fail-on-regression needs --baseline (the results to compare with)"))
-    if engine == "ray" and (baseline is not None or (repeats or 1) > 1):
-        _fail_invalid(AssayError("--baseline and --repeats run on the local engine only; with --engine ray, "
-                                 "write --out and use `assay compare`"))
     _delegate(execute, suite, out=out, junit=junit, results=results, threshold=threshold,
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
               summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect,
