@@ -76,9 +76,10 @@ class LazyJudgeClient:
             self._client = None
 
 
-def code_runner_opener(settings: Settings) -> Callable[[], CodeRunner]:
+def code_runner_opener(settings: Settings, workers: int | None = None) -> Callable[[], CodeRunner]:
     """What opens the code runner: the sandbox service when ``SANDBOX_URL`` is set (with
-    ``SANDBOX_SECRET``), else the local sandbox pool."""
+    ``SANDBOX_SECRET``), else the local sandbox pool with ``workers`` per language (default: one
+    per core)."""
     if settings.sandbox_url:
         url, secret = settings.sandbox_url, settings.sandbox_secret
 
@@ -92,7 +93,7 @@ def code_runner_opener(settings: Settings) -> Callable[[], CodeRunner]:
     def local() -> CodeRunner:
         from assay.sandbox import open_code_runner
 
-        return open_code_runner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
+        return open_code_runner(size=workers, weak=settings.sandbox_allow_weak, node=settings.node_binary)
 
     return local
 
@@ -104,14 +105,15 @@ def describe_code_runner(settings: Settings) -> str:
     return "the local sandbox pool (SANDBOX_URL is not set)"
 
 
-def build_resources(settings: Settings, *, judge_cache_reads: bool = True) -> Resources:
+def build_resources(settings: Settings, *, judge_cache_reads: bool = True, code_workers: int | None = None) -> Resources:
     """Adapters for graders: the code sandbox (local, or the sandbox service when ``SANDBOX_URL``
     is set) and the judge client (both started lazily) and the program runner.
     ``judge_cache_reads=False`` is ``--no-cache``: judge replies are asked for afresh (and still
-    stored, refreshing the cache)."""
+    stored, refreshing the cache). ``code_workers``: the local sandbox's workers per language
+    (default: one per core; the service asks for more, ``Settings.service_sandbox_workers``)."""
     from assay.sandbox.process import LocalProcessRunner
 
-    code = LazyCodeRunner(code_runner_opener(settings))
+    code = LazyCodeRunner(code_runner_opener(settings, code_workers))
     judge = LazyJudgeClient(settings, read_cache=judge_cache_reads)
     return Resources(code_runner=code, process_runner=LocalProcessRunner(), judge_client=judge)
 

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from assay.sandbox.activity import activity
+from assay.sandbox.priority import DEMOTE_AFTER_S, demote
 from assay.sandbox.python.frames import FRAME_HEAD, SIZE_MASK, STOP_FLAG
 from assay.sandbox.python.handle import Child
 from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS
@@ -84,6 +85,8 @@ class _Reader:
         self.activity: str | None = None
         self.started = time.monotonic()
         """When the sample now running started: the child's start, then each frame's arrival."""
+        self.demote_at: float | None = self.started + DEMOTE_AFTER_S
+        """When the child's CPU priority is lowered (``sandbox.priority``); None once it is."""
 
     def run(self, payload: bytes) -> Session:
         child = self.child
@@ -102,11 +105,18 @@ class _Reader:
             if paced:
                 time.sleep(PACE_S)
                 paced = False
-            left = self.started + self.timeout_s - time.monotonic()  # the sample's own time, from its start
+            now = time.monotonic()
+            left = self.started + self.timeout_s - now  # the sample's own time, from its start
             if left <= 0:
                 timed_out = True
                 self.activity = activity(child.pid)
                 break
+            if self.demote_at is not None:
+                if now >= self.demote_at:
+                    demote(child.pid)  # its own session: the group is the child's
+                    self.demote_at = None
+                else:
+                    left = min(left, self.demote_at - now)
             for fd, _events in poller.poll(left * 1000):
                 if fd == child.req_w:
                     try:
