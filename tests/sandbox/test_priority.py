@@ -1,7 +1,8 @@
-"""Code that runs long is lowered in CPU priority (``sandbox.priority``), in both sandboxes: a
-busy evaluation runs at nice 19 (every thread of it) after its first ``DEMOTE_AFTER_S``, while
-the next evaluation starts at normal priority; a Node.js worker is raised back before it serves
-anyone else. Observed from ``/proc`` while the code runs."""
+"""Code that runs long is lowered in CPU priority (``sandbox.priority``), in both sandboxes of a
+server (``demote_after_s``): a busy evaluation runs at nice 19 (every thread of it) after its
+first ``DEMOTE_AFTER_S``, while the next evaluation starts at normal priority; a Node.js worker
+is raised back before it serves anyone else. A pool without the option (a CLI run's) leaves
+priorities alone. Observed from ``/proc`` while the code runs."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from python_helpers import sandbox_processes
 
 from assay.core.interfaces import CodeCall
 from assay.sandbox.node import NodePool
+from assay.sandbox.python import PythonPool
 from assay.sandbox.priority import DEMOTE_AFTER_S, DEMOTED_NICE
 
 BUSY_PY = "def evaluate(input, output, expected, metadata):\n    while True:\n        pass\n"
@@ -44,7 +46,14 @@ def wait_for(condition, what: str, limit_s: float = 30):
     return found
 
 
-def test_a_busy_python_evaluation_is_lowered_and_the_next_one_is_not(pool):
+@pytest.mark.parametrize("demote_after_s", [DEMOTE_AFTER_S, None])
+def test_a_busy_python_evaluation_is_lowered_in_a_shared_pool_and_the_next_one_is_not(demote_after_s):
+    with PythonPool(size=2, demote_after_s=demote_after_s) as pool:
+        pool.start()
+        busy_then_quick(pool, DEMOTED_NICE if demote_after_s else 0)
+
+
+def busy_then_quick(pool: PythonPool, nice: int) -> None:
     outcome: list = []
     busy = threading.Thread(target=lambda: outcome.append(pool.call(CodeCall("python", BUSY_PY, ["q", "a", "a", {}],
                                                                              timeout_ms=3000))))
@@ -57,7 +66,7 @@ def test_a_busy_python_evaluation_is_lowered_and_the_next_one_is_not(pool):
 
     child = wait_for(running_child, "the busy evaluation runs")
     time.sleep(DEMOTE_AFTER_S + 0.3)
-    assert set(nices(child)) == {DEMOTED_NICE}, nices(child)
+    assert set(nices(child)) == {nice}, nices(child)
     # the children forked in advance for the next evaluations are at normal priority
     waiting = [pid for pid, (ppid, _) in sandbox_processes().items() if ppid in zygotes and pid != child]
     assert waiting and all(set(nices(pid)) <= {0} for pid in waiting), {pid: nices(pid) for pid in waiting}
@@ -70,7 +79,7 @@ def test_a_busy_python_evaluation_is_lowered_and_the_next_one_is_not(pool):
 @pytest.mark.node_sandbox
 def test_a_busy_node_worker_is_lowered_then_raised_before_it_serves_again():
     busy = "module.exports = () => { const t = Date.now(); while (Date.now() - t < 600); return {passed: true} }"
-    with NodePool(size=1) as pool:
+    with NodePool(size=1, demote_after_s=DEMOTE_AFTER_S) as pool:
         assert pool.call(CodeCall("nodejs", "module.exports = () => ({passed: true})", [])).ok  # started
         worker = next(iter(pool._workers))
         assert set(nices(worker.proc.pid)) == {0}

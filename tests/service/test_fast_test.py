@@ -24,8 +24,7 @@ import uvicorn
 from pg_server import free_port
 from service_support import seed_users
 
-from assay.server import create_app
-from assay.server import trial
+from assay.server import create_app, trial
 from assay.server.fast_test import FastTest
 from assay.settings import Settings
 

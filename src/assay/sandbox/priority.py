@@ -3,8 +3,9 @@
 A server's sandbox has more workers than cores, so that code sleeping or blocked does not keep
 a worker from other users. Code that computes competes for the cores instead: a busy loop of one
 user would slow every other user's evaluation, and the server itself. So the host lowers the
-CPU priority of an evaluation's process group once it has run ``DEMOTE_AFTER_S`` (to nice
-``DEMOTED_NICE``, every thread of it): short evaluations, such as a test in the editor, then
+CPU priority of an evaluation's process group once it has run ``demote_after_s`` (a pool's
+option; the service's pools use ``DEMOTE_AFTER_S``; a CLI run's, never) to nice
+``DEMOTED_NICE``, every thread of it. Short evaluations, such as a test in the editor, then
 take a core ahead of it within a scheduler tick, and a long one still gets every cycle nobody
 else wants. Its time limit is unchanged (the wall-clock deadline, and ``RLIMIT_CPU``).
 
@@ -18,8 +19,8 @@ from __future__ import annotations
 import os
 
 DEMOTE_AFTER_S = 0.05
-"""Wall time an evaluation (or a chunk of a batch on one worker) runs at normal priority: far
-beyond a one-line evaluator's few milliseconds."""
+"""The service's ``demote_after_s``: wall time an evaluation (or a chunk of a batch on one
+worker) runs at normal priority, far beyond a one-line evaluator's few milliseconds."""
 DEMOTED_NICE = 19
 """The lowest priority: a nice-0 task gets about 98% of a core it shares with one at 19."""
 

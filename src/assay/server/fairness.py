@@ -65,9 +65,10 @@ class _Queue:
 
 class FairGate:
     """At most ``slots`` sandbox workers busy at once, at most ``per_user`` of them for one
-    user (and their share of the slots while others wait), users in turn. A call weighs the workers it keeps busy (the sandbox spreads a batch
-    over all of its workers): a user whose turn it is waits for room rather than being passed
-    over, so a large batch is never starved by a stream of small ones."""
+    user (and their share of the slots while others wait), users in turn. A call weighs the
+    workers it keeps busy (the sandbox spreads a batch over all of its workers): a user whose
+    turn it is waits for room rather than being passed over, so a large batch is never starved
+    by a stream of small ones."""
 
     def __init__(self, slots: int, per_user: int) -> None:
         self.slots = max(1, slots)

@@ -40,13 +40,15 @@ class Service:
     @classmethod
     def build(cls, settings: Settings, resources: Resources | None = None) -> Service:
         owns_resources = resources is None
-        # The service's sandbox has more workers than cores (a sleeping evaluation uses none);
-        # resources passed in have the pools' default, one worker per core, unless set.
-        workers = settings.service_sandbox_workers() if owns_resources else settings.sandbox_workers or os.cpu_count() or 1
+        # The service's own sandbox has more workers than cores (a sleeping evaluation uses no
+        # CPU; ``build_resources(shared=True)``); resources passed in have the pools' default,
+        # one worker per core, unless the settings say otherwise.
+        workers = settings.service_sandbox_workers() if owns_resources else (
+            settings.sandbox_workers or os.cpu_count() or 1)
         if resources is None:
             from assay.runner.resources import build_resources
 
-            resources = build_resources(settings, code_workers=workers)
+            resources = build_resources(settings, shared=True)
         database = Database(settings.database_url)
         changes = Changes(database, settings.change_poll_ms / 1000)
         # Runs and /test share the sandbox through one gate: users take its slots in turn.

@@ -22,7 +22,7 @@ from assay.sandbox.chunks import encode_args
 from assay.sandbox.node.handle import Worker, WorkerGone
 from assay.sandbox.node.outcome import classify, overran
 from assay.sandbox.node.session import answer, send_batch
-from assay.sandbox.priority import DEMOTE_AFTER_S, demote, restore
+from assay.sandbox.priority import demote, restore
 
 if TYPE_CHECKING:
     from assay.sandbox.node.pool import NodePool
@@ -42,10 +42,11 @@ def encode(args: Any) -> str:
 @dataclass(slots=True)
 class _Lowering:
     """When a round's worker gets a lower CPU priority (``sandbox.priority``): ``group`` is its
-    process group (its own session), ``at`` the time, None once done."""
+    process group (its own session), ``at`` the time (None: not, or no more), ``done`` once it is."""
 
     group: int
     at: float | None
+    done: bool = False
 
 
 class ChunkRunner:
@@ -80,7 +81,8 @@ class ChunkRunner:
         got: list[CodeOutcome] = []
         keep = False
         start = time.monotonic()
-        lowered = _Lowering(worker.proc.pid, start + DEMOTE_AFTER_S)
+        after = pool.demote_after_s
+        lowered = _Lowering(worker.proc.pid, None if after is None else start + after)
         try:
             send_batch(worker, self.header, [args for _i, args in items])
             for k in range(len(items)):
@@ -97,7 +99,7 @@ class ChunkRunner:
             got.append(classify({"status": "error", "message": WORKER_FAILED(error=str(exc))},
                                 (time.monotonic() - start) * 1000, self.limits(worker.layers)))
         finally:
-            if lowered.at is None and keep:
+            if lowered.done and keep:
                 keep = restore(lowered.group)  # it serves others next: at their priority, or not at all
             pool._release(worker, keep)
         return got
@@ -111,7 +113,7 @@ class ChunkRunner:
                     return answer(worker, index, lowered.at), True
                 except TimeoutError:
                     demote(lowered.group)
-                    lowered.at = None
+                    lowered.at, lowered.done = None, True
             return answer(worker, index, deadline), True
         except TimeoutError:
             return {"status": "timeout", "message": overran(self.timeout_ms, worker)}, False
