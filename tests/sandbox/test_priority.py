@@ -16,8 +16,8 @@ from python_helpers import sandbox_processes
 
 from assay.core.interfaces import CodeCall
 from assay.sandbox.node import NodePool
-from assay.sandbox.python import PythonPool
 from assay.sandbox.priority import DEMOTE_AFTER_S, DEMOTED_NICE
+from assay.sandbox.python import PythonPool
 
 BUSY_PY = "def evaluate(input, output, expected, metadata):\n    while True:\n        pass\n"
 QUICK_PY = "def evaluate(input, output, expected, metadata):\n    return {'passed': True}\n"

@@ -293,8 +293,10 @@ def test_a_user_keeps_no_more_than_their_share_while_others_wait():
     with ThreadPoolExecutor(12) as pool:
         futures = [pool.submit(use, "alice") for _ in range(4)]
         wait_for(lambda: gate.in_flight().get("alice") == 4, "alice fills the gate")
+        assert gate.share("alice") == 4  # alone: her cap (a batch's next piece is this wide)
         futures += [pool.submit(use, "bob") for _ in range(4)]
         wait_for(lambda: gate.waiting() == 4, "bob queues")
+        assert gate.share("alice") == 2  # bob waits: half the slots
         futures += [pool.submit(use, "alice") for _ in range(4)]
         wait_for(lambda: gate.waiting() == 8, "alice queues more")
         for _ in range(8):  # alice's calls end one by one; bob's stay until the end

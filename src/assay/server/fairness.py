@@ -131,6 +131,11 @@ class FairGate:
                 return
 
 
+    def share(self, user: str) -> int:
+        """Workers ``user`` may keep busy now (``_cap``): how wide their next piece should be."""
+        with self._lock:
+            return self._cap(user)
+
     def _cap(self, user: str) -> int:
         """Workers ``user`` may keep busy (under the lock): ``per_user``, and no more than an
         equal share of the slots while another user has a call waiting."""
@@ -152,13 +157,17 @@ class Gate(Protocol):
         """Hold ``weight`` workers for ``user`` for the block (waits for its turn)."""
         ...
 
+    def share(self, user: str) -> int:
+        """Workers ``user`` may keep busy now: at most ``per_user``, less while others wait."""
+        ...
+
 
 class FairCodeRunner:
     """A ``CodeRunner`` whose calls take turns through a ``FairGate``. A batch goes to the inner
     runner in pieces, one after another, each admitted by the gate in its user's turn and spread
-    over as many sandbox workers as the user may keep busy: every worker, or the user's cap
-    when that is lower (``CodeBatch.spread``), so a piece never puts more of one user's
-    evaluations in flight than the cap. The first piece is one sample per worker; later ones
+    over as many sandbox workers as the user may keep busy: every worker, or the user's cap or
+    present share when that is lower (``CodeBatch.spread``), so a piece never puts more of one
+    user's evaluations in flight than the cap, nor, while others wait, than their share. The first piece is one sample per worker; later ones
     grow (``server.pace``) while the evaluations prove fast, up to about ``PIECE_SECONDS`` of
     work per worker. So another user waits for one evaluation of a slow evaluator, or about
     ``PIECE_SECONDS`` of a fast one, and a fast batch alone goes in large pieces at the
@@ -177,11 +186,12 @@ class FairCodeRunner:
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         user = self._user()
-        width = min(self.gate.slots, self.gate.per_user, batch.spread or self.gate.slots)  # workers a piece keeps busy
+        widest = min(self.gate.slots, self.gate.per_user, batch.spread or self.gate.slots)
         depth = Pacer(PIECE_SECONDS, first=1, largest=PIECE_DEPTH)  # samples per worker in a piece
         outcomes: list[CodeOutcome] = []
         while len(outcomes) < len(batch.args):
             start = len(outcomes)
+            width = max(1, min(widest, self.gate.share(user)))  # workers the piece keeps busy: the user's share now
             piece = replace(batch, args=batch.args[start:start + width * depth.size], spread=width)
             weight = min(len(piece.args), width)  # the sandbox spreads it over that many workers at most
             with self.gate.slot(user, weight):
