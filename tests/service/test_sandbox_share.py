@@ -169,3 +169,24 @@ def _user_id(live: Live, name: str) -> str:
         found = get_user(session, name).id
     database.dispose()
     return found
+
+
+def test_a_test_that_waited_for_a_worker_says_so_apart_from_its_own_time(tmp_path):
+    """With one sandbox worker, bob's test waits behind alice's sleeper: the answer says the
+    evaluation's own time (milliseconds) and, apart, the wait (most of what bob saw)."""
+    live = Live(f"sqlite:///{tmp_path / 'assay.db'}", sandbox_workers=1)
+    try:
+        live.editor_test("bob")  # the worker started
+        sleeper = live.evaluator("alice", SLEEPER, timeout_ms=1500)
+        with ThreadPoolExecutor(1) as pool:
+            holding = pool.submit(live.call, "alice", "POST", f"/api/v1/evaluators/{sleeper}/test",
+                                  json={"input": "q", "output": "a", "expected": "a"})
+            wait_for(lambda: sum(live.gate().in_flight().values()) == 1, "alice's sleeper holds the worker")
+            took, data = live.editor_test("bob")
+            assert holding.result(timeout=60).json()["data"]["error"] == "timeout"
+        assert took > 0.5, took  # he did wait for her (most of her 1.5 s)
+        assert data["latencyMs"] < 0.5 * took * 1000, (took, data)  # his evaluation took a fraction of it
+        assert 0.5 * took * 1000 < data["waitMs"] and data["latencyMs"] + data["waitMs"] <= took * 1000 + 1, \
+            (took, data)
+    finally:
+        live.close()
