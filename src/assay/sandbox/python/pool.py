@@ -45,7 +45,10 @@ class PythonPool:
         self.weak = weak
         self.demote_after_s = demote_after_s
         self._options = {"weak": weak, "uid": uid, "required_layers": list(required_layers)}
-        self._idle: queue.Queue[Zygote] = queue.Queue()
+        # Last in, first out: the zygote used last is warm, so a pool with more zygotes than its
+        # load needs (a server's, with more workers than cores) starts the others only when
+        # calls overlap, instead of each of its first calls paying a zygote's start in turn.
+        self._idle: queue.LifoQueue[Zygote] = queue.LifoQueue()
         self._all = [Zygote(self._options) for _ in range(self.size)]
         for zygote in self._all:
             self._idle.put(zygote)
