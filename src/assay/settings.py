@@ -60,7 +60,8 @@ The run queue (``assay.server.worker``), shared by every server of one database:
   turn; with ``ASSAY_RUN_ENGINE=ray``, also over the whole Ray cluster (``server.ray_permits``);
 - ``ASSAY_SANDBOX_WORKERS`` (``sandbox_workers``, 0: four per core): sandbox workers per language
   in one server. More than the cores, so that code sleeping or blocked (which uses no CPU) does
-  not keep a worker from others; code that runs long is lowered in CPU priority (``sandbox.priority``);
+  not keep a worker from others; code that runs long is lowered in CPU priority (``sandbox.priority``).
+  With ``SANDBOX_URL``, set it to the sandbox service's ``--workers`` (default: one per core);
 - ``ASSAY_RUN_ENGINE`` (``run_engine``, ``local``): ``ray`` grades the slices on a Ray cluster
   (Ray's own ``RAY_ADDRESS``; a local Ray when unset).
 """
@@ -122,8 +123,9 @@ class Settings:
     """The environment the settings came from, for judge configs that name their key's variable."""
 
     def service_sandbox_workers(self) -> int:
-        """Sandbox workers per language in one server: ``sandbox_workers``, or four per core."""
-        return self.sandbox_workers or 4 * (os.cpu_count() or 1)
+        """Sandbox workers per language in one server: ``sandbox_workers``, else four per core,
+        or, when ``sandbox_url`` names a sandbox service, one per core (its ``--workers`` default)."""
+        return self.sandbox_workers or (1 if self.sandbox_url else 4) * (os.cpu_count() or 1)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
