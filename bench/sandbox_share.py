@@ -11,15 +11,16 @@ tests a one-line Python evaluator in the editor (``POST /pages/api/evaluators/te
 
 Each figure is the median of bob's answers in ms (the HTTP round trip), with what the answers
 reported (``latencyMs``, the evaluation's own time, and ``waitMs``, when the server has it);
-``uptime``'s load before and after. Run: ``.venv/bin/python bench/sandbox_share.py``. Against
-another tree: ``PYTHONPATH=that/src .venv/bin/python bench/sandbox_share.py``.
+``uptime``'s load before and after. ``--no-demote`` leaves long code at normal CPU priority;
+``--busy-runs 2`` adds root's busy-loop run beside alice's (four busy loops on the cores).
+Run: ``.venv/bin/python bench/sandbox_share.py``. Against another tree:
+``PYTHONPATH=that/src .venv/bin/python bench/sandbox_share.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import statistics
 import subprocess
 import sys
@@ -42,6 +43,9 @@ from assay.settings import Settings  # noqa: E402
 
 ONE_LINER = "def evaluate(input, output, expected, metadata):\n    return {'passed': output == expected}\n"
 SLEEPER = "import time\n\ndef evaluate(input, output, expected, metadata):\n    time.sleep(30)\n"
+HEAVY = ("def evaluate(input, output, expected, metadata):\n"
+         "    return {'passed': sum(i * i for i in range(300_000)) > 0 and output == expected}\n")
+"""bob's evaluator that computes for a while (some tens of ms): one that lowering long code helps."""
 BUSY = "def evaluate(input, output, expected, metadata):\n    while True:\n        pass\n"
 
 
@@ -63,10 +67,10 @@ class Server:
         return self.clients[user].post("/api/v1/evaluators", json={"name": "e", "type": "code", "config": {
             "language": "python", "code": code, "timeout": 5000}}).json()["data"]["id"]
 
-    def bob(self) -> tuple[float, dict[str, Any]]:
+    def bob(self, code: str = ONE_LINER) -> tuple[float, dict[str, Any]]:
         began = time.perf_counter()
         reply = self.clients["bob"].post("/pages/api/evaluators/test", json={
-            "name": "draft", "type": "code", "config": {"language": "python", "code": ONE_LINER, "timeout": 5000},
+            "name": "draft", "type": "code", "config": {"language": "python", "code": code, "timeout": 5000},
             "input": "q", "output": "a", "expected": "a", "metadata": {}})
         took = (time.perf_counter() - began) * 1000
         data = reply.json()["data"]
@@ -92,13 +96,21 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--busy-s", type=float, default=12.0)
+    parser.add_argument("--busy-runs", type=int, choices=(1, 2), default=1)
+    parser.add_argument("--no-demote", action="store_true", help="leave long code at normal CPU priority, "
+                                                                  "to see what lowering it buys")
     args = parser.parse_args(argv)
+    if args.no_demote:
+        import assay.sandbox.priority as priority
+
+        priority.DEMOTE_AFTER_S = None  # type: ignore[assignment]  # read when the server opens its sandbox
     print("load before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     server = Server()
     print(f"  settings: {dataclasses.asdict(server.app.state.service.settings).get('sandbox_workers', 'n/a')} "
           f"sandbox workers set, gate slots {server.app.state.service.gate.slots}")
     server.bob()  # warm-up
     print(summary("bob alone", [server.bob() for _ in range(args.rounds)]))
+    print(summary("bob's computing evaluator alone", [server.bob(HEAVY) for _ in range(args.rounds)]))
     sleepers = [server.evaluator("alice", SLEEPER) for _ in range(4)]
     under_sleep = []
     with ThreadPoolExecutor(4) as pool:
@@ -112,21 +124,27 @@ def main(argv: list[str]) -> None:
             for future in held:
                 future.result()
     print(summary("bob under alice's four sleepers", under_sleep))
-    busy = server.evaluator("alice", BUSY)
-    alice = server.clients["alice"]
-    task = alice.post("/api/v1/tasks", json={"name": "runaway", "evaluators": [{"evaluatorId": busy}], "dataset": {
-        "rows": [{"id": f"r{i}", "output": "x", "expected": "x"} for i in range(30)]}}).json()["data"]["id"]
-    run = alice.post(f"/api/v1/tasks/{task}/runs").json()["data"]["id"]
-    while server.in_flight() < 1:
+    runs = []
+    for user in ("alice", "root")[:args.busy_runs]:
+        busy = server.evaluator(user, BUSY)
+        client = server.clients[user]
+        task = client.post("/api/v1/tasks", json={"name": "runaway", "evaluators": [{"evaluatorId": busy}], "dataset": {
+            "rows": [{"id": f"r{i}", "output": "x", "expected": "x"} for i in range(30)]}}).json()["data"]["id"]
+        runs.append((client, client.post(f"/api/v1/tasks/{task}/runs").json()["data"]["id"]))
+    while server.in_flight() < args.busy_runs:
         time.sleep(0.01)
     time.sleep(0.3)
-    under_busy = []
+    under_busy, heavy_under_busy = [], []
     ends = time.monotonic() + args.busy_s
     while time.monotonic() < ends:
         under_busy.append(server.bob())
-        time.sleep(0.3)
-    alice.post(f"/api/v1/runs/{run}/cancel")
-    print(summary("bob under alice's busy-loop run", under_busy))
+        time.sleep(0.15)
+        heavy_under_busy.append(server.bob(HEAVY))
+        time.sleep(0.15)
+    for client, run in runs:
+        client.post(f"/api/v1/runs/{run}/cancel")
+    print(summary(f"bob under {args.busy_runs} busy-loop run(s)", under_busy))
+    print(summary(f"bob's computing evaluator under {args.busy_runs} busy-loop run(s)", heavy_under_busy))
     print("load after:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     server.close()
 

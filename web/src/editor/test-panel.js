@@ -52,8 +52,9 @@ export function testPanel({ run, note }) {
         h('dt', {}, t('editor.score')), h('dd', { id: 'result-score' }, fmtScore(data.score)),
         h('dt', {}, t('editor.reason')), h('dd', { id: 'result-reason' }, reasonOf(data) ?? t('common.none')),
         h('dt', {}, t('editor.latency')), h('dd', { id: 'result-latency' }, `${Number(data.latencyMs).toFixed(1)} ms`),
-        // time spent waiting (for a sandbox worker, behind others' code) is said apart, not hidden
-        data.waitMs >= 1 ? [h('dt', {}, t('editor.waited')),
+        // time spent waiting (for a sandbox worker, behind others' code) is said apart from the
+        // evaluation's own, once it is long enough to notice
+        data.waitMs >= 10 ? [h('dt', {}, t('editor.waited')),
           h('dd', { id: 'result-waited' }, `${Number(data.waitMs).toFixed(0)} ms`)] : null,
         data.error ? [h('dt', {}, t('editor.errorCode')), h('dd', { id: 'result-error' }, data.error,
           line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null)] : null),
