@@ -114,7 +114,7 @@ def main(argv: list[str]) -> None:
     sleepers = [server.evaluator("alice", SLEEPER) for _ in range(4)]
     under_sleep = []
     with ThreadPoolExecutor(4) as pool:
-        for _ in range(max(3, args.rounds // 2)):
+        for _ in range(args.rounds):
             held = [pool.submit(server.clients["alice"].post, f"/api/v1/evaluators/{e}/test",
                                 json={"input": "q", "output": "a", "expected": "a"}) for e in sleepers]
             while server.in_flight() < 2:
