@@ -167,11 +167,12 @@ class FairCodeRunner:
     runner in pieces, one after another, each admitted by the gate in its user's turn and spread
     over as many sandbox workers as the user may keep busy: every worker, or the user's cap or
     present share when that is lower (``CodeBatch.spread``), so a piece never puts more of one
-    user's evaluations in flight than the cap, nor, while others wait, than their share. The first piece is one sample per worker; later ones
-    grow (``server.pace``) while the evaluations prove fast, up to about ``PIECE_SECONDS`` of
-    work per worker. So another user waits for one evaluation of a slow evaluator, or about
-    ``PIECE_SECONDS`` of a fast one, and a fast batch alone goes in large pieces at the
-    sandbox's speed (at the cap's share of it when the cap is below the workers)."""
+    user's evaluations in flight than the cap, nor, while others wait, than their share. The
+    first piece is one sample per worker; later ones grow (``server.pace``) while the
+    evaluations prove fast, up to about ``PIECE_SECONDS`` of work per worker. So another user
+    waits for one evaluation of a slow evaluator, or about ``PIECE_SECONDS`` of a fast one, and
+    a fast batch alone goes in large pieces at the sandbox's speed (at the cap's share of it
+    when the cap is below the workers)."""
 
     def __init__(self, inner: CodeRunner, gate: Gate, *, owns_inner: bool = True, user: str | None = None) -> None:
         self.inner = inner
