@@ -109,7 +109,7 @@ class ChunkRunner:
         worker becomes the sample's response (as for a single call) and ends the worker's round."""
         try:
             if lowered.at is not None and lowered.at < deadline:
-                try:  # the answer within DEMOTE_AFTER_S, or the worker's CPU priority lowered
+                try:  # the answer within the pool's demote_after_s, or the worker's CPU priority lowered
                     return answer(worker, index, lowered.at), True
                 except TimeoutError:
                     demote(lowered.group)
