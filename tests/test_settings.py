@@ -1,5 +1,7 @@
 """Settings: every ASSAY_* variable parsed one way, in one place."""
 
+import os
+
 import pytest
 
 from assay.core.errors import AssayError
@@ -36,3 +38,12 @@ def test_judge_settings_and_the_key_never_shown():
     assert "sk-secret" not in repr(s) and "sk-secret" not in str(s)
     with pytest.raises(AssayError, match="ASSAY_JUDGE_CONCURRENCY"):
         Settings.from_env({"ASSAY_JUDGE_CONCURRENCY": "many"})
+
+
+def test_a_servers_sandbox_workers():
+    cores = os.cpu_count() or 1
+    assert Settings.from_env({}).service_sandbox_workers() == 4 * cores  # more than the cores: sleepers use none
+    assert Settings.from_env({"SANDBOX_URL": "http://127.0.0.1:8090"}).service_sandbox_workers() == cores
+    assert Settings.from_env({"ASSAY_SANDBOX_WORKERS": "3"}).service_sandbox_workers() == 3
+    with pytest.raises(AssayError, match="ASSAY_SANDBOX_WORKERS"):
+        Settings.from_env({"ASSAY_SANDBOX_WORKERS": "many"})

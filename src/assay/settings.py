@@ -58,6 +58,10 @@ The run queue (``assay.server.worker``), shared by every server of one database:
 - ``ASSAY_USER_CODE_CAP`` (``user_code_cap``, 2): one user's code evaluations (sandbox batches)
   in flight at once in one server, runs and ``/test`` together; users take free sandbox slots in
   turn; with ``ASSAY_RUN_ENGINE=ray``, also over the whole Ray cluster (``server.ray_permits``);
+- ``ASSAY_SANDBOX_WORKERS`` (``sandbox_workers``, 0: four per core): sandbox workers per language
+  in one server. More than the cores, so that code sleeping or blocked (which uses no CPU) does
+  not keep a worker from others; code that runs long is lowered in CPU priority (``sandbox.priority``).
+  With ``SANDBOX_URL``, set it to the sandbox service's ``--workers`` (default: one per core);
 - ``ASSAY_RUN_ENGINE`` (``run_engine``, ``local``): ``ray`` grades the slices on a Ray cluster
   (Ray's own ``RAY_ADDRESS``; a local Ray when unset).
 """
@@ -113,9 +117,15 @@ class Settings:
     queue_poll_ms: int = 500
     change_poll_ms: int = 1000
     user_code_cap: int = 2
+    sandbox_workers: int = 0
     run_engine: str = "local"
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     """The environment the settings came from, for judge configs that name their key's variable."""
+
+    def service_sandbox_workers(self) -> int:
+        """Sandbox workers per language in one server: ``sandbox_workers``, else four per core,
+        or, when ``sandbox_url`` names a sandbox service, one per core (its ``--workers`` default)."""
+        return self.sandbox_workers or (1 if self.sandbox_url else 4) * (os.cpu_count() or 1)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -152,6 +162,7 @@ class Settings:
             queue_poll_ms=_positive_int(env, "ASSAY_QUEUE_POLL_MS", 500),
             change_poll_ms=_positive_int(env, "ASSAY_CHANGE_POLL_MS", 1000),
             user_code_cap=_positive_int(env, "ASSAY_USER_CODE_CAP", 2, "evaluations"),
+            sandbox_workers=_positive_int(env, "ASSAY_SANDBOX_WORKERS", 0, "workers", minimum=0),
             run_engine=_choice(env, "ASSAY_RUN_ENGINE", RUN_ENGINES),
             environ=dict(env),
         )

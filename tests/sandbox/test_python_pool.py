@@ -210,3 +210,12 @@ def _parent(pid: int) -> int | None:
             return int(fh.read().rsplit(")", 1)[1].split()[1])
     except OSError:
         return None
+
+
+def test_calls_one_at_a_time_reuse_the_warm_zygote():
+    """A pool with more zygotes than its load needs (a server's) starts only what calls overlap
+    on: sequential calls all go to the zygote used last, none pays another zygote's start."""
+    with PythonPool(size=4) as pool:
+        for _ in range(4):
+            assert run(pool, BENIGN, ["q", "a b", "a b", {}]).ok
+        assert sum(zygote.alive for zygote in pool._all) == 1

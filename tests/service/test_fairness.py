@@ -273,3 +273,43 @@ def test_a_batch_piece_keeps_a_user_within_a_cap_below_the_workers(shared_resour
             outcomes = fair.call_batch(batch)
         assert all(o.ok and o.value["passed"] for o in outcomes), outcomes
         assert peak(stamps(o.value["details"] for o in outcomes)) == most, cap
+
+
+def test_a_user_keeps_no_more_than_their_share_while_others_wait():
+    """alice alone may fill the gate (up to her cap); once bob waits, she gets no new slot
+    beyond half of them while he has a call waiting."""
+    gate = FairGate(slots=4, per_user=4)
+    release = {user: threading.Semaphore(0) for user in ("alice", "bob")}
+    seen: list[tuple[str, int, bool]] = []  # (who was admitted, alice's in flight, bob waiting)
+    lock = threading.Lock()
+
+    def use(user: str) -> None:
+        with gate.slot(user):
+            with lock:
+                bob_waiting = any(q.waiting for u, q in gate._users.items() if u == "bob")
+                seen.append((user, gate.in_flight().get("alice", 0), bob_waiting))
+            release[user].acquire(timeout=10)
+
+    with ThreadPoolExecutor(12) as pool:
+        futures = [pool.submit(use, "alice") for _ in range(4)]
+        wait_for(lambda: gate.in_flight().get("alice") == 4, "alice fills the gate")
+        assert gate.share("alice") == 4  # alone: her cap (a batch's next piece is this wide)
+        futures += [pool.submit(use, "bob") for _ in range(4)]
+        wait_for(lambda: gate.waiting() == 4, "bob queues")
+        assert gate.share("alice") == 2  # bob waits: half the slots
+        futures += [pool.submit(use, "alice") for _ in range(4)]
+        wait_for(lambda: gate.waiting() == 8, "alice queues more")
+        for _ in range(8):  # alice's calls end one by one; bob's stay until the end
+            release["alice"].release()
+            time.sleep(0.02)
+        wait_for(lambda: gate.in_flight().get("bob") == 2 and gate.in_flight().get("alice", 0) <= 2, "the gate settles")
+        for _ in range(4):
+            release["bob"].release()
+        for _ in range(8):
+            release["alice"].release()
+        for future in futures:
+            future.result(timeout=30)
+    admitted_while_bob_waited = [alice for user, alice, waiting in seen[4:] if user == "alice" and waiting]
+    assert all(alice <= 2 for alice in admitted_while_bob_waited), seen
+    assert seen[4][0] == "bob", seen  # the first free slot went to bob
+    assert sum(1 for user, _, _ in seen if user == "bob") == 4

@@ -24,7 +24,7 @@ import uvicorn
 from pg_server import free_port
 from service_support import seed_users
 
-from assay.server import create_app
+from assay.server import create_app, trial
 from assay.server.fast_test import FastTest
 from assay.settings import Settings
 
@@ -152,6 +152,8 @@ def pair(tmp_path_factory: pytest.TempPathFactory, shared_resources: Any) -> Ite
     with pytest.MonkeyPatch.context() as patch, Served(fast_app) as fast, Served(plain_app) as plain:
         patch.setattr(grading, "grade_one", _pinned(grading.grade_one))
         patch.setattr(coalesce, "grade_many", _pinned(coalesce.grade_many))
+        answer = trial.answer
+        patch.setattr(trial, "answer", lambda result, wait_ms=0.0: answer(result, 0.0))  # the wait pinned too
         result = Pair(fast, plain, spy, tokens)
         presets = result.send(fast, "GET", "/evaluators/presets").json()["data"]
         result.ids.update({p["config"]["presetType"]: p["id"] for p in presets})

@@ -76,9 +76,11 @@ class LazyJudgeClient:
             self._client = None
 
 
-def code_runner_opener(settings: Settings) -> Callable[[], CodeRunner]:
+def code_runner_opener(settings: Settings, *, shared: bool = False) -> Callable[[], CodeRunner]:
     """What opens the code runner: the sandbox service when ``SANDBOX_URL`` is set (with
-    ``SANDBOX_SECRET``), else the local sandbox pool."""
+    ``SANDBOX_SECRET``), else the local sandbox pool: one worker per core, or, ``shared`` by the
+    users of a server, ``Settings.service_sandbox_workers`` with code that runs long lowered in
+    CPU priority (``sandbox.priority``)."""
     if settings.sandbox_url:
         url, secret = settings.sandbox_url, settings.sandbox_secret
 
@@ -91,8 +93,12 @@ def code_runner_opener(settings: Settings) -> Callable[[], CodeRunner]:
 
     def local() -> CodeRunner:
         from assay.sandbox import open_code_runner
+        from assay.sandbox.priority import DEMOTE_AFTER_S
 
-        return open_code_runner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
+        if not shared:
+            return open_code_runner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
+        return open_code_runner(size=settings.service_sandbox_workers(), weak=settings.sandbox_allow_weak,
+                                node=settings.node_binary, demote_after_s=DEMOTE_AFTER_S)
 
     return local
 
@@ -104,14 +110,15 @@ def describe_code_runner(settings: Settings) -> str:
     return "the local sandbox pool (SANDBOX_URL is not set)"
 
 
-def build_resources(settings: Settings, *, judge_cache_reads: bool = True) -> Resources:
+def build_resources(settings: Settings, *, judge_cache_reads: bool = True, shared: bool = False) -> Resources:
     """Adapters for graders: the code sandbox (local, or the sandbox service when ``SANDBOX_URL``
     is set) and the judge client (both started lazily) and the program runner.
     ``judge_cache_reads=False`` is ``--no-cache``: judge replies are asked for afresh (and still
-    stored, refreshing the cache)."""
+    stored, refreshing the cache). ``shared``: the sandbox of a server shared by users
+    (``code_runner_opener``)."""
     from assay.sandbox.process import LocalProcessRunner
 
-    code = LazyCodeRunner(code_runner_opener(settings))
+    code = LazyCodeRunner(code_runner_opener(settings, shared=shared))
     judge = LazyJudgeClient(settings, read_cache=judge_cache_reads)
     return Resources(code_runner=code, process_runner=LocalProcessRunner(), judge_client=judge)
 

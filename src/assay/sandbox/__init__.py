@@ -6,9 +6,9 @@ exit) without leaving processes behind. The boundary is the operating system
 (:mod:`assay.sandbox.confine`), not the language runtime.
 
 The two language sandboxes are twins (:mod:`assay.sandbox.python`, :mod:`assay.sandbox.node`):
-the same layout, one module per job, and pools with the same words: ``size`` and ``weak`` in
-the constructor, ``call(request)``, ``call_batch(batch)``, ``check(language, source, function)``
-and ``close()``.
+the same layout, one module per job, and pools with the same words: ``size``, ``weak`` and
+``demote_after_s`` (:mod:`assay.sandbox.priority`) in the constructor, ``call(request)``,
+``call_batch(batch)``, ``check(language, source, function)`` and ``close()``.
 
 The names below load on first use: the Python zygote imports this package's confinement modules
 without the pools, the core interfaces or pydantic, so that it stays small (a fork copies the

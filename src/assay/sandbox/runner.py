@@ -26,19 +26,20 @@ class LanguagePool(Protocol):
     def close(self) -> None: ...
 
 
-def _open_python(size: int | None, weak: bool, node: str | None) -> LanguagePool:
+def _open_python(size: int | None, weak: bool, node: str | None, demote_after_s: float | None) -> LanguagePool:
     from assay.sandbox.python import PythonPool
 
-    return PythonPool(size, weak=weak)
+    return PythonPool(size, weak=weak, demote_after_s=demote_after_s)
 
 
-def _open_node(size: int | None, weak: bool, node: str | None) -> LanguagePool:
+def _open_node(size: int | None, weak: bool, node: str | None, demote_after_s: float | None) -> LanguagePool:
     from assay.sandbox.node import NodePool
 
-    return NodePool(size, weak=weak, node=node)
+    return NodePool(size, weak=weak, node=node, demote_after_s=demote_after_s)
 
 
-_OPENERS: dict[str, tuple[str, Callable[[int | None, bool, str | None], LanguagePool]]] = {
+_Opener = Callable[[int | None, bool, str | None, float | None], LanguagePool]
+_OPENERS: dict[str, tuple[str, _Opener]] = {
     "python": ("Python", _open_python),
     "nodejs": ("Node.js", _open_node),
 }
@@ -49,13 +50,17 @@ class SandboxRunner:
 
     ``size``: workers per pool (default: one per CPU core). ``weak``: run code even when an
     isolation layer is missing (the settings' ``sandbox_allow_weak``). ``node``: the Node.js
-    executable (the settings' ``node_binary``; default: ``node`` on ``PATH``). A pool that
+    executable (the settings' ``node_binary``; default: ``node`` on ``PATH``).
+    ``demote_after_s``: lower the CPU priority of code that runs longer (``sandbox.priority``;
+    default: never), for a pool with more workers than cores, shared by users. A pool that
     cannot be opened (Node.js missing or broken) makes that language's calls ``unavailable``;
     it never fails the run.
     """
 
-    def __init__(self, *, size: int | None = None, weak: bool = False, node: str | None = None) -> None:
+    def __init__(self, *, size: int | None = None, weak: bool = False, node: str | None = None,
+                 demote_after_s: float | None = None) -> None:
         self._size = size
+        self._demote_after_s = demote_after_s
         self._weak = weak
         self._node = node
         self._pools: dict[str, LanguagePool] = {}
@@ -107,7 +112,7 @@ class SandboxRunner:
     def _open(self, language: str) -> None:
         name, opener = _OPENERS[language]
         try:
-            self._pools[language] = opener(self._size, self._weak, self._node)
+            self._pools[language] = opener(self._size, self._weak, self._node, self._demote_after_s)
         except ImportError as exc:
             self._problems[language] = f"the {name} sandbox is not available: {exc}"
         except Exception as exc:  # noqa: BLE001 - a runtime missing or broken: report, do not crash the run
@@ -130,6 +135,7 @@ def _close_pools(pools: dict[str, LanguagePool]) -> None:
         pools.popitem()[1].close()
 
 
-def open_code_runner(*, size: int | None = None, weak: bool = False, node: str | None = None) -> SandboxRunner:
+def open_code_runner(*, size: int | None = None, weak: bool = False, node: str | None = None,
+                     demote_after_s: float | None = None) -> SandboxRunner:
     """Create the process-wide code runner (see ``SandboxRunner`` for the options)."""
-    return SandboxRunner(size=size, weak=weak, node=node)
+    return SandboxRunner(size=size, weak=weak, node=node, demote_after_s=demote_after_s)

@@ -3,10 +3,15 @@
 Every code evaluation of the process (a sandbox call, or a piece of a batch) passes through
 one ``FairGate`` before it reaches the sandbox. The gate keeps at most ``slots`` sandbox workers
 busy (more would only queue inside the sandbox, behind whoever came first) and, when workers
-free, gives them to the next user in turn who has a call waiting and is under ``per_user``. A
-batch goes in pieces of one sample per worker until its evaluations prove fast. So a user whose
-large run or slow tests fill the sandbox delays another user's test or one-sample run by at most
-one evaluation (or ``PIECE_SECONDS`` of fast ones): the next free slot is theirs.
+free, gives them to the next user in turn who has a call waiting and is under their cap:
+``per_user``, and while others wait, their share of the slots (``slots`` over the users with
+work). A batch goes in pieces of one sample per worker until its evaluations prove fast.
+
+The service's sandbox has more workers than cores (``Settings.service_sandbox_workers``): a
+sleeping or blocked evaluation uses no CPU, so one user's sleepers leave free workers for the
+next user, who is not queued at all; code that runs long is lowered in CPU priority by the
+sandbox (``sandbox.priority``), so a busy loop leaves the cores to short evaluations. When every
+slot is busy, another user waits for at most one evaluation (or ``PIECE_SECONDS`` of fast ones).
 
 Who is asking travels with the call in a context variable (``acting_for``), set by the run
 worker around a slice and by the routes around a test, so graders need not know users exist.
@@ -60,9 +65,10 @@ class _Queue:
 
 class FairGate:
     """At most ``slots`` sandbox workers busy at once, at most ``per_user`` of them for one
-    user, users in turn. A call weighs the workers it keeps busy (the sandbox spreads a batch
-    over all of its workers): a user whose turn it is waits for room rather than being passed
-    over, so a large batch is never starved by a stream of small ones."""
+    user (and their share of the slots while others wait), users in turn. A call weighs the
+    workers it keeps busy (the sandbox spreads a batch over all of its workers): a user whose
+    turn it is waits for room rather than being passed over, so a large batch is never starved
+    by a stream of small ones."""
 
     def __init__(self, slots: int, per_user: int) -> None:
         self.slots = max(1, slots)
@@ -112,7 +118,7 @@ class FairGate:
                 if not queue.waiting:
                     continue
                 weight = queue.waiting[0][1]
-                if queue.running and queue.running + weight > self.per_user:
+                if queue.running and queue.running + weight > self._cap(user):
                     continue  # at their cap: the next user's turn
                 if self._running and self._running + weight > self.slots:
                     return  # their turn, but no room yet: nobody overtakes them
@@ -123,6 +129,19 @@ class FairGate:
                 break
             else:
                 return
+
+
+    def share(self, user: str) -> int:
+        """Workers ``user`` may keep busy now (``_cap``): how wide their next piece should be."""
+        with self._lock:
+            return self._cap(user)
+
+    def _cap(self, user: str) -> int:
+        """Workers ``user`` may keep busy (under the lock): ``per_user``, and no more than an
+        equal share of the slots while another user has a call waiting."""
+        if not any(queue.waiting for other, queue in self._users.items() if other != user):
+            return self.per_user
+        return max(1, min(self.per_user, self.slots // len(self._users)))
 
 
 class Gate(Protocol):
@@ -138,17 +157,22 @@ class Gate(Protocol):
         """Hold ``weight`` workers for ``user`` for the block (waits for its turn)."""
         ...
 
+    def share(self, user: str) -> int:
+        """Workers ``user`` may keep busy now: at most ``per_user``, less while others wait."""
+        ...
+
 
 class FairCodeRunner:
     """A ``CodeRunner`` whose calls take turns through a ``FairGate``. A batch goes to the inner
     runner in pieces, one after another, each admitted by the gate in its user's turn and spread
-    over as many sandbox workers as the user may keep busy: every worker, or the user's cap
-    when that is lower (``CodeBatch.spread``), so a piece never puts more of one user's
-    evaluations in flight than the cap. The first piece is one sample per worker; later ones
-    grow (``server.pace``) while the evaluations prove fast, up to about ``PIECE_SECONDS`` of
-    work per worker. So another user waits for one evaluation of a slow evaluator, or about
-    ``PIECE_SECONDS`` of a fast one, and a fast batch alone goes in large pieces at the
-    sandbox's speed (at the cap's share of it when the cap is below the workers)."""
+    over as many sandbox workers as the user may keep busy: every worker, or the user's cap or
+    present share when that is lower (``CodeBatch.spread``), so a piece never puts more of one
+    user's evaluations in flight than the cap, nor, while others wait, than their share. The
+    first piece is one sample per worker; later ones grow (``server.pace``) while the
+    evaluations prove fast, up to about ``PIECE_SECONDS`` of work per worker. So another user
+    waits for one evaluation of a slow evaluator, or about ``PIECE_SECONDS`` of a fast one, and
+    a fast batch alone goes in large pieces at the sandbox's speed (at the cap's share of it
+    when the cap is below the workers)."""
 
     def __init__(self, inner: CodeRunner, gate: Gate, *, owns_inner: bool = True, user: str | None = None) -> None:
         self.inner = inner
@@ -163,11 +187,12 @@ class FairCodeRunner:
 
     def call_batch(self, batch: CodeBatch) -> list[CodeOutcome]:
         user = self._user()
-        width = min(self.gate.slots, self.gate.per_user, batch.spread or self.gate.slots)  # workers a piece keeps busy
+        widest = min(self.gate.slots, self.gate.per_user, batch.spread or self.gate.slots)
         depth = Pacer(PIECE_SECONDS, first=1, largest=PIECE_DEPTH)  # samples per worker in a piece
         outcomes: list[CodeOutcome] = []
         while len(outcomes) < len(batch.args):
             start = len(outcomes)
+            width = max(1, min(widest, self.gate.share(user)))  # workers the piece keeps busy: the user's share now
             piece = replace(batch, args=batch.args[start:start + width * depth.size], spread=width)
             weight = min(len(piece.args), width)  # the sandbox spreads it over that many workers at most
             with self.gate.slot(user, weight):

@@ -177,6 +177,10 @@ class ClusterGate:
             except Exception:  # noqa: BLE001 - the book is away: the permit's lease ends it
                 log.warning("giving a code permit back failed", exc_info=True)
 
+    def share(self, user: str) -> int:
+        """The cluster's book knows no shares: a piece is as wide as the cap."""
+        return self.per_user
+
     def _renew(self) -> None:
         with self._lock:
             held = [(permit, user, weight) for permit, (user, weight) in self._held.items()]

@@ -40,14 +40,19 @@ class Service:
     @classmethod
     def build(cls, settings: Settings, resources: Resources | None = None) -> Service:
         owns_resources = resources is None
+        # The service's own sandbox has more workers than cores (a sleeping evaluation uses no
+        # CPU; ``build_resources(shared=True)``); resources passed in have the pools' default,
+        # one worker per core, unless the settings say otherwise.
+        workers = settings.service_sandbox_workers() if owns_resources else (
+            settings.sandbox_workers or os.cpu_count() or 1)
         if resources is None:
             from assay.runner.resources import build_resources
 
-            resources = build_resources(settings)
+            resources = build_resources(settings, shared=True)
         database = Database(settings.database_url)
         changes = Changes(database, settings.change_poll_ms / 1000)
         # Runs and /test share the sandbox through one gate: users take its slots in turn.
-        gate = FairGate(os.cpu_count() or 1, settings.user_code_cap)  # the sandbox pools run one per core
+        gate = FairGate(workers, settings.user_code_cap)
         grading = Grading(settings, fair_resources(resources, gate, owned=owns_resources), changes.stamp("evaluators"))
         metrics = Metrics()
         worker = RunWorker(database, grading, settings, metrics)

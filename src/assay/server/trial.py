@@ -9,6 +9,7 @@ build the same sample, grade it the same way and answer with the same bytes and 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,16 +43,20 @@ def grade_inline(grading: Grading, grader: Grader[Any], sample: Sample) -> Grade
     return grading.grade(grader, sample) if grading.runs_inline(grader, sample) else None
 
 
-async def grade(grading: Grading, grader: Grader[Any], sample: Sample, user_id: str) -> GraderResult:
+async def grade(grading: Grading, grader: Grader[Any], sample: Sample, user_id: str) -> tuple[GraderResult, float]:
     """The grade: inline when cheap, a code evaluator's through the coalescer (this user's
     concurrent tests share sandbox batches, and users take turns), anything else in the
-    threadpool."""
+    threadpool; and the milliseconds the trial spent besides the grade's own ``latency_ms``
+    (waiting for a sandbox worker or a thread, behind other tests and runs), for ``answer``."""
     result = grade_inline(grading, grader, sample)
     if result is not None:
-        return result
+        return result, 0.0
+    began = time.perf_counter()
     if grader.traits.batches_io:
-        return await grading.coalescer.grade(user_id, grader, sample)
-    return await run_in_threadpool(as_user, user_id, grading.grade, grader, sample)
+        result = await grading.coalescer.grade(user_id, grader, sample)
+    else:
+        result = await run_in_threadpool(as_user, user_id, grading.grade, grader, sample)
+    return result, max(0.0, (time.perf_counter() - began) * 1000 - result.latency_ms)
 
 
 def check_code_size(settings: Settings, evaluator_type: str, config: Mapping[str, Any]) -> None:
@@ -64,14 +69,15 @@ def check_code_size(settings: Settings, evaluator_type: str, config: Mapping[str
         raise ApiError(413, CODE_TOO_LARGE(size=f"{size:,}", limit=f"{limit:,}"))
 
 
-def answer(result: GraderResult) -> Response:
+def answer(result: GraderResult, wait_ms: float = 0.0) -> Response:
     """``{code: 200, data: TestResult}``; ApiError 503 (503002) when the evaluator could not run
-    at all (its sandbox or judge is unavailable), which is not the evaluator's own error."""
+    at all (its sandbox or judge is unavailable), which is not the evaluator's own error.
+    ``wait_ms``: the time besides the evaluation's own (``grade``), reported apart from it."""
     if result.error == ErrorCode.UNAVAILABLE:
         said = said_again(result.reason or "", result.reason_code, result.reason_args)
         raise ApiError(503, FAILED(reason=said), EVALUATOR_EXECUTION_FAILED)
     return envelope_response(TestResult(passed=result.passed, score=result.score, reason=result.reason,
                                         reason_code=result.reason_code, reason_args=result.reason_args,
-                                        latency_ms=round(result.latency_ms, 3),
+                                        latency_ms=round(result.latency_ms, 3), wait_ms=round(wait_ms, 3),
                                         error=None if result.error is None else str(result.error),
                                         status=result.status, details=result.details))

@@ -51,7 +51,11 @@ export function testPanel({ run, note }) {
         h('dd', { id: 'result-passed' }, t(data.passed ? 'common.yes' : 'common.no')),
         h('dt', {}, t('editor.score')), h('dd', { id: 'result-score' }, fmtScore(data.score)),
         h('dt', {}, t('editor.reason')), h('dd', { id: 'result-reason' }, reasonOf(data) ?? t('common.none')),
-        h('dt', {}, t('editor.latency')), h('dd', {}, `${Number(data.latencyMs).toFixed(1)} ms`),
+        h('dt', {}, t('editor.latency')), h('dd', { id: 'result-latency' }, `${Number(data.latencyMs).toFixed(1)} ms`),
+        // time spent waiting (for a sandbox worker, behind others' code) is said apart from the
+        // evaluation's own, once it is long enough to notice
+        data.waitMs >= 10 ? [h('dt', {}, t('editor.waited')),
+          h('dd', { id: 'result-waited' }, `${Number(data.waitMs).toFixed(0)} ms`)] : null,
         data.error ? [h('dt', {}, t('editor.errorCode')), h('dd', { id: 'result-error' }, data.error,
           line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null)] : null),
       Object.keys(data.details || {}).length ? h('details', {}, h('summary', {}, t('editor.details')),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assay.core.interfaces import CodeBatch, CodeOutcome
@@ -21,6 +22,7 @@ from assay.sandbox.chunks import encode_args
 from assay.sandbox.node.handle import Worker, WorkerGone
 from assay.sandbox.node.outcome import classify, overran
 from assay.sandbox.node.session import answer, send_batch
+from assay.sandbox.priority import demote, restore
 
 if TYPE_CHECKING:
     from assay.sandbox.node.pool import NodePool
@@ -35,6 +37,16 @@ def encode(args: Any) -> str:
     """One sample's arguments as JSON text (``chunks.encode_args``: NaN as null, as in Python);
     raises ``TypeError`` when they are not JSON data."""
     return encode_args(args).decode("utf-8")
+
+
+@dataclass(slots=True)
+class _Lowering:
+    """When a round's worker gets a lower CPU priority (``sandbox.priority``): ``group`` is its
+    process group (its own session), ``at`` the time (None: not, or no more), ``done`` once it is."""
+
+    group: int
+    at: float | None
+    done: bool = False
 
 
 class ChunkRunner:
@@ -69,10 +81,12 @@ class ChunkRunner:
         got: list[CodeOutcome] = []
         keep = False
         start = time.monotonic()
+        after = pool.demote_after_s
+        lowered = _Lowering(worker.proc.pid, None if after is None else start + after)
         try:
             send_batch(worker, self.header, [args for _i, args in items])
             for k in range(len(items)):
-                response, alive = self._answer(worker, k, start + timeout_s + pool.margin_s)
+                response, alive = self._answer(worker, k, start + timeout_s + pool.margin_s, lowered)
                 now = time.monotonic()
                 got.append(classify(response, (now - start) * 1000, self.limits(worker.layers)))
                 start = now
@@ -85,13 +99,21 @@ class ChunkRunner:
             got.append(classify({"status": "error", "message": WORKER_FAILED(error=str(exc))},
                                 (time.monotonic() - start) * 1000, self.limits(worker.layers)))
         finally:
+            if lowered.done and keep:
+                keep = restore(lowered.group)  # it serves others next: at their priority, or not at all
             pool._release(worker, keep)
         return got
 
-    def _answer(self, worker: Worker, index: int, deadline: float) -> tuple[dict[str, Any], bool]:
+    def _answer(self, worker: Worker, index: int, deadline: float, lowered: _Lowering) -> tuple[dict[str, Any], bool]:
         """Sample ``index``'s response, and whether the worker may go on; a timeout or a broken
         worker becomes the sample's response (as for a single call) and ends the worker's round."""
         try:
+            if lowered.at is not None and lowered.at < deadline:
+                try:  # the answer within the pool's demote_after_s, or the worker's CPU priority lowered
+                    return answer(worker, index, lowered.at), True
+                except TimeoutError:
+                    demote(lowered.group)
+                    lowered.at, lowered.done = None, True
             return answer(worker, index, deadline), True
         except TimeoutError:
             return {"status": "timeout", "message": overran(self.timeout_ms, worker)}, False

@@ -39,13 +39,17 @@ class NodePool:
     past a sample's ``timeout_ms`` plus ``margin_s`` the host kills the worker, whatever the
     worker's own timer did. ``node`` is the executable (default: ``node`` on
     ``PATH``). ``weak=True`` runs workers without Landlock, seccomp and the uid drop; only the
-    isolate, the network namespace and the rlimits remain.
+    isolate, the network namespace and the rlimits remain. ``demote_after_s``: a worker whose
+    request runs longer goes on at the lowest CPU priority, and is raised back before it serves
+    again (``sandbox.priority``; None: never).
     """
 
     def __init__(self, size: int | None = None, *, weak: bool = False, node: str | None = None,
-                 max_calls: int = 20000, margin_s: float = 2.0, startup_s: float = 15.0) -> None:
+                 max_calls: int = 20000, margin_s: float = 2.0, startup_s: float = 15.0,
+                 demote_after_s: float | None = None) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
         self.weak = weak
+        self.demote_after_s = demote_after_s
         self.node = find_node(node)
         self._no_node = "" if self.node else NO_EXECUTABLE(node=repr(node)) if node else NO_NODE()
         self.max_calls = max_calls

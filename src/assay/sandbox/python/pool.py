@@ -35,15 +35,20 @@ class PythonPool:
     evaluation at a time and forks the next child while the current one runs. If one of
     ``required_layers`` (names from ``confine.probe_layers``) is missing, every call answers
     ``unavailable``, unless ``weak`` is set (the settings' ``sandbox_allow_weak``), in which
-    case the missing layers are skipped loudly.
+    case the missing layers are skipped loudly. ``demote_after_s``: a child that runs longer
+    goes on at the lowest CPU priority (``sandbox.priority``; None: never).
     """
 
     def __init__(self, size: int | None = None, *, weak: bool = False, uid: int = 65534,
-                 required_layers: tuple[str, ...] = REQUIRED_LAYERS) -> None:
+                 required_layers: tuple[str, ...] = REQUIRED_LAYERS, demote_after_s: float | None = None) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
         self.weak = weak
+        self.demote_after_s = demote_after_s
         self._options = {"weak": weak, "uid": uid, "required_layers": list(required_layers)}
-        self._idle: queue.Queue[Zygote] = queue.Queue()
+        # Last in, first out: the zygote used last is warm, so a pool with more zygotes than its
+        # load needs (a server's, with more workers than cores) starts the others only when
+        # calls overlap, instead of each of its first calls paying a zygote's start in turn.
+        self._idle: queue.LifoQueue[Zygote] = queue.LifoQueue()
         self._all = [Zygote(self._options) for _ in range(self.size)]
         for zygote in self._all:
             self._idle.put(zygote)
@@ -109,7 +114,8 @@ class PythonPool:
                 limits["layers"] = self.hello.get("active_layers", [])
                 child = zygote.take_child()
                 try:
-                    session = exchange(child, header + b"\n" + b"\n".join(lines), len(lines), timeout_ms / 1000)
+                    session = exchange(child, header + b"\n" + b"\n".join(lines), len(lines), timeout_ms / 1000,
+                                       self.demote_after_s)
                 finally:
                     child.close()
                 try:

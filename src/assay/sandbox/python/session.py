@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 from assay.sandbox.activity import activity
+from assay.sandbox.priority import demote
 from assay.sandbox.python.frames import FRAME_HEAD, SIZE_MASK, STOP_FLAG
 from assay.sandbox.python.handle import Child
 from assay.sandbox.results import MAX_PRINTED_CHARS, MAX_RETURNED_JSON_CHARS
@@ -66,13 +67,15 @@ class Session:
     needed to explain a missing result, so the zygote may reap it later."""
 
 
-def exchange(child: Child, payload: bytes, count: int, timeout_s: float) -> Session:
-    """Send ``payload`` (``count`` samples) to ``child`` and collect its frames until it exits."""
-    return _Reader(child, count, timeout_s).run(payload)
+def exchange(child: Child, payload: bytes, count: int, timeout_s: float,
+             demote_after_s: float | None = None) -> Session:
+    """Send ``payload`` (``count`` samples) to ``child`` and collect its frames until it exits;
+    past ``demote_after_s`` (None: never) the child goes on at the lowest CPU priority."""
+    return _Reader(child, count, timeout_s, demote_after_s).run(payload)
 
 
 class _Reader:
-    def __init__(self, child: Child, count: int, timeout_s: float) -> None:
+    def __init__(self, child: Child, count: int, timeout_s: float, demote_after_s: float | None) -> None:
         self.child = child
         self.count = count
         self.timeout_s = timeout_s
@@ -84,6 +87,8 @@ class _Reader:
         self.activity: str | None = None
         self.started = time.monotonic()
         """When the sample now running started: the child's start, then each frame's arrival."""
+        self.demote_at = None if demote_after_s is None else self.started + demote_after_s
+        """When the child's CPU priority is lowered (``sandbox.priority``); None once it is."""
 
     def run(self, payload: bytes) -> Session:
         child = self.child
@@ -102,11 +107,18 @@ class _Reader:
             if paced:
                 time.sleep(PACE_S)
                 paced = False
-            left = self.started + self.timeout_s - time.monotonic()  # the sample's own time, from its start
+            now = time.monotonic()
+            left = self.started + self.timeout_s - now  # the sample's own time, from its start
             if left <= 0:
                 timed_out = True
                 self.activity = activity(child.pid)
                 break
+            if self.demote_at is not None:
+                if now >= self.demote_at:
+                    demote(child.pid)  # its own session: the group is the child's
+                    self.demote_at = None
+                else:
+                    left = min(left, self.demote_at - now)
             for fd, _events in poller.poll(left * 1000):
                 if fd == child.req_w:
                     try:

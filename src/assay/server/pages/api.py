@@ -51,7 +51,7 @@ async def test_draft(body: DraftTest, service: ServiceDep, user: CurrentUser) ->
     grading = service.grading
     trial.check_code_size(service.settings, body.type, body.config)
     spec = await run_in_threadpool(grading.validate, body.type, body.config, body.name)  # may ask the sandbox
-    return trial.answer(await trial.grade(grading, spec.build(grading.resources), trial.sample_of(body), user.id))
+    return trial.answer(*await trial.grade(grading, spec.build(grading.resources), trial.sample_of(body), user.id))
 
 
 @router.get("/runs/{run_id}/histogram", response_model=Envelope[dict[str, Any]])

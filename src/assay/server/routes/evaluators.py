@@ -145,7 +145,7 @@ async def test_evaluator(evaluator_id: str, body: TestRequest, service: ServiceD
     grader = grading.cached(evaluator_id)
     if grader is None:
         grader = await run_in_threadpool(_load_grader, service, evaluator_id)
-    return trial.answer(await trial.grade(grading, grader, trial.sample_of(body), user.id))
+    return trial.answer(*await trial.grade(grading, grader, trial.sample_of(body), user.id))
 
 
 def _load_grader(service: Service, evaluator_id: str) -> Grader[Any]:

@@ -94,7 +94,10 @@ class TestResult(ApiModel):
     reason: str | None
     reason_code: str | None = None
     reason_args: dict[str, Any] | None = None
-    latency_ms: float
+    latency_ms: float = Field(description="The evaluation's own time, ms (in the sandbox, for code).")
     error: str | None
     status: Status
     details: dict[str, Any] = Field(default_factory=dict)
+    wait_ms: float = Field(default=0.0, description=(
+        "Time the test spent besides its evaluation, ms: waiting for a sandbox worker or a thread, "
+        "behind other tests and runs. latencyMs plus waitMs is about the time the server took."))
