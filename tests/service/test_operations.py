@@ -53,14 +53,16 @@ def test_ready_says_so_when_the_database_does_not_answer(api, monkeypatch):
     response = api.client.get("/ready")
     assert response.status_code == 503 and response.json() == {
         "code": 503, "message": "database unavailable (OSError); the server log has the details",
-        "messageCode": "api.ready.no_database", "messageArgs": {"error": "OSError"}}
+        "messageCode": "api.ready.no_database", "messageArgs": {"error": "OSError"},
+        "requestId": response.headers["x-request-id"]}
 
 
 def test_a_path_no_route_takes_and_a_wrong_method_say_so_by_phrase(api):
     unknown = api.call("GET", "/nonesuch")
     assert unknown.status_code == 404 and unknown.json() == {
         "code": 404, "message": "Not Found: '/api/v1/nonesuch' is no path of this API",
-        "messageCode": "api.unknown_path", "messageArgs": {"path": "'/api/v1/nonesuch'"}}
+        "messageCode": "api.unknown_path", "messageArgs": {"path": "'/api/v1/nonesuch'"},
+        "requestId": unknown.headers["x-request-id"]}
     wrong = api.client.put("/health")
     assert wrong.status_code == 405 and wrong.json()["messageCode"] == "api.wrong_method"
     assert wrong.json()["messageArgs"] == {"path": "'/health'", "method": "'PUT'"}

@@ -42,6 +42,7 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
 
     from assay.server import create_app
     from assay.server.logs import log_config
+    from assay.server.protocol import PROTOCOL, BoundedHttpProtocol, Limits
     from assay.store import redact
 
     if demo:
@@ -55,9 +56,14 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     config = log_config(log_format, log_level)
     logging_options: dict[str, Any] = {} if config is None else {"log_config": config}
 
+    BoundedHttpProtocol.limits = Limits.of(settings)  # the processes of --workers N read the environment
+
     def run(app: FastAPI | str, factory: bool = False, processes: int | None = None) -> None:
+        # timeout_keep_alive: an idle kept-alive connection is closed after it; a request's head
+        # and body have their own limits (server.protocol, server.edge).
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                    timeout_graceful_shutdown=10, factory=factory, workers=processes, **logging_options)
+                    timeout_graceful_shutdown=10, factory=factory, workers=processes, http=PROTOCOL,
+                    h11_max_incomplete_event_size=settings.api_max_header_bytes, **logging_options)
 
     if workers == 1:
         run(create_app(settings))
@@ -140,7 +146,7 @@ def tokens_revoke(token_or_id: str, database_url: str | None) -> int:
     try:
         with database.session() as session:
             token = revoke_token(session, token_or_id)
-            typer.echo(f"revoked token {token.id} (servers stop accepting it within 5 seconds)")
+            typer.echo(f"revoked token {token.id} (servers of this database stop accepting it within a second)")
     finally:
         database.dispose()
     return 0

@@ -2,19 +2,34 @@
 (``assay serve --log-format json``) for a log collector.
 
 A JSON line has ``time`` (ISO 8601, UTC), ``level``, ``logger`` and ``message``, the
-``error_id`` of a failure (``server.failures``) when there is one, and ``exception`` with
-the traceback when one was logged. Access lines carry ``client``, ``request`` and ``status``.
+``request_id`` of the request being served when there is one (``REQUEST_ID``, set by
+``server.edge`` and answered in ``X-Request-Id``), the ``error_id`` of a failure
+(``server.failures``) when there is one, and, when an exception was logged, ``exc_type``,
+``exc_message`` and ``exception`` (the traceback). Access lines carry ``client``, ``request``
+and ``status``. Under ``json`` every logger writes JSON (the root logger too, and Python's
+warnings), so a collector never meets a bare traceback.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
 LOG_FORMATS = ("text", "json")
+
+REQUEST_ID: ContextVar[str | None] = ContextVar("assay_request_id", default=None)
+"""The id of the request being served (in its task and the threads it starts), for log lines
+and error bodies."""
+
+
+def new_request_id() -> str:
+    """A fresh request id: 16 hex digits."""
+    return secrets.token_hex(8)
 
 
 class JsonFormatter(logging.Formatter):
@@ -27,14 +42,23 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        request_id = getattr(record, "request_id", None) or REQUEST_ID.get()
+        if request_id is not None:
+            entry["request_id"] = request_id
         error_id = getattr(record, "error_id", None)
         if error_id is not None:
             entry["error_id"] = error_id
         if record.name == "uvicorn.access" and isinstance(record.args, tuple) and len(record.args) == 5:
             client, method, path, version, status = record.args
             entry.update(client=client, request=f"{method} {path} HTTP/{version}", status=status)
-        if record.exc_info:
+        if record.exc_info and record.exc_info[1] is not None:
+            entry["exc_type"] = type(record.exc_info[1]).__qualname__
+            entry["exc_message"] = str(record.exc_info[1])
             entry["exception"] = self.formatException(record.exc_info)
+        elif record.exc_text:
+            entry["exception"] = record.exc_text
+        if record.stack_info:
+            entry["stack"] = record.stack_info
         return orjson.dumps(entry, default=str).decode()
 
 
@@ -52,6 +76,7 @@ def log_config(log_format: str, level: str) -> dict[str, Any] | None:
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": f"{__name__}.JsonFormatter"}},
         "handlers": {"json": handler},
+        "root": {"handlers": ["json"], "level": "WARNING"},
         "loggers": {
             "uvicorn": {"handlers": ["json"], "level": level, "propagate": False},
             "uvicorn.error": {"level": level},

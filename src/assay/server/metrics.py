@@ -57,6 +57,23 @@ class Metrics:
                                             "Rows per second of the last finished upload.", registry=r)
         self.upload_seconds = Histogram("assay_dataset_upload_seconds", "Time per finished dataset upload.",
                                         registry=r, buckets=(0.1, 0.5, 1, 5, 15, 60, 300, 900))
+        self.http_requests = Counter("assay_http_requests", "HTTP requests answered, by method, route template "
+                                     "and status.", ["method", "route", "status"], registry=r)
+        self.http_seconds = Histogram("assay_http_request_seconds", "Time to answer an HTTP request, by method and "
+                                      "route template.", ["method", "route"], registry=r,
+                                      buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
+        self.http_refused = Counter("assay_http_refused", "Requests refused at the edge (431, 408), by reason.",
+                                    ["reason"], registry=r)
+
+    def http_request(self, method: str, route: str, status: int, seconds: float) -> None:
+        """Count one answered request (``route`` is its template, never its path)."""
+        self.http_requests.labels(method=method, route=route, status=str(status)).inc()
+        self.http_seconds.labels(method=method, route=route).observe(seconds)
+
+    def refused(self, reason: str) -> None:
+        """Count a request refused at the edge: ``head_too_large``, ``too_many_headers``,
+        ``head_timeout``, ``body_timeout``."""
+        self.http_refused.labels(reason=reason).inc()
 
     def uploaded(self, rows: int, seconds: float) -> None:
         """Count a finished upload of ``rows`` rows that took ``seconds``."""

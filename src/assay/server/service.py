@@ -51,8 +51,8 @@ class Service:
         grading = Grading(settings, fair_resources(resources, gate, owned=owns_resources), changes.stamp("evaluators"))
         metrics = Metrics()
         worker = RunWorker(database, grading, settings, metrics)
-        return cls(settings=settings, database=database, grading=grading,
-                   tokens=TokenCache(database, stamp=changes.stamp("tokens")), worker=worker, changes=changes,
+        tokens = TokenCache(database, settings.token_cache_ms / 1000, changes.stamp("tokens"))
+        return cls(settings=settings, database=database, grading=grading, tokens=tokens, worker=worker, changes=changes,
                    gate=gate, metrics=metrics, reaper=UploadReaper(database), owns_resources=owns_resources)
 
     def start(self) -> list[str]:
