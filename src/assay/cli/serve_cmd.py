@@ -4,7 +4,10 @@ settings, open the database, delegate to ``assay.server`` and ``assay.store``.""
 from __future__ import annotations
 
 import dataclasses
+import logging
+import logging.config
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -48,13 +51,17 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     if demo:
         database_url = database_url or DEMO_DATABASE
     settings = settings_with(database_url)
-    typer.echo(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
-               f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})", err=True)
-    if demo:
-        _demo(settings.database_url, f"http://{host}:{port}")
-    _welcome(database_url, f"http://{host}:{port}")
     config = log_config(log_format, log_level)
     logging_options: dict[str, Any] = {} if config is None else {"log_config": config}
+    if config is not None:  # every line on stderr is JSON from the first one, Python's warnings too
+        logging.config.dictConfig(config)
+        logging.captureWarnings(True)
+    say = _say(config is not None)
+    say(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
+        f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})")
+    if demo:
+        _demo(settings.database_url, f"http://{host}:{port}", say)
+    _welcome(database_url, f"http://{host}:{port}", say)
 
     BoundedHttpProtocol.limits = Limits.of(settings)  # the processes of --workers N read the environment
 
@@ -77,16 +84,25 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     return 0
 
 
-def _demo(database_url: str, url: str) -> None:
+def _say(as_log: bool) -> Callable[[str], None]:
+    """How ``assay serve`` tells its operator something: a line on stderr, or under
+    ``--log-format json`` a log record (logger ``assay.serve``, always shown)."""
+    if not as_log:
+        return lambda text: typer.echo(text, err=True)
+    log = logging.getLogger("assay.serve")
+    return lambda text: log.warning("%s", text)
+
+
+def _demo(database_url: str, url: str, say: Callable[[str], None]) -> None:
     """Sign-in details of the demo workspace, which is filled once the server answers."""
     from assay.server.demo import demo_token, seed_in_background
 
     token = demo_token(database_url)
-    typer.echo(f"demo workspace: open {url}/signin and paste this token (user 'demo'):\n{token}", err=True)
+    say(f"demo workspace: open {url}/signin and paste this token (user 'demo'):\n{token}")
     seed_in_background(url.replace("0.0.0.0", "127.0.0.1"), token)
 
 
-def _welcome(database_url: str | None, url: str) -> None:
+def _welcome(database_url: str | None, url: str, say: Callable[[str], None]) -> None:
     """On the first start (no users yet), create an admin and print its token, once."""
     from assay.store.users import first_admin
 
@@ -97,8 +113,8 @@ def _welcome(database_url: str | None, url: str) -> None:
     finally:
         database.dispose()
     if new is not None:
-        typer.echo(f"first start: created the admin user {new.user_name!r}. Sign in at {url}/signin with this "
-                   f"token (shown once; more with `assay tokens create NAME`):\n{new.secret}", err=True)
+        say(f"first start: created the admin user {new.user_name!r}. Sign in at {url}/signin with this "
+            f"token (shown once; more with `assay tokens create NAME`):\n{new.secret}")
 
 
 def db_upgrade(database_url: str | None) -> int:

@@ -11,13 +11,15 @@ the framework when nothing but memory is needed for it (``server.fast_test``).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.routing import iter_route_contexts
 from starlette.concurrency import run_in_threadpool
-from starlette.routing import Match, Mount
+from starlette.routing import Mount, compile_path
 from starlette.types import Scope
 
 import assay
@@ -86,15 +88,26 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
 
 
 def route_template(app: FastAPI) -> Callable[[Scope], str]:
-    """The template of the route that takes a request (``/api/v1/runs/{run_id}``), for metric
-    labels: a path never becomes a label (``unmatched`` when no route takes it)."""
+    """The template of the route a request's path names (``/api/v1/runs/{run_id}``), for metric
+    labels: a path never becomes a label (``unmatched`` when no route takes it). The table is
+    built once, at the first request, from every route the app holds, included routers too."""
+    table: list[tuple[re.Pattern[str], str]] = []
+
+    def build() -> None:
+        for context in iter_route_contexts(app.routes):
+            template = context.path_format
+            if isinstance(context.original_route, Mount):
+                table.append((re.compile(re.escape(template) + "/.*"), template + "/{path}"))
+            else:
+                table.append((compile_path(template)[0], template))
 
     def route_of(scope: Scope) -> str:
-        for route in app.router.routes:
-            match, _child = route.matches(scope)
-            if match == Match.FULL:
-                path = getattr(route, "path", "")
-                return path + "/{path}" if isinstance(route, Mount) else path
+        if not table:
+            build()
+        path = scope["path"]
+        for pattern, template in table:
+            if pattern.match(path):
+                return template
         return "unmatched"
 
     return route_of

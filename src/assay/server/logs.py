@@ -82,5 +82,6 @@ def log_config(log_format: str, level: str) -> dict[str, Any] | None:
             "uvicorn.error": {"level": level},
             "uvicorn.access": {"handlers": ["json"], "level": level, "propagate": False},
             "assay": {"handlers": ["json"], "level": level, "propagate": False},
+            "assay.serve": {"level": "INFO"},  # what assay serve tells its operator, at every level
         },
     }
