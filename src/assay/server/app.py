@@ -96,6 +96,8 @@ def route_template(app: FastAPI) -> Callable[[Scope], str]:
     def build() -> None:
         for context in iter_route_contexts(app.routes):
             template = context.path_format
+            if not template:
+                continue
             if isinstance(context.original_route, Mount):
                 table.append((re.compile(re.escape(template) + "/.*"), template + "/{path}"))
             else:
