@@ -45,7 +45,7 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
 
     from assay.server import create_app
     from assay.server.logs import log_config
-    from assay.server.protocol import PROTOCOL, BoundedHttpProtocol, Limits
+    from assay.server.protocol import PROTOCOL, BoundedHttpProtocol, HeadLimits
     from assay.store import redact
 
     if demo:
@@ -63,7 +63,7 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
         _demo(settings.database_url, f"http://{host}:{port}", say)
     _welcome(database_url, f"http://{host}:{port}", say)
 
-    BoundedHttpProtocol.limits = Limits.of(settings)  # the processes of --workers N read the environment
+    BoundedHttpProtocol.limits = HeadLimits.of(settings)  # the processes of --workers N read the environment
 
     def run(app: FastAPI | str, factory: bool = False, processes: int | None = None) -> None:
         # timeout_keep_alive: an idle kept-alive connection is closed after it; a request's head

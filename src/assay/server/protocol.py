@@ -16,7 +16,7 @@ A refusal here has a request id like every other answer (``X-Request-Id``, ``req
 logged with it and counted in ``assay_http_refused_total{reason}``.
 
 uvicorn builds the protocol from an import path in each process (``--workers N`` starts them
-afresh), so the class reads its limits from the environment once per process (``Limits``).
+afresh), so the class reads its limits from the environment once per process (``HeadLimits``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ _LINGER_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
+class HeadLimits:
     """The head's limits, from the settings."""
 
     max_bytes: int
@@ -56,22 +56,22 @@ class Limits:
     timeout_s: float
 
     @classmethod
-    def of(cls, settings: Settings) -> Limits:
+    def of(cls, settings: Settings) -> HeadLimits:
         return cls(settings.api_max_header_bytes, settings.api_max_headers, settings.api_header_timeout_s)
 
 
 class BoundedHttpProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` that counts each request's head as it is read and times it."""
 
-    limits: ClassVar[Limits | None] = None
+    limits: ClassVar[HeadLimits | None] = None
     """Set by ``assay serve`` in its own process; read from the environment otherwise."""
 
     def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
         super().__init__(config, server_state, app_state, _loop)
         if BoundedHttpProtocol.limits is None:
-            BoundedHttpProtocol.limits = Limits.of(Settings.from_env())
-        self._limits: Limits = BoundedHttpProtocol.limits
+            BoundedHttpProtocol.limits = HeadLimits.of(Settings.from_env())
+        self._limits: HeadLimits = BoundedHttpProtocol.limits
         self._in_head = True
         self._head_bytes = 0
         self._head_lines = 0
@@ -79,7 +79,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self._head_timer: asyncio.TimerHandle | None = None
         self._refused = False
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # as uvicorn types it
         super().connection_made(transport)
         self._arm()
 
