@@ -107,3 +107,18 @@ def test_a_page_session_ends_with_its_token(fleet):
         while browser.get("/evaluators").status_code != 303:
             assert time.monotonic() - since < WITHIN_S, "the other server still serves the page"
         assert browser.get("/api/v1/evaluators").status_code == 401
+
+
+def test_the_processes_of_workers_n_refuse_it_within_a_second(fleet, tmp_path):
+    (_one, _two), env = fleet
+    server = Serve(env, tmp_path / "workers.log", "--log-level", "warning", "--workers", "2").start()
+    try:
+        token_id, token = new_token(env)
+        assert all(status(server, token) == 200 for _ in range(10))  # each process keeps the answer
+        revoked = httpx.delete(f"{server.url}/api/v1/tokens/{token_id}", headers={"Authorization": f"Bearer {token}"})
+        since = time.monotonic()
+        assert revoked.status_code == 200
+        while any(status(server, token) != 401 for _ in range(10)):  # new connections: either process
+            assert time.monotonic() - since < WITHIN_S, "a process of the server still accepts the token"
+    finally:
+        server.stop()

@@ -44,7 +44,7 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     import uvicorn
 
     from assay.server import create_app
-    from assay.server.logs import log_config
+    from assay.server.logs import log_config, log_stray_output
     from assay.server.protocol import PROTOCOL, BoundedHttpProtocol, HeadLimits
     from assay.store import redact
 
@@ -53,9 +53,9 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     settings = settings_with(database_url)
     config = log_config(log_format, log_level)
     logging_options: dict[str, Any] = {} if config is None else {"log_config": config}
-    if config is not None:  # every line on stderr is JSON from the first one, Python's warnings too
+    if config is not None:  # every line on stderr is JSON from the first one
         logging.config.dictConfig(config)
-        logging.captureWarnings(True)
+        log_stray_output()
     say = _say(config is not None)
     say(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
         f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})")
@@ -89,8 +89,8 @@ def _say(as_log: bool) -> Callable[[str], None]:
     ``--log-format json`` a log record (logger ``assay.serve``, always shown)."""
     if not as_log:
         return lambda text: typer.echo(text, err=True)
-    log = logging.getLogger("assay.serve")
-    return lambda text: log.warning("%s", text)
+    log = logging.getLogger("assay.serve")  # shown at every --log-level (server.logs)
+    return lambda text: log.info("%s", text)
 
 
 def _demo(database_url: str, url: str, say: Callable[[str], None]) -> None:

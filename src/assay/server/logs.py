@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sys
+import threading
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from types import TracebackType
 from typing import Any
 
 import orjson
@@ -60,6 +63,26 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             entry["stack"] = record.stack_info
         return orjson.dumps(entry, default=str).decode()
+
+
+def log_stray_output() -> None:
+    """Python's warnings and exceptions no code caught (in a thread or the main one) become log
+    records too, instead of text on stderr: under ``json`` a collector gets nothing but JSON."""
+    log = logging.getLogger("assay.uncaught")
+    logging.captureWarnings(True)
+
+    def in_thread(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is SystemExit:
+            return
+        name = args.thread.name if args.thread is not None else "?"
+        error = args.exc_value if args.exc_value is not None else args.exc_type()
+        log.error("uncaught exception in thread %s", name, exc_info=(args.exc_type, error, args.exc_traceback))
+
+    def in_main(exc_type: type[BaseException], value: BaseException, traceback: TracebackType | None) -> None:
+        log.critical("uncaught exception", exc_info=(exc_type, value, traceback))
+
+    threading.excepthook = in_thread
+    sys.excepthook = in_main
 
 
 def log_config(log_format: str, level: str) -> dict[str, Any] | None:

@@ -28,7 +28,9 @@ metric                                 type       meaning
                                                  ``head_timeout`` (431/408 by ``server.protocol``), ``body_timeout``
 ``assay_runs_started``                 counter    runs this server queued
 ``assay_runs_finished{outcome, reason}``  counter  runs that ended here: ``completed``, ``cancelled``,
-                                                 ``failed`` with the reason (``database``, ``memory``, ...)
+                                                 ``failed`` with the reason (``database``, ``memory``, ...;
+                                                 counted per failing slice: two slices of one run
+                                                 failing at once count twice)
 ``assay_results_stored``               counter    evaluation results this server stored
 ``assay_run_slices_leased``            counter    slices this server claimed to grade
 ``assay_run_slices_retaken``           counter    of them, slices another server had held (its lease
