@@ -2,7 +2,7 @@
 (issue 35, item 7): sandbox evaluations by language and outcome, judge calls (a real
 OpenAI-compatible server on 127.0.0.1) with their tokens, uploads stored and refused with
 their bytes, a task run from start to finish (runs, slices, results, backlog), a cancelled
-run, and the database pool's use and waits."""
+run, and the database pool's use and waits; on SQLite and on a real PostgreSQL."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ PY_CODE = ("def evaluate(input, output, expected, metadata):\n"
 
 
 @pytest.fixture
-def live(tmp_path, judge_server):
-    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{tmp_path / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off",
+def live(tmp_path, judge_server, db_url):
+    env = {**os.environ, "ASSAY_DATABASE_URL": db_url, "ASSAY_JUDGE_CACHE": "off",
            "ASSAY_JUDGE_BASE_URL": judge_server.url, "ASSAY_JUDGE_API_KEY": "test-key",
            "ASSAY_JUDGE_MODEL": "judge-test", "ASSAY_RUN_SLICE_SIZE": "4"}
     assert assay("users", "create", "alice", env=env).returncode == 0
@@ -97,3 +97,29 @@ def test_metrics_show_sandbox_judge_uploads_runs_slices_and_the_pool(live):
         assert after['assay_runs_finished_total{outcome="cancelled",reason=""}'] == 1
     else:
         assert answer.status_code == 409
+
+
+def test_the_queue_state_counts_pending_leased_and_expired_slices_and_the_backlog(database):
+    from assay.server.telemetry import queue_state
+    from assay.store import queue
+    from assay.store import runs as run_rows
+    from assay.store import tasks as task_rows
+    from assay.store.users import create_user
+
+    with database.session() as session:
+        owner = create_user(session, "alice")
+        task = task_rows.create_task(session, name="t", description=None, dataset_id=None, evaluators=[],
+                                     created_by_id=owner.id)
+        specs = [{"evaluatorId": "a"}, {"evaluatorId": "b"}]
+        run = run_rows.create_run(session, task_id=task.id, evaluators=specs, samples=10, created_by_id=owner.id,
+                                  slice_size=4)  # 3 slices, 20 results to store
+        run_id = run.id
+    with database.session() as session:
+        assert queue.claim(session, "server-1", 30) is not None
+    with database.session() as session:
+        assert queue.claim(session, "server-2", -5) is not None  # its lease is over: server-2 is gone
+    with database.session() as session:
+        assert queue_state(session) == ({"pending": 1, "leased": 1, "expired": 1}, 20)
+        run_rows.add_done(session, run_id, 5)
+    with database.session() as session:
+        assert queue_state(session)[1] == 15

@@ -141,13 +141,13 @@ def queue_state(session: Session, now: datetime | None = None) -> tuple[dict[str
     """Slices of unfinished runs by state (``expired``: leased past its lease) and the results
     that queued and running runs still lack, as the database holds them."""
     now = now or utcnow()
-    slices: dict[str, int] = {}
-    rows = session.execute(select(RunSlice.state, RunSlice.lease_until < now, func.count())
-                           .where(RunSlice.state != SliceState.DONE)
-                           .group_by(RunSlice.state, RunSlice.lease_until < now)).all()
-    for state, lapsed, count in rows:
-        key = "expired" if state == SliceState.LEASED and lapsed else str(state)
-        slices[key] = slices.get(key, 0) + int(count)
+    slices = {str(state): int(count) for state, count in session.execute(
+        select(RunSlice.state, func.count()).where(RunSlice.state != SliceState.DONE).group_by(RunSlice.state))}
+    expired = int(session.scalar(select(func.count()).where(RunSlice.state == SliceState.LEASED,
+                                                            RunSlice.lease_until < now)) or 0)
+    if expired:  # leased past its lease: its server is gone, the next claim takes it over
+        slices["leased"] = slices.get("leased", 0) - expired
+        slices["expired"] = expired
     backlog = session.scalar(select(func.coalesce(func.sum(Run.total - Run.done), 0))
                              .where(Run.status.in_([str(s) for s in ACTIVE])))
     return slices, max(0, int(backlog or 0))
