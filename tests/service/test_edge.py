@@ -218,3 +218,20 @@ def test_every_log_line_is_json_and_carries_the_request_id(live):
     assert access and access[0]["status"] == 404 and "/api/v1/runs/nope" in access[0]["request"]
     refused = [e for e in entries if e["logger"] == "assay.server.edge" and "8,192 bytes" in e["message"]]
     assert refused and all(len(e["request_id"]) == 16 for e in refused)
+
+
+def test_the_processes_of_workers_n_bound_heads_and_log_json_too(tmp_path):
+    env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{tmp_path / 'assay.db'}", "ASSAY_JUDGE_CACHE": "off",
+           "ASSAY_API_MAX_HEADER_BYTES": str(HEAD_LIMIT)}
+    server = Serve(env, tmp_path / "server.log", "--workers", "2", "--log-format", "json",
+                   "--log-level", "debug").start()
+    try:
+        for _ in range(6):  # new connections: both processes answer some
+            assert ask(server, head_of(HEAD_LIMIT + 1))[0] == 431
+            assert httpx.get(server.url + "/health", headers={"X-Request-Id": "w-1"}).status_code == 200
+    finally:
+        server.stop()
+    entries = [json.loads(line) for line in server.log.read_text().splitlines() if line.strip()]
+    assert len({e.get("message") for e in entries if e["logger"] == "uvicorn.error"}) > 1
+    access = [e for e in entries if e["logger"] == "uvicorn.access" and e.get("request_id") == "w-1"]
+    assert len(access) == 6 and all(e["status"] == 200 for e in access)

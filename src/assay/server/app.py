@@ -28,6 +28,7 @@ from assay.server import errors
 from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
+from assay.server.logs import JsonFormatter, log_stray_output
 from assay.server.pages import install as install_pages
 from assay.server.routes import compare, datasets, evaluators, health, runs, tasks, tokens
 from assay.server.service import Service
@@ -117,5 +118,9 @@ def route_template(app: FastAPI) -> Callable[[Scope], str]:
 
 def app_from_env() -> FastAPI:
     """The service for the environment's settings: the app factory each process of ``assay serve
-    --workers N`` calls (uvicorn starts them, so they cannot be handed a ``Settings``)."""
+    --workers N`` calls (uvicorn starts them, so they cannot be handed a ``Settings``). Under
+    ``--log-format json`` (uvicorn configured this process's root logger with the JSON
+    formatter) its warnings and uncaught exceptions are log records too, as in the parent."""
+    if any(isinstance(handler.formatter, JsonFormatter) for handler in logging.getLogger().handlers):
+        log_stray_output()
     return create_app(Settings.from_env())
