@@ -235,3 +235,41 @@ def test_the_processes_of_workers_n_bound_heads_and_log_json_too(tmp_path):
     assert len({e.get("message") for e in entries if e["logger"] == "uvicorn.error"}) > 1
     access = [e for e in entries if e["logger"] == "uvicorn.access" and e.get("request_id") == "w-1"]
     assert len(access) == 6 and all(e["status"] == 200 for e in access)
+
+
+def test_an_unexpected_failure_is_a_500_with_its_request_id_and_headers(tmp_path, shared_resources, caplog):
+    """On uvicorn on 127.0.0.1 with the service's protocol: a route that raises (none should)."""
+    import uvicorn
+    from pg_server import free_port
+
+    from assay.server import create_app
+    from assay.server.protocol import PROTOCOL
+    from assay.settings import Settings
+
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'a.db'}"), resources=shared_resources)
+
+    @app.get("/api/v1/boom")
+    def boom() -> None:
+        raise RuntimeError("kaboom with secret=hunter2")
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
+                                           http=PROTOCOL, lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{server.config.port}/api/v1/boom"
+        failed = httpx.get(url, headers={"X-Request-Id": "trace-500"})
+    finally:
+        server.should_exit = True
+        thread.join(30)
+    assert failed.status_code == 500 and failed.headers["x-request-id"] == "trace-500"
+    error = assert_identified(dict(failed.headers), failed.content)
+    assert error["requestId"] == "trace-500" and error["messageCode"] == "failure.with_id"
+    assert "hunter2" not in failed.text and "Traceback" not in failed.text
+    error_id = error["messageArgs"]["id"]
+    logged = [r for r in caplog.records if getattr(r, "error_id", None) == error_id]
+    assert len(logged) == 1 and "kaboom" in str(logged[0].exc_info[1])  # the log has it all

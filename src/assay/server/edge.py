@@ -9,6 +9,8 @@
 - A body that stops flowing: when the app waits longer than ``body_timeout_s`` for the next
   piece of a body, the client is answered 408 (the connection closed) and the app hears a
   disconnect, as it would from a client that went away.
+- An exception no handler took: logged with its traceback under an error id and answered 500
+  ``{code, message, requestId}`` here, so it carries the id and the headers like every answer.
 - ``assay_http_requests_total{method, route, status}`` and
   ``assay_http_request_seconds{method, route}``, by route template (``/api/v1/runs/{run_id}``)
   so that ids never become labels.
@@ -29,6 +31,9 @@ from typing import TYPE_CHECKING
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.core.messages import Phrase
+from assay.server.errors import log as errors_log
+from assay.server.errors import send_error
+from assay.server.failures import public_failure
 from assay.server.logs import REQUEST_ID, new_request_id
 
 if TYPE_CHECKING:
@@ -72,8 +77,6 @@ class Door:
     async def refuse(self, status: int, message: str) -> bool:
         """Answer ``{code, message}`` with ``status`` and close, unless the app has begun its
         own answer; True when this answer went out."""
-        from assay.server.errors import send_error
-
         if self.started or self.answered:
             return False
         self.answered = True
@@ -121,11 +124,16 @@ class Edge:
         door = Door(send_with_headers)
         try:
             await self.app(scope, self._timed(receive, door), door.send)
-        except Exception:
-            if not door.answered:
+        except Exception as exc:
+            if door.answered:  # the app failed on the disconnect it was handed after the 408
+                log.debug("the app stopped after a stalled body", exc_info=True)
+            elif door.started:  # mid-answer: the server cuts the connection
                 raise
-            # The app failed on the disconnect it was handed after the 408: nothing to add.
-            log.debug("the app stopped after a stalled body", exc_info=True)
+            else:
+                # Answered here rather than by the framework's last resort, which sits outside
+                # this layer: the 500 gets the request id, in its body and headers, like any error.
+                reason, _error_id = public_failure(exc, errors_log, f"{scope['method']} {scope['path']}")
+                await send_error(send_with_headers, 500, reason)
         finally:
             REQUEST_ID.reset(token)
             if self.metrics is not None:
