@@ -45,6 +45,18 @@ The service (``assay serve``):
   judge endpoints and key variables an evaluator created over the API may name;
 - ``ASSAY_RUN_CONCURRENCY`` (``run_concurrency``, 8): evaluations in flight at once in a task run.
 
+The edge of the service (``assay.server.protocol`` and ``assay.server.edge``), per request:
+
+- ``ASSAY_API_MAX_HEADER_BYTES`` (``api_max_header_bytes``, 32 KiB): the request line and headers
+  together, counted as they are read off the socket; beyond it, 431 and the connection closed;
+- ``ASSAY_API_MAX_HEADERS`` (``api_max_headers``, 100): header lines of one request; beyond, 431;
+- ``ASSAY_API_HEADER_TIMEOUT_S`` (``api_header_timeout_s``, 10): time to send the request line
+  and headers, from the connection (or the request's first byte); beyond it, 408 and closed;
+- ``ASSAY_API_BODY_TIMEOUT_S`` (``api_body_timeout_s``, 30): the longest pause of a body the
+  server is waiting for; beyond it, 408 and closed;
+- ``ASSAY_TOKEN_CACHE_MS`` (``token_cache_ms``, 500): how long a server keeps a token's answer
+  (a revoked token is refused by every server within this plus one lookup).
+
 The run queue (``assay.server.worker``), shared by every server of one database:
 
 - ``ASSAY_RUN_SLICE_SIZE`` (``run_slice_size``, 0): samples per slice, the unit a server leases;
@@ -119,6 +131,11 @@ class Settings:
     user_code_cap: int = 2
     sandbox_workers: int = 0
     run_engine: str = "local"
+    api_max_header_bytes: int = 32 << 10
+    api_max_headers: int = 100
+    api_header_timeout_s: int = 10
+    api_body_timeout_s: int = 30
+    token_cache_ms: int = 500
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     """The environment the settings came from, for judge configs that name their key's variable."""
 
@@ -164,6 +181,11 @@ class Settings:
             user_code_cap=_positive_int(env, "ASSAY_USER_CODE_CAP", 2, "evaluations"),
             sandbox_workers=_positive_int(env, "ASSAY_SANDBOX_WORKERS", 0, "workers", minimum=0),
             run_engine=_choice(env, "ASSAY_RUN_ENGINE", RUN_ENGINES),
+            api_max_header_bytes=_positive_int(env, "ASSAY_API_MAX_HEADER_BYTES", 32 << 10, "bytes", minimum=1024),
+            api_max_headers=_positive_int(env, "ASSAY_API_MAX_HEADERS", 100, "headers", minimum=8),
+            api_header_timeout_s=_positive_int(env, "ASSAY_API_HEADER_TIMEOUT_S", 10, "seconds"),
+            api_body_timeout_s=_positive_int(env, "ASSAY_API_BODY_TIMEOUT_S", 30, "seconds"),
+            token_cache_ms=_positive_int(env, "ASSAY_TOKEN_CACHE_MS", 500, minimum=0),
             environ=dict(env),
         )
 

@@ -123,12 +123,34 @@ def task_on_dataset(api: httpx.Client, name: str, evaluators: list[dict], rows: 
     return made.json()["data"]
 
 
+def wait_until(page, expression: str, timeout_s: float = 20) -> None:
+    """Poll ``expression`` in ``page`` until it is true. Not Playwright's ``wait_for_function``:
+    that evaluates with ``eval`` inside the page, which the pages' content-security policy
+    refuses; ``page.evaluate`` goes over the DevTools protocol."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true within {timeout_s:g} s: {expression}")
+        time.sleep(0.02)
+
+
+def policy_violations(page) -> list[str]:
+    """Start collecting what the page's content-security policy refuses; returns the list,
+    which fills as the page runs (console messages say each refusal)."""
+    refused: list[str] = []
+    page.on("console", lambda message: refused.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    return refused
+
+
 def serious_violations(page) -> list[str]:
     """axe-core's serious and critical violations on ``page`` as it is now (skips the test
     when web/'s npm modules, axe-core among them, are not installed)."""
     if not AXE.exists():
         pytest.skip("axe-core is not installed: make web (npm install in web/)")
-    page.add_script_tag(path=str(AXE))
+    # Evaluated over the DevTools protocol, as a script tag could not be: the pages' policy runs no
+    # inline script (and no eval), which is what the pages are checked for (test_every_page).
+    page.evaluate(AXE.read_text(encoding="utf-8"))
     found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
                           ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
                           ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(' | ')))")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pages_support import task_on_dataset
+from pages_support import task_on_dataset, wait_until
 from test_run_pages import finished_run
 
 pytestmark = pytest.mark.browser
@@ -69,7 +69,7 @@ def test_compare_view_from_the_task_page(page, live, runs, shots):
     assert first.nth(3).inner_text() == "精确匹配：输出与期望值在第 0 个字符处不同：实际为 '上海'，期望为 '北京'；" \
                                         "包含匹配：输出不包含 '北京'"
     page.select_option("#flips-of", index=1)
-    page.wait_for_function("document.querySelectorAll('#flips tbody tr').length === 10")
+    wait_until(page, "document.querySelectorAll('#flips tbody tr').length === 10")
     assert page.locator("#flips tbody tr").first.locator("td").nth(3).inner_text() == \
         "输出与期望值在第 0 个字符处不同：实际为 '上海'，期望为 '北京'"
     page.screenshot(path=shots / "compare.png", full_page=True)

@@ -11,6 +11,7 @@ import re
 import uuid
 
 import pytest
+from pages_support import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -71,8 +72,8 @@ def test_upload_by_picker_and_by_drop_then_preview_the_rows(page, live, shots):
     drop = page.evaluate_handle("text => { const dt = new DataTransfer();"
                                 " dt.items.add(new File([text], 'v2.csv', {type: 'text/csv'})); return dt; }", csv)
     page.dispatch_event("#dropzone", "drop", {"dataTransfer": drop})
-    page.wait_for_function("(() => { const bar = document.querySelector('#upload-progress');"
-                           " return bar && bar.value > 0 && bar.value < 100; })()")
+    wait_until(page, "(() => { const bar = document.querySelector('#upload-progress');"
+                     " return bar && bar.value > 0 && bar.value < 100; })()")
     assert "正在上传 v2.csv" in page.locator("#upload-words").inner_text()
     page.locator("#preview-title:has-text('第 2 版')").wait_for()
     page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pages_support import serious_violations, signed_in_tab, task_on_dataset
+from pages_support import policy_violations, serious_violations, signed_in_tab, task_on_dataset, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -46,8 +46,8 @@ def signed_in(browser, live):
 
 def settle(page) -> None:
     """Wait until the page's script has drawn (no loading state left)."""
-    page.wait_for_function("document.querySelector('main') && !document.querySelector('.state.loading')"
-                           " && document.querySelector('main').children.length > 0")
+    wait_until(page, "document.querySelector('main') && !document.querySelector('.state.loading')"
+                     " && document.querySelector('main').children.length > 0")
     page.wait_for_timeout(150)
 
 
@@ -58,7 +58,7 @@ def test_each_page_fits_a_phone_and_passes_axe(signed_in, live, places, shots, n
     page = signed_in
     folder: Path = shots / "pages"
     folder.mkdir(exist_ok=True)
-    problems = []
+    problems = policy_violations(page)  # the content-security policy refuses nothing the page does
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.goto(live.url + places[name])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from pages_support import task_on_dataset
+from pages_support import task_on_dataset, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +65,7 @@ def test_a_run_page_shows_figures_histogram_and_failures(page, live, task, shots
     page.screenshot(path=shots / "run.png", full_page=True)
 
     page.select_option("#filter-evaluator", label="精确匹配")
-    page.wait_for_function("document.querySelectorAll('#failures tbody tr').length === 4")
+    wait_until(page, "document.querySelectorAll('#failures tbody tr').length === 4")
     page.select_option("#filter-status", "error")
     page.locator(".state.empty").wait_for()
     page.select_option("#filter-status", "")

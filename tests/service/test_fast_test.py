@@ -25,6 +25,7 @@ from pg_server import free_port
 from service_support import seed_users
 
 from assay.server import create_app, trial
+from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
 from assay.settings import Settings
 
@@ -99,6 +100,7 @@ class Pair:
             kwargs["content"] = _chunks(data, 4096 if len(data) > 4096 else 7)
         if token is not None:
             sent.setdefault("authorization", f"Bearer {self.tokens.get(token, token)}")
+        sent.setdefault("x-request-id", "same-in-both")  # the answers' ids are equal, so are the answers
         return self.client.request(method, served.url + "/api/v1" + path, headers=sent, **kwargs)
 
     def both(self, method: str, path: str, **kwargs: Any) -> tuple[httpx.Response, bool]:
@@ -324,9 +326,10 @@ def test_the_openapi_document_is_the_same(pair):
     assert "post" in documents[0]["paths"]["/api/v1/evaluators/{evaluator_id}/test"]
 
 
-def test_the_fast_path_is_the_outermost_layer_of_the_app(tmp_path: Path, shared_resources: Any):
+def test_the_fast_path_is_the_outermost_layer_of_the_app_but_the_edge(tmp_path: Path, shared_resources: Any):
+    """Only the edge (request ids, security headers: every answer has them) is in front of it."""
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'a.db'}"), resources=shared_resources)
-    assert app.user_middleware[0].cls is FastTest
+    assert [m.cls for m in app.user_middleware[:2]] == [Edge, FastTest]
     plain = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'b.db'}"), resources=shared_resources,
                        fast_test=False)
     assert FastTest not in [m.cls for m in plain.user_middleware]

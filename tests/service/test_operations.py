@@ -53,14 +53,16 @@ def test_ready_says_so_when_the_database_does_not_answer(api, monkeypatch):
     response = api.client.get("/ready")
     assert response.status_code == 503 and response.json() == {
         "code": 503, "message": "database unavailable (OSError); the server log has the details",
-        "messageCode": "api.ready.no_database", "messageArgs": {"error": "OSError"}}
+        "messageCode": "api.ready.no_database", "messageArgs": {"error": "OSError"},
+        "requestId": response.headers["x-request-id"]}
 
 
 def test_a_path_no_route_takes_and_a_wrong_method_say_so_by_phrase(api):
     unknown = api.call("GET", "/nonesuch")
     assert unknown.status_code == 404 and unknown.json() == {
         "code": 404, "message": "Not Found: '/api/v1/nonesuch' is no path of this API",
-        "messageCode": "api.unknown_path", "messageArgs": {"path": "'/api/v1/nonesuch'"}}
+        "messageCode": "api.unknown_path", "messageArgs": {"path": "'/api/v1/nonesuch'"},
+        "requestId": unknown.headers["x-request-id"]}
     wrong = api.client.put("/health")
     assert wrong.status_code == 405 and wrong.json()["messageCode"] == "api.wrong_method"
     assert wrong.json()["messageArgs"] == {"path": "'/health'", "method": "'PUT'"}
@@ -95,5 +97,31 @@ def test_json_log_lines_carry_the_error_id_and_the_traceback():
     assert (line["level"], line["logger"], line["message"], line["error_id"]) == ("error", "assay.server",
                                                                                   "run r1 failed", "abc123")
     assert "ValueError: bad" in line["exception"] and line["time"].endswith("Z")
+    assert (line["exc_type"], line["exc_message"]) == ("ValueError", "bad")
     assert log_config("text", "info") is None
     assert log_config("json", "info")["loggers"]["assay"]["handlers"] == ["json"]
+
+
+def test_uncaught_exceptions_and_warnings_become_json_log_records(caplog):
+    import sys
+    import threading
+    import warnings
+
+    from assay.server.logs import log_stray_output
+
+    saved = threading.excepthook, sys.excepthook
+    try:
+        log_stray_output()
+        with caplog.at_level(logging.WARNING):
+            thread = threading.Thread(target=lambda: 1 / 0, name="doomed")
+            thread.start()
+            thread.join()
+            warnings.warn("an odd thing", UserWarning, stacklevel=1)
+    finally:
+        threading.excepthook, sys.excepthook = saved
+        logging.captureWarnings(False)
+    (crash,) = [r for r in caplog.records if r.name == "assay.uncaught"]
+    line = json.loads(JsonFormatter().format(crash))
+    assert line["message"] == "uncaught exception in thread doomed" and line["exc_type"] == "ZeroDivisionError"
+    assert "1 / 0" in line["exception"]
+    assert any(r.name == "py.warnings" and "an odd thing" in r.getMessage() for r in caplog.records)

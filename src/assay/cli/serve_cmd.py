@@ -4,7 +4,10 @@ settings, open the database, delegate to ``assay.server`` and ``assay.store``.""
 from __future__ import annotations
 
 import dataclasses
+import logging
+import logging.config
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -41,23 +44,33 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     import uvicorn
 
     from assay.server import create_app
-    from assay.server.logs import log_config
+    from assay.server.logs import log_config, log_stray_output
+    from assay.server.protocol import PROTOCOL, BoundedHttpProtocol, HeadLimits
     from assay.store import redact
 
     if demo:
         database_url = database_url or DEMO_DATABASE
     settings = settings_with(database_url)
-    typer.echo(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
-               f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})", err=True)
-    if demo:
-        _demo(settings.database_url, f"http://{host}:{port}")
-    _welcome(database_url, f"http://{host}:{port}")
     config = log_config(log_format, log_level)
     logging_options: dict[str, Any] = {} if config is None else {"log_config": config}
+    if config is not None:  # every line on stderr is JSON from the first one
+        logging.config.dictConfig(config)
+        log_stray_output()
+    say = _say(config is not None)
+    say(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
+        f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})")
+    if demo:
+        _demo(settings.database_url, f"http://{host}:{port}", say)
+    _welcome(database_url, f"http://{host}:{port}", say)
+
+    BoundedHttpProtocol.limits = HeadLimits.of(settings)  # the processes of --workers N read the environment
 
     def run(app: FastAPI | str, factory: bool = False, processes: int | None = None) -> None:
+        # timeout_keep_alive: an idle kept-alive connection is closed after it; a request's head
+        # and body have their own limits (server.protocol, server.edge).
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
-                    timeout_graceful_shutdown=10, factory=factory, workers=processes, **logging_options)
+                    timeout_graceful_shutdown=10, factory=factory, workers=processes, http=PROTOCOL,
+                    h11_max_incomplete_event_size=settings.api_max_header_bytes, **logging_options)
 
     if workers == 1:
         run(create_app(settings))
@@ -71,16 +84,25 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     return 0
 
 
-def _demo(database_url: str, url: str) -> None:
+def _say(as_log: bool) -> Callable[[str], None]:
+    """How ``assay serve`` tells its operator something: a line on stderr, or under
+    ``--log-format json`` a log record (logger ``assay.serve``, always shown)."""
+    if not as_log:
+        return lambda text: typer.echo(text, err=True)
+    log = logging.getLogger("assay.serve")  # shown at every --log-level (server.logs)
+    return lambda text: log.info("%s", text)
+
+
+def _demo(database_url: str, url: str, say: Callable[[str], None]) -> None:
     """Sign-in details of the demo workspace, which is filled once the server answers."""
     from assay.server.demo import demo_token, seed_in_background
 
     token = demo_token(database_url)
-    typer.echo(f"demo workspace: open {url}/signin and paste this token (user 'demo'):\n{token}", err=True)
+    say(f"demo workspace: open {url}/signin and paste this token (user 'demo'):\n{token}")
     seed_in_background(url.replace("0.0.0.0", "127.0.0.1"), token)
 
 
-def _welcome(database_url: str | None, url: str) -> None:
+def _welcome(database_url: str | None, url: str, say: Callable[[str], None]) -> None:
     """On the first start (no users yet), create an admin and print its token, once."""
     from assay.store.users import first_admin
 
@@ -91,8 +113,8 @@ def _welcome(database_url: str | None, url: str) -> None:
     finally:
         database.dispose()
     if new is not None:
-        typer.echo(f"first start: created the admin user {new.user_name!r}. Sign in at {url}/signin with this "
-                   f"token (shown once; more with `assay tokens create NAME`):\n{new.secret}", err=True)
+        say(f"first start: created the admin user {new.user_name!r}. Sign in at {url}/signin with this "
+            f"token (shown once; more with `assay tokens create NAME`):\n{new.secret}")
 
 
 def db_upgrade(database_url: str | None) -> int:
@@ -140,7 +162,7 @@ def tokens_revoke(token_or_id: str, database_url: str | None) -> int:
     try:
         with database.session() as session:
             token = revoke_token(session, token_or_id)
-            typer.echo(f"revoked token {token.id} (servers stop accepting it within 5 seconds)")
+            typer.echo(f"revoked token {token.id} (servers of this database stop accepting it within a second)")
     finally:
         database.dispose()
     return 0

@@ -11,19 +11,26 @@ the framework when nothing but memory is needed for it (``server.fast_test``).
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
+from fastapi.routing import iter_route_contexts
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Mount, compile_path
+from starlette.types import Scope
 
 import assay
 from assay.core.interfaces import Resources
 from assay.server import errors
+from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
+from assay.server.logs import JsonFormatter, log_stray_output
 from assay.server.pages import install as install_pages
-from assay.server.routes import compare, datasets, evaluators, health, runs, tasks
+from assay.server.routes import compare, datasets, evaluators, health, runs, tasks, tokens
 from assay.server.service import Service
 from assay.settings import Settings
 from assay.store.migrate import upgrade
@@ -39,13 +46,14 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     service = Service.build(settings, resources)
 
     @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         await run_in_threadpool(upgrade, service.database)
         waiting = await run_in_threadpool(service.start)
         if waiting:
             log.info("%d run(s) waiting in the queue: %s", len(waiting), ", ".join(waiting[:20]))
         try:
-            yield
+            # The server's state: the HTTP protocol counts the requests it refuses itself there.
+            yield {"assay_metrics": service.metrics}
         finally:
             await run_in_threadpool(service.close)
 
@@ -56,7 +64,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.state.service = service
     errors.install(app)
     app.include_router(health.router)
-    for module in (evaluators, datasets, tasks, runs, compare):
+    for module in (evaluators, datasets, tasks, runs, compare, tokens):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 
@@ -72,12 +80,47 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
         return path.startswith((API_PREFIX + "/", "/pages/api/")) and not is_upload(path)
 
     app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
-    if fast_test:  # added last: the outermost layer, in front of the two above
+    if fast_test:  # in front of the two above
         app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)
+    # added last: the outermost layer (request ids, security headers, body timeout, HTTP metrics)
+    app.add_middleware(Edge, body_timeout_s=settings.api_body_timeout_s, metrics=service.metrics,
+                       route_of=route_template(app))
     return app
+
+
+def route_template(app: FastAPI) -> Callable[[Scope], str]:
+    """The template of the route a request's path names (``/api/v1/runs/{run_id}``), for metric
+    labels: a path never becomes a label (``unmatched`` when no route takes it). The table is
+    built once, at the first request, from every route the app holds, included routers too."""
+    table: list[tuple[re.Pattern[str], str]] = []
+
+    def build() -> None:
+        for context in iter_route_contexts(app.routes):
+            template = context.path_format
+            if not template:
+                continue
+            if isinstance(context.original_route, Mount):
+                table.append((re.compile(re.escape(template) + "/.*"), template + "/{path}"))
+            else:
+                table.append((compile_path(template)[0], template))
+
+    def route_of(scope: Scope) -> str:
+        if not table:
+            build()
+        path = scope["path"]
+        for pattern, template in table:
+            if pattern.match(path):
+                return template
+        return "unmatched"
+
+    return route_of
 
 
 def app_from_env() -> FastAPI:
     """The service for the environment's settings: the app factory each process of ``assay serve
-    --workers N`` calls (uvicorn starts them, so they cannot be handed a ``Settings``)."""
+    --workers N`` calls (uvicorn starts them, so they cannot be handed a ``Settings``). Under
+    ``--log-format json`` (uvicorn configured this process's root logger with the JSON
+    formatter) its warnings and uncaught exceptions are log records too, as in the parent."""
+    if any(isinstance(handler.formatter, JsonFormatter) for handler in logging.getLogger().handlers):
+        log_stray_output()
     return create_app(Settings.from_env())

@@ -147,12 +147,14 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
         except DuplicateSample as twice:  # PostgreSQL: found as the version's keys were built
             raise SpecError(f"duplicate sample id {short(twice.sample_id)} (first at {batch.where(twice.first)})",
                             where=batch.where(twice.again)) from None
-    except BaseException:
+    except BaseException as exc:
         with database.session() as session:
             store.discard_version(session, version.id)
+        if metrics is not None:
+            metrics.upload_ended(refused=isinstance(exc, SpecError))
         raise
     if metrics is not None:
-        metrics.uploaded(batch.count, time.perf_counter() - started)
+        metrics.uploaded(batch.count, time.perf_counter() - started, size)
     with database.session() as session:
         done = store.version_by_id(session, version.id)
     assert done is not None

@@ -11,6 +11,7 @@ has no task yet: a second start keeps what is there.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from typing import Any
@@ -59,6 +60,8 @@ ROWS: list[dict[str, Any]] = [
     {"id": "q08", "input": "能改收货地址吗？", "output": "不行。", "expected": "发货前可以修改收货地址",
      "metadata": {"keywords": ["地址"]}},
 ]
+
+log = logging.getLogger("assay.serve")
 
 
 def demo_token(database_url: str) -> str:
@@ -124,7 +127,7 @@ def seed_in_background(base_url: str, token: str) -> threading.Thread:
         try:
             seed(base_url, token)
         except Exception as exc:  # the server goes on without a demo, and says why
-            print(f"assay serve --demo: the demo workspace could not be made: {exc}", flush=True)  # noqa: T201
+            log.warning("assay serve --demo: the demo workspace could not be made: %s", exc)
 
     thread = threading.Thread(target=run, name="assay-demo-seed", daemon=True)
     thread.start()

@@ -25,6 +25,7 @@ from assay.core.errors import SpecError, format_loc
 from assay.core.messages import Phrase, Said, code_and_args, in_turn
 from assay.core.problems import AT, field_problem
 from assay.server.failures import public_failure
+from assay.server.logs import REQUEST_ID
 
 EVALUATOR_NOT_FOUND = 503001
 EVALUATOR_EXECUTION_FAILED = 503002
@@ -73,13 +74,18 @@ def not_found(what: Row, row_id: str) -> ApiError:
     return ApiError(404, NOT_FOUND[what](id=shown(row_id)))
 
 
-def error_body(status: int, message: str, code: int | None = None) -> bytes:
+def error_body(status: int, message: str, code: int | None = None, *, request_id: str | None = None) -> bytes:
     """The bytes of every error answer: ``{"code": ..., "message": ...}`` (code defaults to the
-    status), with ``messageCode`` and ``messageArgs`` when a phrase said the message."""
+    status), with ``messageCode`` and ``messageArgs`` when a phrase said the message, and
+    ``requestId``: the request's id (``server.logs.REQUEST_ID`` unless given), as in its
+    ``X-Request-Id`` header and its log lines."""
     body: dict[str, Any] = {"code": code if code is not None else status, "message": message}
     phrase, args = code_and_args(message)
     if phrase is not None:
         body["messageCode"], body["messageArgs"] = phrase, args
+    request_id = request_id or REQUEST_ID.get()
+    if request_id is not None:
+        body["requestId"] = request_id
     return orjson.dumps(body)
 
 

@@ -41,6 +41,22 @@ def public_failure(exc: BaseException, log: logging.Logger, what: str) -> tuple[
     return WITH_ID(reason=_reason(exc), id=error_id), error_id
 
 
+def failure_kind(exc: BaseException) -> str:
+    """A failure's kind, for a metric label: ``spec``, ``data``, ``database``,
+    ``database_refused``, ``memory`` or ``internal`` (the same split as the reason a user reads)."""
+    if isinstance(exc, SpecError):
+        return "spec"
+    if isinstance(exc, DataError):
+        return "data"
+    if isinstance(exc, OperationalError):
+        return "database"
+    if isinstance(exc, DBAPIError):
+        return "database_refused"
+    if isinstance(exc, MemoryError):
+        return "memory"
+    return "internal"
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, SpecError):  # written for the person who gave the input
         message = str(exc)

@@ -22,6 +22,7 @@ from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 from assay.runner.execute import grade_one
 from assay.server.coalesce import Coalescer
+from assay.server.metrics import Metrics
 from assay.settings import Settings
 from assay.store.changes import ChangeStamp
 from assay.store.models import Evaluator
@@ -36,9 +37,12 @@ class Grading:
     """Compiles and grades evaluators for one server process, sharing its ``Resources`` (the
     sandbox pool, the judge client) across requests and runs."""
 
-    def __init__(self, settings: Settings, resources: Resources, stamp: ChangeStamp | None = None) -> None:
+    def __init__(self, settings: Settings, resources: Resources, stamp: ChangeStamp | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.resources = resources
+        self.metrics = metrics
+        """Where the run queue counts its slices, results and runs (``server.slices``)."""
         self.stamp = stamp if stamp is not None else ChangeStamp(None, "evaluators")
         runner = resources.code_runner
         self.allowed = api_types(allow_programs=settings.api_allow_programs)

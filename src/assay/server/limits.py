@@ -2,8 +2,10 @@
 
 Before any route reads a body, ``BodyLimit`` answers ``{code, message}``:
 
-- 413 for a body over the limit, whether or not the client declared its length (a chunked
-  body is counted as it arrives and dropped at the limit);
+- 413 for a body over the limit, whether or not the client declared its length: a declared
+  length over it is refused before a byte of the body is read; a body sent without a length
+  is counted as it arrives and cut at the limit, the 413 sent from here and the app handed a
+  disconnect (so no route, multipart parser or not, can turn it into another answer);
 - 415 for a compressed body (``Content-Encoding``: nothing here inflates, so no gzip bomb)
   and, on JSON routes, for a ``Content-Type`` that is not JSON;
 - 400 for a JSON body that is not strict JSON (``assay.core.strict_json``: NaN,
@@ -20,7 +22,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from assay._asgi_body import read_body, replay
 from assay.core.messages import Phrase
 from assay.core.strict_json import StrictJsonError, loads_strict
-from assay.server.errors import ApiError, send_error
+from assay.server.edge import DISCONNECT, Door
+from assay.server.errors import send_error
 
 TOO_LARGE = Phrase("api.body_too_large", "request body larger than {limit} bytes")
 ENCODED = Phrase("api.body_encoded", "Content-Encoding {encoding} is not accepted: send the body uncompressed")
@@ -73,7 +76,12 @@ class BodyLimit:
         if not json_route:
             # An upload sent without a length streams through, counted as it arrives: holding it
             # here would hold all of it (up to the upload limit) in memory.
-            await self.app(scope, _counted(receive, limit), send)
+            door = Door(send)
+            try:
+                await self.app(scope, _counted(receive, limit, door), door.send)
+            except Exception:
+                if not door.answered:
+                    raise
             return
         body = await read_body(receive, limit)
         if body is None:  # the client went away
@@ -93,22 +101,20 @@ class BodyLimit:
         await self.app(scope, replay(body, receive), send)
 
 
-class BodyTooLarge(ApiError):
-    """Raised to the app reading an upload that passes the limit mid-stream (answered 413)."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, TOO_LARGE(limit=f"{limit:,}"))
-
-
-def _counted(receive: Receive, limit: int) -> Receive:
+def _counted(receive: Receive, limit: int, door: Door) -> Receive:
+    """``receive`` that answers 413 through ``door`` once the body passes ``limit`` and from
+    then on tells the app the client is gone."""
     size = 0
 
     async def counting() -> Message:
         nonlocal size
+        if door.answered:
+            return DISCONNECT
         message = await receive()
         size += len(message.get("body", b""))
         if size > limit:
-            raise BodyTooLarge(limit)
+            await door.refuse(413, TOO_LARGE(limit=f"{limit:,}"))
+            return DISCONNECT
         return message
 
     return counting

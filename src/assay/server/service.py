@@ -6,6 +6,7 @@ uploads. Built once by ``create_app`` at the composition root and reached by rou
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from assay.core.interfaces import Resources
@@ -15,6 +16,7 @@ from assay.server.grading import Grading
 from assay.server.metrics import Metrics
 from assay.server.reaper import UploadReaper
 from assay.server.run_summary import LiveSummaries
+from assay.server.telemetry import meter_pool, metered_resources
 from assay.server.worker import RunWorker
 from assay.settings import Settings
 from assay.store.changes import Changes
@@ -36,6 +38,8 @@ class Service:
     """The summaries so far of the runs whose pages are open (``pages.live``)."""
     owns_resources: bool = True
     """False when the caller passed the resources in: it closes them, not the service."""
+    pool_gauges: Callable[[], None] = lambda: None
+    """Sets the database pool's gauges (``server.telemetry.meter_pool``), at each scrape."""
 
     @classmethod
     def build(cls, settings: Settings, resources: Resources | None = None) -> Service:
@@ -53,12 +57,14 @@ class Service:
         changes = Changes(database, settings.change_poll_ms / 1000)
         # Runs and /test share the sandbox through one gate: users take its slots in turn.
         gate = FairGate(workers, settings.user_code_cap)
-        grading = Grading(settings, fair_resources(resources, gate, owned=owns_resources), changes.stamp("evaluators"))
         metrics = Metrics()
+        grading = Grading(settings, fair_resources(metered_resources(resources, metrics), gate, owned=owns_resources),
+                          changes.stamp("evaluators"), metrics)
         worker = RunWorker(database, grading, settings, metrics)
-        return cls(settings=settings, database=database, grading=grading,
-                   tokens=TokenCache(database, stamp=changes.stamp("tokens")), worker=worker, changes=changes,
-                   gate=gate, metrics=metrics, reaper=UploadReaper(database), owns_resources=owns_resources)
+        tokens = TokenCache(database, settings.token_cache_ms / 1000, changes.stamp("tokens"))
+        return cls(settings=settings, database=database, grading=grading, tokens=tokens, worker=worker, changes=changes,
+                   gate=gate, metrics=metrics, reaper=UploadReaper(database), owns_resources=owns_resources,
+                   pool_gauges=meter_pool(database, metrics))
 
     def start(self) -> list[str]:
         """Read the change counters and join the run queue (the schema is up to date); returns

@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import select
+
 from assay.core.errors import SpecError
 from assay.core.grader import Grader
 from assay.core.messages import Phrase
@@ -21,6 +23,7 @@ from assay.core.sample import Sample
 from assay.runner.execute import grade_many
 from assay.runner.sizing import BatchSizes, batch_sizes
 from assay.server.errors import spec_message
+from assay.server.failures import failure_kind
 from assay.server.fairness import acting_for
 from assay.server.grading import Grading
 from assay.server.pace import Pacer
@@ -29,7 +32,7 @@ from assay.store import datasets as dataset_rows
 from assay.store import queue
 from assay.store import runs as run_rows
 from assay.store.db import Database
-from assay.store.models import RunState
+from assay.store.models import RunSlice, RunState
 from assay.store.queue import Claim
 
 PROGRESS_SECONDS = 0.5
@@ -61,8 +64,23 @@ class SliceGrader:
 
     def grade(self, claim: Claim, stopped: Callable[[], bool]) -> bool:
         """Grade what the slice lacks; False when ``stopped`` said to stop before the end (the
-        slice stays unfinished, to be given back)."""
+        slice stays unfinished, to be given back). An exception fails the run (the worker
+        marks it): it is counted here, by reason."""
+        metrics = self.grading.metrics
+        if metrics is not None:
+            metrics.slices_leased.inc()
+        try:
+            return self._grade(claim, stopped)
+        except Exception as exc:
+            if metrics is not None:
+                metrics.run_finished("failed", failure_kind(exc))
+            raise
+
+    def _grade(self, claim: Claim, stopped: Callable[[], bool]) -> bool:
         with self.database.session() as session:
+            if self.grading.metrics is not None and (session.scalar(
+                    select(RunSlice.attempts).where(RunSlice.id == claim.id)) or 0) > 1:
+                self.grading.metrics.slices_retaken.inc()  # another server held it before
             run = run_rows.get_run(session, claim.run_id)
             if run is None or run.status not in run_rows.ACTIVE:
                 return False
@@ -115,8 +133,16 @@ class SliceGrader:
             rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
                     for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
             with self.database.session() as session:
-                run_rows.add_done(session, claim.run_id, run_rows.add_results(session, rows))
+                self._stored(session, claim.run_id, rows)
         return True
+
+    def _stored(self, session: Any, run_id: str, rows: list[dict[str, Any]]) -> None:
+        """Insert result rows (those not stored yet), count them in the run's progress and in
+        the metrics."""
+        added = run_rows.add_results(session, rows)
+        run_rows.add_done(session, run_id, added)
+        if self.grading.metrics is not None:
+            self.grading.metrics.results_stored.inc(added)
 
     def close(self) -> None:
         if self._ray is not None:
@@ -145,8 +171,10 @@ class SliceGrader:
         with self.database.session() as session:
             weights = {spec["evaluatorId"]: spec["weight"] for spec in specs}
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
-            run_rows.set_status(session, run_id, RunState.COMPLETED, summary=summarise(session, run_id, weights),
-                                only_from=run_rows.ACTIVE)
+            completed = run_rows.set_status(session, run_id, RunState.COMPLETED,
+                                            summary=summarise(session, run_id, weights), only_from=run_rows.ACTIVE)
+        if completed and self.grading.metrics is not None:
+            self.grading.metrics.run_finished("completed")
 
     def _grade_evaluator(self, claim: Claim, spec: dict[str, Any], todo: list[tuple[int, Sample]],
                          stopped: Callable[[], bool]) -> bool:
@@ -181,7 +209,7 @@ class SliceGrader:
             rows = [result_row(claim.run_id, spec, sample, index, result)
                     for (index, sample), result in zip(chunk, results)]
             with self.database.session() as session:
-                run_rows.add_done(session, claim.run_id, run_rows.add_results(session, rows))
+                self._stored(session, claim.run_id, rows)
         return True
 
 

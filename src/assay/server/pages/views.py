@@ -75,7 +75,10 @@ def _safe_next(target: str | None) -> str:
 async def page(request: Request, page_name: str, title_key: str, active: str, **params: str) -> Response:
     who = await visitor(request)
     if who.principal is None:
-        return RedirectResponse("/signin?next=" + quote(request.url.path, safe="/"), status_code=303)
+        response = RedirectResponse("/signin?next=" + quote(request.url.path, safe="/"), status_code=303)
+        if request.cookies.get(SESSION_COOKIE):  # its token was revoked: the session ends with it
+            response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+        return response
     title = message(who.lang, title_key, **params)
     html = shell.render(lang=who.lang, title=title, page=page_name, user=who.principal.name, csrf=who.csrf,
                         params=params, active=active)

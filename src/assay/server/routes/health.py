@@ -19,6 +19,7 @@ from assay.server.errors import ApiError, log
 from assay.server.metrics import CONTENT_TYPE, RUN_STATES
 from assay.server.schemas.common import Envelope
 from assay.server.service import Service
+from assay.server.telemetry import queue_state
 from assay.store import runs as run_rows
 from assay.store.migrate import current_revision, head_revision
 
@@ -55,6 +56,12 @@ async def metrics(service: ServiceDep) -> Response:
         service.metrics.set_runs(counts)
     except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
         log.warning("metrics: run counts not read: %s", exc)
+    try:
+        slices, backlog = await run_in_threadpool(_slices_state, service)
+        service.metrics.set_queue(slices, backlog)
+    except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
+        log.warning("metrics: the run queue's slices not read: %s", exc)
+    service.pool_gauges()
     service.metrics.set_sandbox(service.gate.in_flight(), service.gate.waiting())
     try:
         on_ray = await run_in_threadpool(service.worker.slices.ray_in_flight)
@@ -63,6 +70,11 @@ async def metrics(service: ServiceDep) -> Response:
     except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
         log.warning("metrics: the Ray cluster's code permits not read: %s", exc)
     return Response(service.metrics.render(), media_type=CONTENT_TYPE)
+
+
+def _slices_state(service: Service) -> tuple[dict[str, int], int]:
+    with service.database.session() as session:
+        return queue_state(session)
 
 
 def _queue_state(service: Service) -> tuple[str | None, dict[str, int]]:

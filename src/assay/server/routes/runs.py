@@ -70,6 +70,7 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
         raise ApiError(409, FINISHED(id=repr(run_id), status=run.status))
     session.commit()
     service.worker.cancel(run_id)
+    service.metrics.run_finished("cancelled")
     session.refresh(run)
     return Envelope(data=run_out(run))
 

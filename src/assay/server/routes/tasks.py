@@ -204,6 +204,7 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
                               dataset_version_id=version.id)
     session.commit()
     service.worker.submit(run.id)
+    service.metrics.runs_started.inc()
     return Envelope(data=run_out(run))
 
 
