@@ -72,11 +72,16 @@ class Backoff:
 
 class DatabaseHealth:
     """Whether this process sees the database away, and since when: the background threads
-    report what their calls met (``failed``, ``succeeded``)."""
+    report what their calls met (``failed``, ``succeeded``), each for itself. The outage lasts
+    while any thread's last call failed on it: a locked SQLite still answers reads, so one
+    thread's read going through says nothing of another's write.
+    """
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._lock = threading.Lock()
+        self._failing: set[str] = set()
+        """The threads whose last call failed on an outage."""
         self._since: float | None = None
         self._began = ""
         self._error = ""
@@ -90,6 +95,7 @@ class DatabaseHealth:
         if not is_outage(error):
             return False
         with self._lock:
+            self._failing.add(threading.current_thread().name)
             began = self._since is None
             if began:
                 self._since = self.clock()
@@ -103,11 +109,15 @@ class DatabaseHealth:
         return True
 
     def succeeded(self) -> None:
-        """A call reached the database: an outage, if any, is over."""
+        """This thread's call reached the database: the outage is over once no thread's last call
+        failed on it."""
         if self._since is None:  # the common case: no lock
             return
         with self._lock:
-            since, self._since = self._since, None
+            self._failing.discard(threading.current_thread().name)
+            since = None
+            if not self._failing:
+                since, self._since = self._since, None
         if since is not None:
             log.warning("the database is back after %.1f s; background work goes on", self.clock() - since)
 
