@@ -17,7 +17,6 @@ from enum import StrEnum
 from typing import Any, Literal, get_args
 
 from sqlalchemy import (
-    JSON,
     BigInteger,
     Boolean,
     DateTime,
@@ -29,11 +28,12 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-Json = JSON().with_variant(JSONB(), "postgresql")
-"""JSON everywhere, stored as JSONB on PostgreSQL."""
+from assay.store.clean import NulSafeJson, NulSafeText
+
+Json = NulSafeJson
+"""JSON everywhere, stored as JSONB on PostgreSQL (its strings' NULs escaped there: ``store.clean``)."""
 
 EvaluatorType = Literal["preset", "code", "llm", "composite"]
 """What an evaluator row is (the API's ``type``), spelled here once."""
@@ -216,7 +216,7 @@ class Run(Base):
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     summary: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
-    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error: Mapped[str | None] = mapped_column(NulSafeText, nullable=True)
     error_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     """When the run failed on an internal error: the id its full report is logged under."""
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
@@ -246,7 +246,7 @@ class EvaluationResult(Base):
     status: Mapped[str] = mapped_column(String(16))
     passed: Mapped[bool] = mapped_column(Boolean)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
-    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reason: Mapped[str | None] = mapped_column(NulSafeText, nullable=True)
     reason_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """The code of the message ``reason`` says (``core.messages``), when the product wrote it."""
     reason_args: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
