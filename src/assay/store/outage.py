@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import random
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -31,21 +32,32 @@ LONGEST_PAUSE_S = 5.0
 """Pauses double up to this: a database that comes back is used again within about this long."""
 
 
+_SQLITE_AWAY = ("database is locked", "database table is locked", "database is busy", "unable to open database",
+                "disk i/o error")
+"""What SQLite says when it cannot be used for now; its other ``OperationalError``s (no such table,
+a syntax error) are a statement refused."""
+
+
 def is_outage(error: BaseException) -> bool:
     """True when ``error`` says the database cannot be reached or used for now, as opposed to a
-    statement it refused (a constraint, a bad value): connection refused or lost, the server
-    shutting down, SQLite locked, no connection free in the pool in time."""
+    statement it refused (a constraint, a bad value, a missing table): connection refused or lost,
+    the server shutting down, SQLite locked, no connection free in the pool in time."""
+    if isinstance(error, sa_exc.TimeoutError):  # the pool had no connection to give in time
+        return True
+    origin: BaseException = error
     if isinstance(error, sa_exc.DBAPIError):
         if error.connection_invalidated:
             return True
-        return isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError))
-    if isinstance(error, sa_exc.TimeoutError):  # the pool had no connection to give in time
-        return True
-    try:  # the driver's own error, where a raw connection is used (PostgreSQL's COPY)
+        origin = error.orig if isinstance(error.orig, BaseException) else error
+    if isinstance(origin, sqlite3.Error):
+        return isinstance(origin, sqlite3.OperationalError) and str(origin).lower().startswith(_SQLITE_AWAY)
+    try:  # the driver's own error, also where a raw connection is used (PostgreSQL's COPY)
         import psycopg
     except ImportError:  # pragma: no cover  SQLite-only installs
-        return False
-    return isinstance(error, (psycopg.OperationalError, psycopg.InterfaceError))
+        return isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError))
+    if isinstance(origin, psycopg.Error):
+        return isinstance(origin, (psycopg.OperationalError, psycopg.InterfaceError))
+    return isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError))
 
 
 class Backoff:
