@@ -1,4 +1,4 @@
-"""``server.admission.Admission``, the door of the requests' pool, driven as the HTTP server
+"""``server.admission.DatabaseAdmission``, the door of the requests' pool, driven as the HTTP server
 drives it (ASGI calls on one event loop): ``limit`` requests inside at once, ``queue`` more
 waiting in order, the rest and those that waited ``wait_s`` refused with 503, ``Retry-After``
 and a message; a place is given back however the request ends; exempt paths never wait."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from assay.server.admission import Admission
+from assay.server.admission import DatabaseAdmission
 
 
 class App:
@@ -32,7 +32,7 @@ class App:
             self.inside -= 1
 
 
-async def request(door: Admission, path: str = "/api/v1/runs") -> tuple[int, dict[bytes, bytes], bytes]:
+async def request(door: DatabaseAdmission, path: str = "/api/v1/runs") -> tuple[int, dict[bytes, bytes], bytes]:
     sent: list[dict] = []
 
     async def send(message: dict) -> None:
@@ -51,7 +51,7 @@ async def request(door: Admission, path: str = "/api/v1/runs") -> tuple[int, dic
 def test_limit_inside_queue_waiting_and_the_rest_refused_with_retry_after():
     async def run():
         app = App()
-        door = Admission(app, limit=3, queue=5, wait_s=5.0, exempt=lambda path: path == "/ready")
+        door = DatabaseAdmission(app, limit=3, queue=5, wait_s=5.0, exempt=lambda path: path == "/ready")
         tasks = [asyncio.create_task(request(door)) for _ in range(12)]
         await asyncio.sleep(0.05)
         assert app.inside == 3 and door.waiting == 5
@@ -75,7 +75,7 @@ def test_limit_inside_queue_waiting_and_the_rest_refused_with_retry_after():
 def test_a_request_that_waited_too_long_is_refused_and_places_come_back_after_errors():
     async def run():
         app = App()
-        door = Admission(app, limit=1, queue=10, wait_s=0.1)
+        door = DatabaseAdmission(app, limit=1, queue=10, wait_s=0.1)
         first = asyncio.create_task(request(door, "/boom"))
         await asyncio.sleep(0.01)
         late = await request(door)  # the place is held past wait_s

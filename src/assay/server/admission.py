@@ -27,7 +27,7 @@ WAITED = Phrase("api.busy.waited", "no database connection came free within {ms}
 RETRY_AFTER_S = 1
 
 
-class Admission:
+class DatabaseAdmission:
     """At most ``limit`` requests in the app at once (those ``exempt(path)`` aside), ``queue``
     more waiting at most ``wait_s`` each, the rest refused with 503 and ``Retry-After``."""
 

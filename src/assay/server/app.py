@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 import assay
 from assay.core.interfaces import Resources
 from assay.server import errors
-from assay.server.admission import Admission
+from assay.server.admission import DatabaseAdmission
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.pages import install as install_pages
@@ -75,7 +75,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
     # Outside the body checks (a refused body costs no place), inside the fast path of /test
     # (which needs no database): as many requests at once as the requests' pool has connections.
-    app.add_middleware(Admission, limit=settings.database_pool_size + settings.database_pool_overflow,
+    app.add_middleware(DatabaseAdmission, limit=settings.database_pool_size + settings.database_pool_overflow,
                        queue=settings.database_queue, wait_s=settings.database_wait_ms / 1000, exempt=needs_no_database)
     if fast_test:  # added last: the outermost layer, in front of the two above
         app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)
