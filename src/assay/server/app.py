@@ -72,11 +72,12 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
         """The API's and the pages' API's routes take JSON bodies, but for the dataset uploads."""
         return path.startswith((API_PREFIX + "/", "/pages/api/")) and not is_upload(path)
 
-    app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
-    # Outside the body checks (a refused body costs no place), inside the fast path of /test
-    # (which needs no database): as many requests at once as the requests' pool has connections.
+    # Added first, the innermost: behind the body checks (a refused body costs no place) and the
+    # fast path of /test (which needs no database), as many requests at once as the requests'
+    # pool has connections.
     app.add_middleware(DatabaseAdmission, limit=settings.database_pool_size + settings.database_pool_overflow,
                        queue=settings.database_queue, wait_s=settings.database_wait_ms / 1000, exempt=needs_no_database)
+    app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
     if fast_test:  # added last: the outermost layer, in front of the two above
         app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)
     return app

@@ -114,8 +114,12 @@ class RunWorker:
         with self._lock:
             held = list(self._held)
         if held:
-            with self.database.session() as session:
-                queue.give_back(session, self.holder, held)
+            try:
+                with self.database.session() as session:
+                    queue.give_back(session, self.holder, held)
+            except Exception:  # noqa: BLE001  the database is away: the leases expire instead
+                log.warning("giving %d slice(s) back at the stop failed; their leases expire within %.0f s",
+                            len(held), self.lease_s, exc_info=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         self.slices.close()
 
