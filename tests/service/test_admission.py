@@ -9,6 +9,7 @@ import asyncio
 import json
 
 from assay.server.admission import DatabaseAdmission
+from assay.server.metrics import Metrics
 
 
 class App:
@@ -51,10 +52,14 @@ async def request(door: DatabaseAdmission, path: str = "/api/v1/runs") -> tuple[
 def test_limit_inside_queue_waiting_and_the_rest_refused_with_retry_after():
     async def run():
         app = App()
-        door = DatabaseAdmission(app, limit=3, queue=5, wait_s=5.0, exempt=lambda path: path == "/ready")
+        metrics = Metrics()
+        door = DatabaseAdmission(app, limit=3, queue=5, wait_s=5.0, exempt=lambda path: path == "/ready",
+                                 metrics=metrics)
         tasks = [asyncio.create_task(request(door)) for _ in range(12)]
         await asyncio.sleep(0.05)
         assert app.inside == 3 and door.waiting == 5
+        assert b"assay_database_requests_waiting 5.0" in metrics.render()
+        assert b"assay_database_requests_refused_total 4.0" in metrics.render()
         exempt = asyncio.create_task(request(door, "/ready"))
         await asyncio.sleep(0.05)
         assert app.inside == 4  # the exempt path went straight in

@@ -92,6 +92,7 @@ def test_a_thousand_readers_at_once_are_all_answered_while_the_run_goes_on(db_ur
             said = [status for status, _ in json.loads(out)]
             latencies = [seconds for _, seconds in json.loads(out)]
             after = client.get(f"/runs/{run_id}").json()["data"]
+            scraped = httpx.get(f"{server.base}/metrics", timeout=10).text
             run = wait_for_run(client, run_id, 90)
             finished = time.perf_counter() - began
             check_results(client, run, ROWS)
@@ -104,5 +105,6 @@ def test_a_thousand_readers_at_once_are_all_answered_while_the_run_goes_on(db_ur
           f"{finished:.1f} s after it began; load average {load[0]:.2f}")
     assert sum(answers.values()) == CLIENTS and set(answers) <= {"200", "503"}, answers  # no 500, no silence
     assert answers["200"] >= 20, answers  # the pool served its share
+    assert f"assay_database_requests_refused_total {answers['503']}.0" in scraped  # each refusal counted
     assert set(said) == {"200"} and max(latencies) < 1.0, (said, latencies)
     assert "Traceback" not in server.log.read_text(), server.log.read_text()[-5000:]

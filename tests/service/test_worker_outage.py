@@ -83,9 +83,12 @@ def test_ready_names_an_outage_the_worker_keeps_meeting_and_recovers(api, monkey
         assert time.monotonic() < deadline, answer.text
         time.sleep(0.05)
     assert "database is locked" in answer.json()["message"] and answer.headers["retry-after"]
+    scraped = api.client.get("/metrics").text
+    assert "assay_database_unreachable 1.0" in scraped and "assay_database_outages 1.0" in scraped
     away = False
     deadline = time.monotonic() + 10  # the slot's next try comes within the longest pause (5 s)
     while (answer := api.client.get("/ready")).status_code != 200:
         assert time.monotonic() < deadline, answer.text
         time.sleep(0.05)
+    assert "assay_database_unreachable 0.0" in api.client.get("/metrics").text
     assert run_once(api)["status"] == "completed"

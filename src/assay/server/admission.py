@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from assay.core.messages import Phrase
 from assay.server.errors import error_body
+from assay.server.metrics import Metrics
 
 BUSY = Phrase("api.busy", "the server is busy: {why}; try again in {seconds} s")
 LINE_FULL = Phrase("api.busy.line_full", "{waiting} requests are already waiting for the database")
@@ -32,8 +33,9 @@ class DatabaseAdmission:
     more waiting at most ``wait_s`` each, the rest refused with 503 and ``Retry-After``."""
 
     def __init__(self, app: ASGIApp, *, limit: int, queue: int, wait_s: float,
-                 exempt: Callable[[str], bool] = lambda _path: False) -> None:
+                 exempt: Callable[[str], bool] = lambda _path: False, metrics: Metrics | None = None) -> None:
         self.app = app
+        self.metrics = metrics
         self.limit = limit
         self.queue = queue
         self.wait_s = wait_s
@@ -52,14 +54,14 @@ class DatabaseAdmission:
             if self.waiting >= self.queue:
                 await self._refuse(send, LINE_FULL(waiting=f"{self.waiting:,}"))
                 return
-            self.waiting += 1
+            self._line(+1)
             try:
                 await asyncio.wait_for(self._places.acquire(), self.wait_s)
             except TimeoutError:
                 await self._refuse(send, WAITED(ms=f"{self.wait_s * 1000:,.0f}"))
                 return
             finally:
-                self.waiting -= 1
+                self._line(-1)
         else:
             await self._places.acquire()
         try:
@@ -67,8 +69,15 @@ class DatabaseAdmission:
         finally:
             self._places.release()
 
+    def _line(self, step: int) -> None:
+        self.waiting += step
+        if self.metrics is not None:
+            self.metrics.requests_waiting.set(self.waiting)
+
     async def _refuse(self, send: Send, why: str) -> None:
         self.refused += 1
+        if self.metrics is not None:
+            self.metrics.requests_refused.inc()
         body = error_body(503, BUSY(why=why, seconds=RETRY_AFTER_S))
         await send({"type": "http.response.start", "status": 503,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),

@@ -76,7 +76,8 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     # fast path of /test (which needs no database), as many requests at once as the requests'
     # pool has connections.
     app.add_middleware(DatabaseAdmission, limit=settings.database_pool_size + settings.database_pool_overflow,
-                       queue=settings.database_queue, wait_s=settings.database_wait_ms / 1000, exempt=needs_no_database)
+                       queue=settings.database_queue, wait_s=settings.database_wait_ms / 1000, exempt=needs_no_database,
+                       metrics=service.metrics)
     app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
     if fast_test:  # added last: the outermost layer, in front of the two above
         app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)

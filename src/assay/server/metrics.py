@@ -19,6 +19,11 @@ metric                                 type       meaning
 ``assay_dataset_rows_total``           counter    dataset rows ingested (``rate()``: rows/s)
 ``assay_dataset_upload_rows_per_second``  gauge   rows/s of the last finished upload
 ``assay_dataset_upload_seconds``       histogram  time per finished upload
+``assay_database_unreachable``         gauge      1 while this server's grading sees the database away
+``assay_database_outages``             gauge      outages this server has seen since it started
+``assay_database_requests_waiting``    gauge      requests in line for the requests' pool
+``assay_database_requests_refused_total``  counter  requests answered 503 + Retry-After (line full,
+                                                 or no connection in time: ``server.admission``)
 =====================================  =========  ==============================================
 """
 
@@ -57,6 +62,15 @@ class Metrics:
                                             "Rows per second of the last finished upload.", registry=r)
         self.upload_seconds = Histogram("assay_dataset_upload_seconds", "Time per finished dataset upload.",
                                         registry=r, buckets=(0.1, 0.5, 1, 5, 15, 60, 300, 900))
+        self.database_unreachable = Gauge("assay_database_unreachable",
+                                          "1 while this server's grading sees the database away.", registry=r)
+        self.database_outages = Gauge("assay_database_outages", "Database outages seen since the start.",
+                                      registry=r)
+        self.requests_waiting = Gauge("assay_database_requests_waiting",
+                                      "Requests waiting for a place at the requests' pool.", registry=r)
+        self.requests_refused = Counter("assay_database_requests_refused",
+                                        "Requests refused with 503 + Retry-After: the line was full, or no "
+                                        "connection came free in time.", registry=r)
 
     def uploaded(self, rows: int, seconds: float) -> None:
         """Count a finished upload of ``rows`` rows that took ``seconds``."""
@@ -81,6 +95,11 @@ class Metrics:
         self.ray_in_flight.clear()
         for user, count in in_flight.items():
             self.ray_in_flight.labels(user=user).set(count)
+
+    def set_database(self, unreachable: bool, outages: int) -> None:
+        """The database gauges from this server's ``store.outage.DatabaseHealth``."""
+        self.database_unreachable.set(1 if unreachable else 0)
+        self.database_outages.set(outages)
 
     def render(self) -> bytes:
         """The text exposition format, for ``GET /metrics``."""

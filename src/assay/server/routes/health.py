@@ -64,6 +64,7 @@ async def metrics(service: ServiceDep) -> Response:
     except Exception as exc:  # noqa: BLE001  the other metrics are still worth a scrape
         log.warning("metrics: run counts not read: %s", exc)
     service.metrics.set_sandbox(service.gate.in_flight(), service.gate.waiting())
+    service.metrics.set_database(service.health.reason() is not None, service.health.outages)
     try:
         on_ray = await run_in_threadpool(service.worker.slices.ray_in_flight)
         if on_ray is not None:
