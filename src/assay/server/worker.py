@@ -244,7 +244,8 @@ class RunWorker:
         wait = beat
         while not self._stopping.wait(wait):
             wait = beat
-            if not self._finish_orphans() or not self._renew():
+            finished = self._finish_orphans()
+            if not self._renew() or not finished:  # both every beat: a run that cannot be finished stops no renewal
                 wait = min(beat, backoff.pause())
                 continue
             self.health.succeeded()
