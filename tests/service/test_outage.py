@@ -93,6 +93,9 @@ def test_a_postgresql_restart_mid_run_fails_no_run_and_kills_no_grading_thread(o
             for server in servers:
                 said = wait_ready_says(server, 503, "database", 15)
                 assert said.headers.get("retry-after"), said.headers
+            meanwhile = client.get(f"/runs/{run_id}")  # a request meets the outage: told so, never a 500
+            assert meanwhile.status_code == 503 and meanwhile.headers.get("retry-after"), meanwhile.text
+            assert "database cannot be reached" in meanwhile.json()["message"], meanwhile.text
             time.sleep(max(0.0, 3.0 - (time.monotonic() - down)))  # away for a lease at least
             own_postgres.launch()
 

@@ -44,7 +44,7 @@ NOT_NULL = Phrase("api.not_null", "{field}: may not be null (leave it out to kee
 UNSTORABLE = Phrase("api.unstorable", "a value does not fit the database (too long, or not storable); "
                                       "nothing was stored")
 DATABASE_AWAY = Phrase("api.database_away", "the database cannot be reached now (restarting, or every connection "
-                                           "busy); nothing was changed by this request: try again in a few seconds")
+                                           "busy): try again in a few seconds")
 ROUTING = {404: Phrase("api.unknown_path", "Not Found: {path} is no path of this API"),
            405: Phrase("api.wrong_method", "Method Not Allowed: {path} does not take {method}")}
 """The framework's own answers for a request no route takes (its detail as HTTP words it)."""
