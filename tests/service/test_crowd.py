@@ -18,8 +18,10 @@ from collections import Counter
 from pathlib import Path
 
 import httpx2 as httpx
+import pytest
 from served import Server, check_results, new_token, start_run, wait_for_run
 
+pytestmark = pytest.mark.slow
 CLIENTS = 1000
 ROWS = 240
 

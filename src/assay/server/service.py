@@ -23,8 +23,9 @@ from assay.store.db import Database, PoolLimits
 from assay.store.outage import DatabaseHealth
 
 BACKGROUND_THREADS = 4
-"""Connections grading needs besides one per run slot: the heartbeat, the change poller, the
-upload reaper and ``/ready``."""
+"""Connections grading keeps besides one per run slot: the heartbeat, the change poller, the
+upload reaper and ``/ready``; as many more may open at a peak (``/metrics``, an evaluator edit
+counted in the change counters, a finished run's summary)."""
 
 
 @dataclass
@@ -58,8 +59,7 @@ class Service:
         database = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
                             pool=PoolLimits(settings.database_pool_size, settings.database_pool_overflow, wait_s))
         background = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
-                              pool=PoolLimits(settings.run_slots + BACKGROUND_THREADS,
-                                              settings.run_slots + BACKGROUND_THREADS, wait_s))
+                              pool=PoolLimits(settings.run_slots + BACKGROUND_THREADS, BACKGROUND_THREADS, wait_s))
         health = DatabaseHealth()
         changes = Changes(background, settings.change_poll_ms / 1000, health)
         # Runs and /test share the sandbox through one gate: users take its slots in turn.
