@@ -5,6 +5,7 @@ meet it, lasting while any thread's last call failed."""
 from __future__ import annotations
 
 import logging
+import socket
 import sqlite3
 import threading
 from pathlib import Path
@@ -15,7 +16,6 @@ from sqlalchemy.exc import IntegrityError
 
 from assay.store.db import Database
 from assay.store.outage import Backoff, DatabaseHealth, is_outage
-from tests.service.pg_server import free_port
 
 
 def error_of(database: Database, statement: str) -> Exception:
@@ -49,7 +49,10 @@ def test_a_locked_sqlite_is_an_outage_and_a_refused_statement_is_not(tmp_path: P
 
 def test_a_postgresql_nobody_listens_on_is_an_outage():
     pytest.importorskip("psycopg")
-    database = Database(f"postgresql://postgres@127.0.0.1:{free_port()}/none")
+    with socket.socket() as probe:  # a port that was free a moment ago: nobody listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    database = Database(f"postgresql://postgres@127.0.0.1:{port}/none")
     assert is_outage(error_of(database, "SELECT 1"))
     database.dispose()
 
