@@ -98,11 +98,15 @@ def test_a_postgresql_restart_mid_run_fails_no_run_and_kills_no_grading_thread(o
             assert "database cannot be reached" in meanwhile.json()["message"], meanwhile.text
             time.sleep(max(0.0, 3.0 - (time.monotonic() - down)))  # away for a lease at least
             own_postgres.launch()
+            back = time.monotonic()
+            for server in servers:
+                assert wait_ready_says(server, 200, "ready", 15).json()["data"]["status"] == "ready"
+            ready_after = time.monotonic() - back
 
             run = wait_for_run(client, run_id, 90)
             check_results(client, run, ROWS)
-            for server in servers:
-                assert wait_ready_says(server, 200, "ready", 15).json()["data"]["status"] == "ready"
+            print(f"\nPostgreSQL away {back - down:.1f} s; both servers ready {ready_after:.1f} s after it was back, "
+                  f"the run completed {time.monotonic() - back:.1f} s after")
 
             again = wait_for_run(client, start_run(client, ROWS, sleep_s=0.01, name="after"), 90)
             check_results(client, again, ROWS)
@@ -137,8 +141,10 @@ def test_sqlite_locked_past_the_busy_timeout_mid_run_fails_no_run(tmp_path: Path
             finally:
                 locker.execute("COMMIT")
                 locker.close()
+            back = time.monotonic()
 
             run = wait_for_run(client, run_id, 90)
+            print(f"\nSQLite locked {back - held:.1f} s; the run completed {time.monotonic() - back:.1f} s after")
             check_results(client, run, ROWS)
             assert wait_ready_says(server, 200, "ready", 15).status_code == 200
     finally:
