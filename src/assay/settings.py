@@ -33,6 +33,20 @@ The service (``assay serve``):
 
 - ``ASSAY_DATABASE_URL`` (``database_url``, ``sqlite:///./assay.db``): SQLite, or PostgreSQL
   with ``postgresql://user:password@host:port/db`` (driven by psycopg 3);
+- ``ASSAY_DATABASE_POOL_SIZE`` (``database_pool_size``, 5) and ``ASSAY_DATABASE_POOL_OVERFLOW``
+  (``database_pool_overflow``, 5): the connections one server process keeps open for requests,
+  and how many more it may open at a peak; as many requests use the database at once (more
+  would only queue for the same cores). Grading (run slots, heartbeat, pollers, ``/ready``,
+  ``/metrics``) has connections of its own besides, ``run_slots`` + 4 kept and 4 more at a peak,
+  so a crowd of readers never starves a run. A server process opens at most pool + overflow +
+  ``run_slots`` + 8 connections (20 by default): keep PostgreSQL's ``max_connections`` (100 by
+  default) above that times the processes (``--workers``) of every server;
+- ``ASSAY_DATABASE_QUEUE`` (``database_queue``, 500): requests that may wait for one of those
+  connections; one more is refused at once with 503 and ``Retry-After``;
+- ``ASSAY_DATABASE_WAIT_MS`` (``database_wait_ms``, 5000): how long a request waits in that queue
+  (and then for a connection) before it is refused with 503 and ``Retry-After``;
+- ``ASSAY_SQLITE_BUSY_MS`` (``sqlite_busy_ms``, 30000): how long a SQLite writer waits for another
+  before the database counts as locked (the run worker then waits and retries, ``store.outage``);
 - ``ASSAY_API_MAX_BODY_BYTES`` (``api_max_body_bytes``, 1 MiB): the largest JSON request body;
 - ``ASSAY_API_MAX_UPLOAD_BYTES`` (``api_max_upload_bytes``, 1 GiB): the largest dataset upload
   (streamed into the database; a ``.json`` file, parsed whole, at most 32 MiB of it);
@@ -114,6 +128,11 @@ class Settings:
     judge_cache: str | None = None
     judge_prices: str | None = None
     database_url: str = DEFAULT_DATABASE_URL
+    database_pool_size: int = 5
+    database_pool_overflow: int = 5
+    database_queue: int = 500
+    database_wait_ms: int = 5000
+    sqlite_busy_ms: int = 30_000
     api_max_body_bytes: int = 1 << 20
     api_max_upload_bytes: int = 1 << 30
     dataset_max_rows: int = 10_000_000
@@ -164,6 +183,11 @@ class Settings:
             judge_cache=_cache_path(env),
             judge_prices=env.get("ASSAY_JUDGE_PRICES") or None,
             database_url=env.get("ASSAY_DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
+            database_pool_size=_positive_int(env, "ASSAY_DATABASE_POOL_SIZE", 5, "connections"),
+            database_pool_overflow=_positive_int(env, "ASSAY_DATABASE_POOL_OVERFLOW", 5, "connections", minimum=0),
+            database_queue=_positive_int(env, "ASSAY_DATABASE_QUEUE", 500, "requests", minimum=0),
+            database_wait_ms=_positive_int(env, "ASSAY_DATABASE_WAIT_MS", 5000),
+            sqlite_busy_ms=_positive_int(env, "ASSAY_SQLITE_BUSY_MS", 30_000),
             api_max_body_bytes=_positive_int(env, "ASSAY_API_MAX_BODY_BYTES", 1 << 20, "bytes"),
             api_max_upload_bytes=_positive_int(env, "ASSAY_API_MAX_UPLOAD_BYTES", 1 << 30, "bytes"),
             dataset_max_rows=_positive_int(env, "ASSAY_DATASET_MAX_ROWS", 10_000_000, "rows"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from assay.core.periodic import Periodic
 
@@ -28,3 +29,24 @@ def test_a_failing_call_is_logged_and_the_next_still_comes(caplog):
         poller.close()
     assert [r.getMessage() for r in caplog.records] == ["polling failed"]
     assert not any(t.name == "assay-test-poller" for t in threading.enumerate())
+
+
+def test_a_failure_taken_by_on_failure_is_not_logged_and_the_next_try_comes_after_its_pause(caplog):
+    times: list[float] = []
+    done = threading.Event()
+    successes: list[int] = []
+
+    def action() -> None:
+        times.append(time.monotonic())
+        if len(times) < 3:
+            raise ConnectionError("the database is away")
+        done.set()
+
+    poller = Periodic(action, 0.5, name="assay-test-paced", log=logging.getLogger("assay.test.periodic"),
+                      failed="polling failed", on_failure=lambda _error: 0.01, on_success=lambda: successes.append(1))
+    with caplog.at_level(logging.WARNING, logger="assay.test.periodic"):
+        poller.start()
+        assert done.wait(10)
+        poller.close()
+    assert caplog.records == [] and successes == [1]
+    assert times[2] - times[0] < 0.4  # two pauses of 0.01 s, not two intervals of 0.5 s

@@ -64,7 +64,11 @@ class PostgresServer:
         subprocess.run([str(BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
                         "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"],
                        check=True, capture_output=True, timeout=120, **self._run_as())
-        log = open(self.root / "server.log", "wb")  # noqa: SIM115  closed with the process
+        return self.launch()
+
+    def launch(self) -> PostgresServer:
+        """Start ``postgres`` on the data folder and port, and wait until it takes connections."""
+        log = open(self.root / "server.log", "ab")  # noqa: SIM115  closed with the process
         self.process = subprocess.Popen(
             [str(BIN / "postgres"), "-D", str(self.data), "-h", "127.0.0.1", "-p", str(self.port),
              "-k", str(self.data), "-c", "fsync=off", "-c", "synchronous_commit=off",
@@ -83,6 +87,24 @@ class PostgresServer:
                 pass
             time.sleep(0.1)
         raise RuntimeError("postgres did not start within 60 s")
+
+    def restart(self, down_s: float) -> None:
+        """What ``pg_ctl restart -m fast`` does, with the server away ``down_s`` seconds: every
+        session is ended, the port closes, and the server comes back on the same port and data."""
+        assert self.process is not None
+        self.shut_down()
+        time.sleep(down_s)
+        self.launch()
+
+    def shut_down(self) -> None:
+        """Stop the server as ``pg_ctl stop -m fast`` does (``launch`` starts it again)."""
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGINT)  # "fast" shutdown
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
 
     def _ready(self) -> bool:
         import psycopg
@@ -108,10 +130,5 @@ class PostgresServer:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGINT)  # "fast" shutdown
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.kill(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
+            self.shut_down()
         shutil.rmtree(self.root, ignore_errors=True)

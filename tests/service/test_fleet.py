@@ -8,66 +8,18 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
-import httpx2 as httpx
 import psycopg
 import pytest
-from pg_server import free_port
+from served import Server, assay
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 SLOW = ("import time\n\ndef evaluate(input, output, expected, metadata):\n"
         "    time.sleep(0.01)\n    return {'passed': output == expected}\n")
 ROWS = 240
-
-
-def assay(*args: str, env: dict[str, str], cwd: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "assay.cli.main", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-class Server:
-    def __init__(self, root: Path, env: dict[str, str]) -> None:
-        self.cwd = root
-        self.port = free_port()
-        self.log = root / "server.log"
-        with open(self.log, "ab") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "assay.cli.main", "serve", "--port", str(self.port), "--log-level", "warning"],
-                env=env, cwd=root, stdout=out, stderr=subprocess.STDOUT)
-
-    def client(self, token: str) -> httpx.Client:
-        return httpx.Client(base_url=f"http://127.0.0.1:{self.port}/api/v1", timeout=30,
-                            headers={"Authorization": f"Bearer {token}"})
-
-    def wait_ready(self, token: str) -> None:
-        deadline = time.monotonic() + 90
-        with self.client(token) as client:
-            while True:
-                assert self.process.poll() is None, self.log.read_text()[-3000:]
-                assert time.monotonic() < deadline, self.log.read_text()[-3000:]
-                try:
-                    if client.get("/evaluators").status_code == 200:
-                        return
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.1)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from starlette.types import Scope
 import assay
 from assay.core.interfaces import Resources
 from assay.server import errors
+from assay.server.admission import DatabaseAdmission
 from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
@@ -79,6 +80,12 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
         """The API's and the pages' API's routes take JSON bodies, but for the dataset uploads."""
         return path.startswith((API_PREFIX + "/", "/pages/api/")) and not is_upload(path)
 
+    # Added first, the innermost: behind the body checks (a refused body costs no place) and the
+    # fast path of /test (which needs no database), as many requests at once as the requests'
+    # pool has connections.
+    app.add_middleware(DatabaseAdmission, limit=settings.database_pool_size + settings.database_pool_overflow,
+                       queue=settings.database_queue, wait_s=settings.database_wait_ms / 1000, exempt=needs_no_database,
+                       metrics=service.metrics)
     app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
     if fast_test:  # in front of the two above
         app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)
@@ -114,6 +121,15 @@ def route_template(app: FastAPI) -> Callable[[Scope], str]:
         return "unmatched"
 
     return route_of
+
+
+NO_DATABASE_PATHS = ("/health", "/ready", "/metrics", "/static/", "/docs", "/openapi.json", "/favicon")
+"""Paths answered without the requests' pool: liveness, readiness and metrics (through the
+grading pool), the static files and the API's own documents."""
+
+
+def needs_no_database(path: str) -> bool:
+    return path.startswith(NO_DATABASE_PATHS)
 
 
 def app_from_env() -> FastAPI:

@@ -59,15 +59,15 @@ class Limits:
     max_row_bytes: int
 
 
-def upload_name(filename: str | None) -> str:
+def upload_name(filename: str | None, limit: int = MAX_NAME) -> str:
     """The name an uploaded file is known by: its last path component (a client may send
     ``../../etc/passwd.jsonl`` or ``C:\\data\\x.csv``), without control characters, at most
-    ``MAX_NAME`` characters with its suffix kept. Nothing is ever written under this name."""
+    ``limit`` characters with its suffix kept. Nothing is ever written under this name."""
     base = re.split(r"[/\\]", filename or "")[-1]
     base = "".join(ch for ch in base if ch.isprintable()).strip()
-    if len(base) > MAX_NAME:
+    if len(base) > limit:
         suffix = Path(base).suffix[:16]
-        base = base[:MAX_NAME - len(suffix)] + suffix
+        base = base[:limit - len(suffix)] + suffix
     return base
 
 

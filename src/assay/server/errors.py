@@ -26,6 +26,7 @@ from assay.core.messages import Phrase, Said, code_and_args, in_turn
 from assay.core.problems import AT, field_problem
 from assay.server.failures import public_failure
 from assay.server.logs import REQUEST_ID
+from assay.store.outage import is_outage
 
 EVALUATOR_NOT_FOUND = 503001
 EVALUATOR_EXECUTION_FAILED = 503002
@@ -43,6 +44,8 @@ NOT_NULL = Phrase("api.not_null", "{field}: may not be null (leave it out to kee
 """A partial update (PUT or PATCH) that sends null for a field which cannot be empty."""
 UNSTORABLE = Phrase("api.unstorable", "a value does not fit the database (too long, or not storable); "
                                       "nothing was stored")
+DATABASE_AWAY = Phrase("api.database_away", "the database cannot be reached now (restarting, or every connection "
+                                           "busy): try again in a few seconds")
 ROUTING = {404: Phrase("api.unknown_path", "Not Found: {path} is no path of this API"),
            405: Phrase("api.wrong_method", "Method Not Allowed: {path} does not take {method}")}
 """The framework's own answers for a request no route takes (its detail as HTTP words it)."""
@@ -171,5 +174,8 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> Response:
+        if is_outage(exc):  # an operator's moment (a restart, a full pool), not a bug: say so, and when to retry
+            log.warning("%s %s: the database is unreachable: %s", request.method, request.url.path, exc)
+            return error_response(503, DATABASE_AWAY(), headers={"Retry-After": "5"})
         reason, _error_id = public_failure(exc, log, f"{request.method} {request.url.path}")
         return error_response(500, reason)

@@ -50,6 +50,11 @@ metric                                 type       meaning
 ``assay_db_pool_wait_seconds``         histogram  time to get a connection from the pool (waiting for a
                                                  free one, or opening one)
 ``assay_db_pool_timeouts``             counter    requests for a connection that gave up waiting
+``assay_database_unreachable``         gauge      1 while this server's grading sees the database away
+``assay_database_outages``             gauge      outages this server has seen since it started
+``assay_database_requests_waiting``    gauge      requests in line for the requests' pool
+``assay_database_requests_refused_total``  counter  requests answered 503 + Retry-After (line full,
+                                                 or no connection in time: ``server.admission``)
 =====================================  =========  ==============================================
 """
 
@@ -131,6 +136,15 @@ class Metrics:
                                       buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30))
         self.http_refused = Counter("assay_http_refused", "Requests refused at the edge (431, 408), by reason.",
                                     ["reason"], registry=r)
+        self.database_unreachable = Gauge("assay_database_unreachable",
+                                          "1 while this server's grading sees the database away.", registry=r)
+        self.database_outages = Gauge("assay_database_outages", "Database outages seen since the start.",
+                                      registry=r)
+        self.requests_waiting = Gauge("assay_database_requests_waiting",
+                                      "Requests waiting for a place at the requests' pool.", registry=r)
+        self.requests_refused = Counter("assay_database_requests_refused",
+                                        "Requests refused with 503 + Retry-After: the line was full, or no "
+                                        "connection came free in time.", registry=r)
 
     def http_request(self, method: str, route: str, status: int, seconds: float) -> None:
         """Count one answered request (``route`` is its template, never its path)."""
@@ -181,6 +195,11 @@ class Metrics:
         self.ray_in_flight.clear()
         for user, count in in_flight.items():
             self.ray_in_flight.labels(user=user).set(count)
+
+    def set_database(self, unreachable: bool, outages: int) -> None:
+        """The database gauges from this server's ``store.outage.DatabaseHealth``."""
+        self.database_unreachable.set(1 if unreachable else 0)
+        self.database_outages.set(outages)
 
     def render(self) -> bytes:
         """The text exposition format, for ``GET /metrics``."""

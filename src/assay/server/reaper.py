@@ -21,6 +21,7 @@ from collections.abc import Callable
 from assay.core.periodic import Periodic
 from assay.store import datasets as dataset_rows
 from assay.store.db import Database
+from assay.store.outage import DatabaseHealth, Pacing
 
 log = logging.getLogger("assay.server.reaper")
 
@@ -32,15 +33,17 @@ class UploadReaper:
     """Watches the unfinished dataset versions of ``database`` and removes the stalled ones."""
 
     def __init__(self, database: Database, *, stale_s: float = STALE_S, every_s: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, health: DatabaseHealth | None = None) -> None:
         self.database = database
         self.stale_s = stale_s
         self.every_s = every_s
         self.clock = clock
         self._seen: dict[str, tuple[int, float]] = {}
         """version id -> (last position written, when this server first saw it there)"""
+        pacing = Pacing(health or DatabaseHealth(), "the upload reaper")
         self._poller = Periodic(self.sweep, every_s, name="assay-upload-reaper", log=log,
-                                failed="looking for stalled uploads failed")
+                                failed="looking for stalled uploads failed", on_failure=pacing.failure,
+                                on_success=pacing.success)
 
     def sweep(self) -> list[str]:
         """Look once: note how far each unfinished version has come, remove those that stood still
@@ -68,6 +71,10 @@ class UploadReaper:
 
     def start(self) -> None:
         self._poller.start()
+
+    def alive(self) -> bool:
+        """True while the reaper's thread runs."""
+        return self._poller.alive()
 
     def close(self) -> None:
         self._poller.close()

@@ -1,7 +1,8 @@
-"""What one server process holds: settings, the database, the engine's resources (the shared
-sandbox pool and judge client), the token cache, the run worker and the reaper of stalled
-uploads. Built once by ``create_app`` at the composition root and reached by routes through
-``deps``."""
+"""What one server process holds: settings, the database (two pools: one for requests, one for
+grading and the pollers, so that a crowd of readers cannot starve a run), the engine's resources
+(the shared sandbox pool and judge client), the token cache, the run worker and the reaper of
+stalled uploads. Built once by ``create_app`` at the composition root and reached by routes
+through ``deps``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,13 @@ from assay.server.telemetry import meter_pool, metered_resources
 from assay.server.worker import RunWorker
 from assay.settings import Settings
 from assay.store.changes import Changes
-from assay.store.db import Database
+from assay.store.db import Database, PoolLimits
+from assay.store.outage import DatabaseHealth
+
+BACKGROUND_THREADS = 4
+"""Connections grading keeps besides one per run slot: the heartbeat, the change poller, the
+upload reaper and ``/ready``; as many more may open at a peak (``/metrics``, an evaluator edit
+counted in the change counters, a finished run's summary)."""
 
 
 @dataclass
@@ -34,6 +41,10 @@ class Service:
     gate: FairGate
     metrics: Metrics
     reaper: UploadReaper
+    background: Database
+    """The grading pool: the run worker, the pollers and ``/ready`` (``database`` serves requests)."""
+    health: DatabaseHealth
+    """Whether the background threads see the database away (``store.outage``)."""
     live: LiveSummaries = field(default_factory=LiveSummaries)
     """The summaries so far of the runs whose pages are open (``pages.live``)."""
     owns_resources: bool = True
@@ -53,17 +64,23 @@ class Service:
             from assay.runner.resources import build_resources
 
             resources = build_resources(settings, shared=True)
-        database = Database(settings.database_url)
-        changes = Changes(database, settings.change_poll_ms / 1000)
+        wait_s = settings.database_wait_ms / 1000
+        database = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
+                            pool=PoolLimits(settings.database_pool_size, settings.database_pool_overflow, wait_s))
+        background = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
+                              pool=PoolLimits(settings.run_slots + BACKGROUND_THREADS, BACKGROUND_THREADS, wait_s))
+        health = DatabaseHealth()
+        changes = Changes(background, settings.change_poll_ms / 1000, health)
         # Runs and /test share the sandbox through one gate: users take its slots in turn.
         gate = FairGate(workers, settings.user_code_cap)
         metrics = Metrics()
         grading = Grading(settings, fair_resources(metered_resources(resources, metrics), gate, owned=owns_resources),
                           changes.stamp("evaluators"), metrics)
-        worker = RunWorker(database, grading, settings, metrics)
+        worker = RunWorker(background, grading, settings, metrics, health)
         tokens = TokenCache(database, settings.token_cache_ms / 1000, changes.stamp("tokens"))
         return cls(settings=settings, database=database, grading=grading, tokens=tokens, worker=worker, changes=changes,
-                   gate=gate, metrics=metrics, reaper=UploadReaper(database), owns_resources=owns_resources,
+                   gate=gate, metrics=metrics, reaper=UploadReaper(background, health=health),
+                   background=background, health=health, owns_resources=owns_resources,
                    pool_gauges=meter_pool(database, metrics))
 
     def start(self) -> list[str]:
@@ -87,3 +104,14 @@ class Service:
             if close is not None:
                 close()
         self.database.dispose()
+        self.background.dispose()
+
+    def problem(self) -> str | None:
+        """Why this server cannot grade now (the database away, a background thread ended), or None."""
+        problem = self.worker.problem()
+        if problem is None:
+            pollers = (("the change poller", self.changes.alive()), ("the upload reaper", self.reaper.alive()))
+            for name, alive in pollers:
+                if not alive:
+                    return f"{name} stopped: restart this server (the log says why)"
+        return problem

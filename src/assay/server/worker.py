@@ -10,7 +10,12 @@ leases to expire, and another server takes the slice over and grades only what h
 yet; a server that stops cleanly gives its slices back at once.
 
 A cancel is written to the run's row, which every slot grading the run reads between chunks.
-A run that cannot go on is marked ``failed``. A run whose slices are all done but which is still
+A run that cannot go on is marked ``failed``. The database away for a while (a restart, a
+failover, SQLite locked) is no reason to fail a run (``store.outage``): a slot that meets it
+leaves the run as it is, waits with a growing pause until the database answers, gives the slice
+back and claims again; what was committed stays, and the unique results make a slice graded
+again store each result once. No thread of the worker ends before ``close``: ``problem()``
+says why this server cannot grade (``/ready`` answers 503 with it). A run whose slices are all done but which is still
 active (its last server died between the two commits) is finished by the next server's start
 or heartbeat.
 """
@@ -37,6 +42,7 @@ from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.db import Database
 from assay.store.models import RunState
+from assay.store.outage import Backoff, DatabaseHealth
 from assay.store.queue import Claim
 
 log = logging.getLogger("assay.server.runs")
@@ -46,8 +52,9 @@ class RunWorker:
     """This server's share of the run queue."""
 
     def __init__(self, database: Database, grading: Grading, settings: Settings,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, health: DatabaseHealth | None = None) -> None:
         self.database = database
+        self.health = health or DatabaseHealth()
         self.settings = settings
         self.metrics = metrics
         self.holder = f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
@@ -107,24 +114,52 @@ class RunWorker:
         with self._lock:
             held = list(self._held)
         if held:
-            with self.database.session() as session:
-                queue.give_back(session, self.holder, held)
+            try:
+                with self.database.session() as session:
+                    queue.give_back(session, self.holder, held)
+            except Exception:  # noqa: BLE001  the database is away: the leases expire instead
+                log.warning("giving %d slice(s) back at the stop failed; their leases expire within %.0f s",
+                            len(held), self.lease_s, exc_info=True)
         self._pool.shutdown(wait=True, cancel_futures=True)
         self.slices.close()
 
+    def problem(self) -> str | None:
+        """Why this server cannot grade now (a thread of the worker ended, the database is away),
+        or None."""
+        if self._threads and not self._stopping.is_set():
+            dead = [thread.name for thread in self._threads if not thread.is_alive()]
+            if dead:
+                return f"grading thread(s) {', '.join(dead)} stopped: restart this server (the log says why)"
+        return self.health.reason()
+
     def _spawn(self, target: Callable[[], object], name: str) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread = threading.Thread(target=self._forever, args=(target, name), name=name, daemon=True)
         thread.start()
         self._threads.append(thread)
 
+    def _forever(self, target: Callable[[], object], name: str) -> None:
+        """``target`` again after anything it raises (logged), until the worker stops: a thread
+        of the worker never ends on an error."""
+        while not self._stopping.is_set():
+            try:
+                target()
+            except Exception:  # noqa: BLE001  logged; the thread goes on
+                log.exception("%s met an unexpected error; it goes on", name)
+                self._stopping.wait(1.0)
+
     def _slot(self) -> None:
+        backoff = Backoff()
         while not self._stopping.is_set():
             try:
                 with self.database.session() as session:
                     claim = queue.claim(session, self.holder, self.lease_s)
-            except Exception:  # noqa: BLE001  the database may be away for a moment: try again
-                log.warning("claiming a slice failed", exc_info=True)
-                claim = None
+                self.health.succeeded()
+                backoff.reset()
+            except Exception as exc:  # noqa: BLE001  the database may be away for a moment: try again
+                if not self.health.failed(f"{threading.current_thread().name} claiming a slice", exc):
+                    log.warning("claiming a slice failed", exc_info=True)
+                self._stopping.wait(backoff.pause())
+                continue
             if claim is None:
                 self._wake.wait(self.poll_s)
                 self._wake.clear()
@@ -141,21 +176,41 @@ class RunWorker:
             if finished and self.metrics is not None:
                 self.metrics.slice_seconds.observe(time.perf_counter() - started)
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
-            reason, error_id = public_failure(exc, log, f"run {claim.run_id} in samples {claim.start}-{claim.stop}")
-            with self.database.session() as session:
-                run_rows.set_status(session, claim.run_id, RunState.FAILED, error=str(reason), error_id=error_id,
-                                    only_from=run_rows.ACTIVE)
+            where = f"run {claim.run_id} in samples {claim.start}-{claim.stop}"
+            if not self.health.failed(f"{threading.current_thread().name} grading {where}", exc):
+                self._fail(claim.run_id, exc, where)
         finally:
             with self._lock:
                 self._held.pop(claim.id, None)
                 lost = claim.id in self._lost
                 self._lost.discard(claim.id)
             if not finished and not lost:
-                try:
-                    with self.database.session() as session:
-                        queue.give_back(session, self.holder, [claim.id])
-                except Exception:  # noqa: BLE001  its lease expires anyway
-                    log.warning("giving slice %d back failed", claim.id, exc_info=True)
+                self._give_back(claim)
+
+    def _fail(self, run_id: str, exc: Exception, where: str) -> None:
+        """Mark the run failed for ``exc``, the write tried again while the database is away."""
+        reason, error_id = public_failure(exc, log, where)
+
+        def write() -> None:
+            with self.database.session() as session:
+                run_rows.set_status(session, run_id, RunState.FAILED, error=str(reason), error_id=error_id,
+                                    only_from=run_rows.ACTIVE)
+
+        self.health.call(write, f"{threading.current_thread().name} failing run {run_id}", self._stopping)
+
+    def _give_back(self, claim: Claim) -> None:
+        """Return an unfinished slice to the queue, tried again while the database is away; a
+        server that stops meanwhile leaves it to its lease's expiry."""
+
+        def give_back() -> None:
+            with self.database.session() as session:
+                queue.give_back(session, self.holder, [claim.id])
+
+        try:
+            self.health.call(give_back, f"{threading.current_thread().name} giving slice {claim.id} back",
+                             self._stopping)
+        except Exception:  # noqa: BLE001  its lease expires anyway
+            log.warning("giving slice %d back failed", claim.id, exc_info=True)
 
     def _stopped(self, claim: Claim) -> bool:
         """True when the server stops, the lease was lost, or the run is no longer active."""
@@ -167,7 +222,7 @@ class RunWorker:
         with self.database.session() as session:
             return run_rows.status_of(session, claim.run_id) not in run_rows.ACTIVE
 
-    def _finish_orphans(self) -> None:
+    def _finish_orphans(self) -> bool:
         """Finish the runs whose every slice is done but which are still active (a server died
         between its last slice and the run's end); any server may, once or twice."""
         try:
@@ -176,21 +231,38 @@ class RunWorker:
             for run_id, specs in orphans:
                 log.info("finishing run %s, whose last slice's server stopped before the end", run_id)
                 self.slices.finish_run(run_id, specs)
-        except Exception:  # noqa: BLE001  the next beat tries again
-            log.warning("finishing runs left active failed", exc_info=True)
+            return True
+        except Exception as exc:  # noqa: BLE001  the next beat tries again
+            if not self.health.failed("the heartbeat finishing runs left active", exc):
+                log.warning("finishing runs left active failed", exc_info=True)
+            return False
 
     def _heartbeat(self) -> None:
-        while not self._stopping.wait(self.lease_s / 3):
-            self._finish_orphans()
-            with self._lock:
-                held = list(self._held)
-            if not held:
+        """Every third of a lease: finish orphaned runs, renew this server's leases. While the
+        database is away, beats come after growing pauses (never longer than the usual beat)."""
+        beat, backoff = self.lease_s / 3, Backoff()
+        wait = beat
+        while not self._stopping.wait(wait):
+            wait = beat
+            finished = self._finish_orphans()
+            if not self._renew() or not finished:  # both every beat: a run that cannot be finished stops no renewal
+                wait = min(beat, backoff.pause())
                 continue
-            try:
-                with self.database.session() as session:
-                    kept = queue.renew(session, self.holder, held, self.lease_s)
-            except Exception:  # noqa: BLE001  renewed at the next beat, within the lease
+            self.health.succeeded()
+            backoff.reset()
+
+    def _renew(self) -> bool:
+        with self._lock:
+            held = list(self._held)
+        if not held:
+            return True
+        try:
+            with self.database.session() as session:
+                kept = queue.renew(session, self.holder, held, self.lease_s)
+        except Exception as exc:  # noqa: BLE001  renewed at the next beat, within the lease
+            if not self.health.failed("the heartbeat renewing leases", exc):
                 log.warning("renewing leases failed", exc_info=True)
-                continue
-            with self._lock:
-                self._lost.update(i for i in set(held) - kept if i in self._held)
+            return False
+        with self._lock:
+            self._lost.update(i for i in set(held) - kept if i in self._held)
+        return True

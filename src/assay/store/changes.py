@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from assay.core.periodic import Periodic
 from assay.store.db import Database
 from assay.store.models import ChangeCounter
+from assay.store.outage import DatabaseHealth, Pacing
 
 TOPICS = ("evaluators", "tokens")
 log = logging.getLogger("assay.store.changes")
@@ -57,12 +58,18 @@ class ChangeStamp:
 class Changes:
     """The change counters of one database, read every ``poll_s`` on a background thread."""
 
-    def __init__(self, database: Database, poll_s: float = 1.0) -> None:
+    def __init__(self, database: Database, poll_s: float = 1.0, health: DatabaseHealth | None = None) -> None:
         self.database = database
         self.poll_s = poll_s
         self.seen: dict[str, int] = {}
+        pacing = Pacing(health or DatabaseHealth(), "the change poller")
         self._poller = Periodic(self.refresh, poll_s, name="assay-changes", log=log,
-                                failed="reading the change counters failed")
+                                failed="reading the change counters failed", on_failure=pacing.failure,
+                                on_success=pacing.success)
+
+    def alive(self) -> bool:
+        """True while the poller's thread runs."""
+        return self._poller.alive()
 
     def stamp(self, topic: str) -> ChangeStamp:
         return ChangeStamp(self, topic)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,22 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from assay.core.errors import AssayError
 
-_SQLITE_BUSY_MS = 30_000
-"""How long a SQLite writer waits for another (the run worker and the API write concurrently)."""
+SQLITE_BUSY_MS = 30_000
+"""How long a SQLite writer waits for another (the run worker and the API write concurrently)
+unless told otherwise; past it the database counts as locked (``store.outage``)."""
+CONNECT_TIMEOUT_S = 5
+"""How long opening a PostgreSQL connection may take: a database host that does not answer is
+an outage within this, not a thread stuck for the kernel's TCP timeout."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLimits:
+    """How many connections one engine keeps (``size``), may open more at a peak (``overflow``),
+    and how long a caller waits for one before ``sqlalchemy.exc.TimeoutError`` (``wait_s``)."""
+
+    size: int = 5
+    overflow: int = 10
+    wait_s: float = 30.0
 
 
 def normalise_url(url: str) -> str:
@@ -46,11 +61,16 @@ def redact(url: str) -> str:
 
 
 class Database:
-    """The engine and session factory for one database URL."""
+    """The engine and session factory for one database URL: its pool as ``pool`` says
+    (SQLAlchemy's defaults when None), a SQLite writer waiting ``busy_ms`` for another."""
 
-    def __init__(self, url: str, **engine_options: Any) -> None:
+    def __init__(self, url: str, *, pool: PoolLimits | None = None, busy_ms: int = SQLITE_BUSY_MS,
+                 **engine_options: Any) -> None:
         self.url = normalise_url(url)
-        self.engine: Engine = _engine(self.url, **engine_options)
+        self.pool = pool
+        if pool is not None and not _in_memory(self.url):
+            engine_options.update(pool_size=pool.size, max_overflow=pool.overflow, pool_timeout=pool.wait_s)
+        self.engine: Engine = _engine(self.url, busy_ms, **engine_options)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @property
@@ -72,14 +92,20 @@ class Database:
         self.engine.dispose()
 
 
-def _engine(url: str, **options: Any) -> Engine:
+def _in_memory(url: str) -> bool:
+    parsed = make_url(url)
+    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+
+
+def _engine(url: str, busy_ms: int, **options: Any) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        options.setdefault("pool_pre_ping", True)
+        options.setdefault("pool_pre_ping", True)  # a connection from before a restart is replaced, not used
+        options.setdefault("connect_args", {"connect_timeout": CONNECT_TIMEOUT_S})
         return create_engine(url, **options)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    connect_args = {"check_same_thread": False, "timeout": _SQLITE_BUSY_MS / 1000}
+    connect_args = {"check_same_thread": False, "timeout": busy_ms / 1000}
     engine = create_engine(url, connect_args=connect_args, **options)
 
     @event.listens_for(engine, "connect")
@@ -88,7 +114,7 @@ def _engine(url: str, **options: Any) -> Engine:
         cursor.execute("PRAGMA foreign_keys=ON")  # SQLite enforces ON DELETE only when asked
         cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the run worker's writes
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={_SQLITE_BUSY_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_ms)}")
         cursor.close()
 
     return engine

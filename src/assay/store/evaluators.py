@@ -52,7 +52,7 @@ def get_evaluator(session: Session, evaluator_id: str) -> Evaluator | None:
 def create_evaluator(session: Session, *, name: str, description: str | None, evaluator_type: str,
                      config: dict[str, Any], created_by_id: str | None) -> Evaluator:
     evaluator = Evaluator(name=storable(name), description=storable(description), type=evaluator_type,
-                          config=storable(config),
+                          config=config,  # its strings keep their NULs (store.clean)
                           is_preset=False, created_by_id=created_by_id)
     session.add(evaluator)
     session.flush()
@@ -62,7 +62,7 @@ def create_evaluator(session: Session, *, name: str, description: str | None, ev
 def update_evaluator(session: Session, evaluator: Evaluator, **fields: Any) -> Evaluator:
     """Set the given columns (name, description, type, config) and the update time."""
     for key, value in fields.items():
-        setattr(evaluator, key, storable(value))
+        setattr(evaluator, key, value if key == "config" else storable(value))
     evaluator.updated_at = utcnow()
     session.flush()
     return evaluator

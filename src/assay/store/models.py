@@ -17,7 +17,6 @@ from enum import StrEnum
 from typing import Any, Literal, get_args
 
 from sqlalchemy import (
-    JSON,
     BigInteger,
     Boolean,
     DateTime,
@@ -29,11 +28,12 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-Json = JSON().with_variant(JSONB(), "postgresql")
-"""JSON everywhere, stored as JSONB on PostgreSQL."""
+from assay.store.clean import NulSafeJson, NulSafeText
+
+Json = NulSafeJson
+"""JSON everywhere, stored as JSONB on PostgreSQL (its strings' NULs escaped there: ``store.clean``)."""
 
 EvaluatorType = Literal["preset", "code", "llm", "composite"]
 """What an evaluator row is (the API's ``type``), spelled here once."""
@@ -55,6 +55,8 @@ ACTIVE_STATES: tuple[str, ...] = (RunState.QUEUED.value, RunState.RUNNING.value)
 """A run in one of these may still change; the others are final. (Plain strings, as the
 database driver is handed them.)"""
 FINAL_STATES: tuple[str, ...] = (RunState.COMPLETED.value, RunState.FAILED.value, RunState.CANCELLED.value)
+NAME_MAX = 200
+"""The longest name of a user, token, evaluator, task or dataset (the API checks it first)."""
 SAMPLE_ID_MAX = 300
 """The longest sample id stored (a column's width): checked when a dataset is uploaded, so that
 no engine ever meets a longer one."""
@@ -86,7 +88,7 @@ class User(Base):
     __tablename__ = "users"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(String(NAME_MAX), unique=True)
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -98,7 +100,7 @@ class ApiToken(Base):
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    name: Mapped[str] = mapped_column(String(200), default="")
+    name: Mapped[str] = mapped_column(String(NAME_MAX), default="")
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     prefix: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -109,7 +111,7 @@ class Evaluator(Base):
     __tablename__ = "evaluators"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(NAME_MAX))
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
     type: Mapped[EvaluatorType] = mapped_column(String(16), index=True)
     config: Mapped[dict[str, Any]] = mapped_column(Json)
@@ -126,7 +128,7 @@ class Dataset(Base):
     __tablename__ = "datasets"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(NAME_MAX))
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -181,7 +183,7 @@ class Task(Base):
     __tablename__ = "tasks"
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(NAME_MAX))
     description: Mapped[str | None] = mapped_column(Text, nullable=True)
     dataset_id: Mapped[str | None] = mapped_column(ForeignKey("datasets.id"), nullable=True,
                                                    index=True)
@@ -216,7 +218,7 @@ class Run(Base):
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     summary: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
-    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    error: Mapped[str | None] = mapped_column(NulSafeText, nullable=True)
     error_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     """When the run failed on an internal error: the id its full report is logged under."""
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
@@ -242,11 +244,11 @@ class EvaluationResult(Base):
     sample_id: Mapped[str] = mapped_column(String(SAMPLE_ID_MAX))
     sample_index: Mapped[int] = mapped_column(Integer, default=0)
     evaluator_id: Mapped[str] = mapped_column(ForeignKey("evaluators.id", ondelete="RESTRICT"))
-    evaluator_name: Mapped[str] = mapped_column(String(200))
+    evaluator_name: Mapped[str] = mapped_column(String(NAME_MAX))
     status: Mapped[str] = mapped_column(String(16))
     passed: Mapped[bool] = mapped_column(Boolean)
     score: Mapped[float | None] = mapped_column(Float, nullable=True)
-    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reason: Mapped[str | None] = mapped_column(NulSafeText, nullable=True)
     reason_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """The code of the message ``reason`` says (``core.messages``), when the product wrote it."""
     reason_args: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)

@@ -18,7 +18,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from assay.store import listing, queue
-from assay.store.clean import storable
+from assay.store.clean import escape, storable
 from assay.store.models import ACTIVE_STATES, FINAL_STATES, EvaluationResult, Run, RunState, is_row_id, utcnow
 
 ACTIVE = ACTIVE_STATES
@@ -76,7 +76,7 @@ def set_status(session: Session, run_id: str, status: str, *, error: str | None 
     if status in FINAL_STATES:
         values["finished_at"] = utcnow()
     if error is not None:
-        values["error"] = storable(error)
+        values["error"] = error  # a NulSafeText column
     if error_id is not None:
         values["error_id"] = error_id
     if summary is not None:
@@ -115,11 +115,26 @@ def add_results(session: Session, rows: Sequence[dict[str, Any]]) -> int:
         return 0
     now = utcnow()
     if session.get_bind().dialect.name == "postgresql":
-        return _copy_results(session, [storable(row) for row in rows], now)
+        return _copy_results(session, [_escaped(row) for row in rows], now)
     # The table's own insert, not the ORM's bulk one: the same statement at less cost per row.
     statement = sqlite_insert(cast(Table, EvaluationResult.__table__)).on_conflict_do_nothing(
         index_elements=["run_id", "sample_id", "evaluator_id"])
-    return session.connection().execute(statement, [{"created_at": now, **storable(row)} for row in rows]).rowcount
+    return session.connection().execute(statement, [{"created_at": now, **_ids(row)} for row in rows]).rowcount
+
+
+_IDS = ("sample_id", "evaluator_name")
+"""A result's columns where a NUL is made ``storable`` (names and ids); its text and JSON keep theirs."""
+
+
+def _ids(row: dict[str, Any]) -> dict[str, Any]:
+    return {**row, **{key: storable(row[key]) for key in _IDS}}
+
+
+def _escaped(row: dict[str, Any]) -> dict[str, Any]:
+    """A result row as ``COPY`` takes it on PostgreSQL, which bypasses the columns' types: what
+    ``NulSafeText`` and ``NulSafeJson`` would write (``store.clean``)."""
+    return {**_ids(row), "reason": escape(row["reason"]), "reason_args": escape(row.get("reason_args")),
+            "details": escape(row["details"])}
 
 
 _COPIED = ("run_id", "sample_id", "sample_index", "evaluator_id", "evaluator_name", "status", "passed", "score",

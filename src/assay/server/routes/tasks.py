@@ -28,7 +28,7 @@ from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 from assay.store import tasks as rows
-from assay.store.models import DatasetVersion, Task
+from assay.store.models import NAME_MAX, DatasetVersion, Task
 
 DatasetFile = Annotated[UploadFile, File(description="JSONL, JSON, CSV, TSV or Parquet, named by its suffix.")]
 router = APIRouter(prefix="/tasks", tags=["tasks"], responses=ERROR_RESPONSES)
@@ -164,7 +164,9 @@ def upload_dataset(task_id: str, service: ServiceDep, session: SessionDep, user:
     dataset_id = task.dataset_id
     made = dataset_id is None
     if dataset_id is None:
-        dataset_id = ingest.new_dataset(service.database, name=name or task.name, description=None,
+        # a dataset's name is shorter than a file's (store.models.NAME_MAX)
+        dataset_id = ingest.new_dataset(service.database, name=ingest.upload_name(name, NAME_MAX) or task.name,
+                                        description=None,
                                         created_by_id=user.id)
     session.commit()  # ends the read: the upload writes in its own transactions
     try:

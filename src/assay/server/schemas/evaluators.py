@@ -8,10 +8,10 @@ from pydantic import Field
 
 from assay.core.result import Status
 from assay.server.schemas.common import ApiModel, NoNul
-from assay.store.models import EvaluatorType
+from assay.store.models import NAME_MAX, EvaluatorType
 
 Language = Literal["python", "nodejs"]
-Name = Annotated[str, Field(min_length=1, max_length=200), NoNul]
+Name = Annotated[str, Field(min_length=1, max_length=NAME_MAX), NoNul]
 Description = Annotated[str, Field(max_length=4000), NoNul]
 
 CONFIG_DOC = (

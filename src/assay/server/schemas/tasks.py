@@ -10,7 +10,7 @@ from assay.core.result import Status
 from assay.core.spec import MAX_WEIGHT
 from assay.server.schemas.common import ApiModel, NoNul
 from assay.server.schemas.evaluators import Description, Name
-from assay.store.models import RunState
+from assay.store.models import NAME_MAX, RunState
 
 MAX_EVALUATORS = 50
 MAX_INLINE_ROWS = 10_000
@@ -30,7 +30,7 @@ class DatasetIn(ApiModel):
     """Rows as a dataset file holds them: ``id``, ``input``, ``output``, ``expected``,
     ``metadata``; other fields go into ``metadata``."""
 
-    name: Annotated[str, Field(max_length=300), NoNul] | None = None
+    name: Annotated[str, Field(max_length=NAME_MAX), NoNul] | None = None  # the new dataset's name
     rows: list[dict[str, Any]] = Field(max_length=MAX_INLINE_ROWS)
 
 
