@@ -109,6 +109,10 @@ def main() -> None:
 
     run_queue.main(["--quick"] if "--quick" in sys.argv else [])
     print()
+    import scale_out  # N servers on one PostgreSQL: results/s per server, the database's CPU share
+
+    scale_out.main(["--quick"] if "--quick" in sys.argv else [])
+    print()
     import flat_memory
 
     print("assay run, local engine: peak RSS and time at 100,000 and 1,000,000 samples (median of 3 runs)")
