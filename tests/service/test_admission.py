@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+import event_loop  # tests/event_loop.py
+
 from assay.server.admission import DatabaseAdmission
 from assay.server.metrics import Metrics
 
@@ -68,7 +70,7 @@ def test_limit_inside_queue_waiting_and_the_rest_refused_with_retry_after():
         await exempt
         return app, door, answers
 
-    app, door, answers = asyncio.run(run())
+    app, door, answers = event_loop.run(run())
     statuses = sorted(status for status, _, _ in answers)
     assert statuses == [200] * 8 + [503] * 4 and app.most == 4 and door.refused == 4
     for status, headers, body in answers:
@@ -89,6 +91,6 @@ def test_a_request_that_waited_too_long_is_refused_and_places_come_back_after_er
         after = await asyncio.wait_for(request(door), 1)
         return late, boom, after, door
 
-    late, boom, after, door = asyncio.run(run())
+    late, boom, after, door = event_loop.run(run())
     assert late[0] == 503 and "within 100 ms" in json.loads(late[2])["message"]
     assert boom[0] == 500 and after[0] == 200 and door.waiting == 0

@@ -17,6 +17,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import event_loop  # tests/event_loop.py
 import httpx2 as httpx
 import pytest
 from served import Server, check_results, new_token, start_run, wait_for_run
@@ -88,7 +89,7 @@ def test_a_thousand_readers_at_once_are_all_answered_while_the_run_goes_on(db_ur
             before = client.get(f"/runs/{run_id}").json()["data"]
             assert before["status"] in ("queued", "running") and before["done"] < before["total"], before
             began = time.perf_counter()
-            answers = asyncio.run(crowd(server, token, run_id))
+            answers = event_loop.run(crowd(server, token, run_id))
             took = time.perf_counter() - began
             out, _ = watcher.communicate(timeout=30)
             said = [status for status, _ in json.loads(out)]

@@ -37,9 +37,13 @@ def test_the_example_is_registered_listed_and_graded(word_count):
     module, usage = word_count
     assert registry.get("word_count") is module.WordCount
     assert "word_count" in registry.all_graders()
+    # the page's own usage, a doctest (tests/docs runs it as one): its lines after ">>> ", and the
+    # output it shows
+    code = [line[4:] for line in usage.splitlines() if line.startswith(">>> ")]
+    shown = [line for line in usage.splitlines() if line.strip() and not line.startswith((">>> ", "... "))]
     namespace: dict = {}
-    exec(usage.replace("assay.grade(", "result = assay.grade("), namespace)  # the page's own usage line
-    assert namespace["result"] is True  # the line ends in .passed
+    exec("\n".join(code[:-1]), namespace)
+    assert repr(eval(code[-1], namespace)) == shown[-1] == "True"  # the line ends in .passed
     too_long = assay.grade({"type": "word_count", "config": {"max_words": 1}}, {"output": "two words"})
     assert not too_long.passed and too_long.reason == "2 words, more than 1"
     with pytest.raises(assay.SpecError, match="config: .*min_words is greater than max_words"):

@@ -41,4 +41,8 @@ def _close_service():
           suppress_health_check=list(HealthCheck))
 def test_no_input_makes_the_server_fail(case):
     response = case.call(headers={"Authorization": f"Bearer {TOKEN}"})
+    if case.path == "/ready" and response.status_code == 503:
+        # the ASGI transport runs no lifespan, so no grading thread started: /ready says so
+        assert "cannot grade now" in response.text and response.headers.get("retry-after"), response.text
+        return
     assert response.status_code < 500, f"{case.method} {case.formatted_path}: {response.status_code} {response.text}"
