@@ -31,9 +31,7 @@ from typing import TYPE_CHECKING
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.core.messages import Phrase
-from assay.server.errors import log as errors_log
-from assay.server.errors import send_error
-from assay.server.failures import public_failure
+from assay.server.errors import last_resort, send_error
 from assay.server.logs import REQUEST_ID, new_request_id
 
 if TYPE_CHECKING:
@@ -131,9 +129,9 @@ class Edge:
                 raise
             else:
                 # Answered here rather than by the framework's last resort, which sits outside
-                # this layer: the 500 gets the request id, in its body and headers, like any error.
-                reason, _error_id = public_failure(exc, errors_log, f"{scope['method']} {scope['path']}")
-                await send_error(send_with_headers, 500, reason)
+                # this layer: the answer gets the request id, in its body and headers, like any error.
+                status, reason, extra = last_resort(exc, f"{scope['method']} {scope['path']}")
+                await send_error(send_with_headers, status, reason, extra=extra)
         finally:
             REQUEST_ID.reset(token)
             if self.metrics is not None:

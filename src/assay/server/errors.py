@@ -99,11 +99,14 @@ def error_response(status: int, message: str, code: int | None = None,
                     media_type="application/json")
 
 
-async def send_error(send: Send, status: int, message: str, *, close: bool = False) -> None:
+async def send_error(send: Send, status: int, message: str, *, close: bool = False,
+                     extra: dict[str, str] | None = None) -> None:
     """An error answer written straight to ASGI ``send``, for the guards in front of the app
-    (``close``: the rest of the request was not read, so the connection cannot be reused)."""
+    (``close``: the rest of the request was not read, so the connection cannot be reused;
+    ``extra``: more headers, such as ``Retry-After``)."""
     body = error_body(status, message)  # a phrase's message keeps its code here too
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(name.lower().encode(), value.encode()) for name, value in (extra or {}).items()]
     if close:
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -174,8 +177,16 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> Response:
-        if is_outage(exc):  # an operator's moment (a restart, a full pool), not a bug: say so, and when to retry
-            log.warning("%s %s: the database is unreachable: %s", request.method, request.url.path, exc)
-            return error_response(503, DATABASE_AWAY(), headers={"Retry-After": "5"})
-        reason, _error_id = public_failure(exc, log, f"{request.method} {request.url.path}")
-        return error_response(500, reason)
+        status, reason, headers = last_resort(exc, f"{request.method} {request.url.path}")
+        return error_response(status, reason, headers=headers)
+
+
+def last_resort(exc: Exception, what: str) -> tuple[int, str, dict[str, str]]:
+    """The answer to an exception no handler took (``what``: the request): a database outage is
+    an operator's moment (a restart, a full pool), not a bug, so 503 with when to retry; anything
+    else a 500 whose cause is logged under an error id."""
+    if is_outage(exc):
+        log.warning("%s: the database is unreachable: %s", what, exc)
+        return 503, DATABASE_AWAY(), {"Retry-After": "5"}
+    reason, _error_id = public_failure(exc, log, what)
+    return 500, reason, {}
