@@ -9,7 +9,7 @@ import asyncio
 import json
 
 from assay.server.admission import DatabaseAdmission
-from assay.server.metrics import Metrics
+from assay.service.metrics import Metrics
 
 
 class App:

@@ -33,11 +33,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from assay.core.messages import Phrase
 from assay.server.errors import log as errors_log
 from assay.server.errors import send_error
-from assay.server.failures import public_failure
 from assay.server.logs import REQUEST_ID, new_request_id
+from assay.service.failures import public_failure
 
 if TYPE_CHECKING:
-    from assay.server.metrics import Metrics
+    from assay.service.metrics import Metrics
 
 PAGES_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
              "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
