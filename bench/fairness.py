@@ -1,4 +1,4 @@
-"""Sharing the sandbox between users (``server/fairness.py``), measured in one run:
+"""Sharing the sandbox between users (``service/fairness.py``), measured in one run:
 
 - a batch through the gate: 2,000 one-line Python samples of one user through ``FairCodeRunner``
   (pieces paced by their speed) against the same batch straight to the sandbox; samples/s;
@@ -26,7 +26,7 @@ from service_support import make_api  # noqa: E402
 from assay.core.interfaces import CodeBatch  # noqa: E402
 from assay.runner.resources import build_resources  # noqa: E402
 from assay.sandbox.python.pool import PythonPool  # noqa: E402
-from assay.server.fairness import FairCodeRunner, FairGate, acting_for  # noqa: E402
+from assay.service.fairness import FairCodeRunner, FairGate, acting_for  # noqa: E402
 from assay.settings import Settings  # noqa: E402
 
 FAST = "def evaluate(input, output, expected, metadata):\n    return {'passed': output == expected}\n"

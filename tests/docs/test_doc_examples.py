@@ -95,7 +95,7 @@ def test_every_file_the_docs_name_exists() -> None:
     """A sentence such as "tests/ray checks it" must point at something that could fail."""
     # docs/formats.md cites the peers' own docs/ (waza's), so docs/ paths are not ours to check
     named = re.compile(r"(?<![\w/])((?:tests|bench|examples|src/assay)/[\w./<>{},-]*[\w>}])")
-    short = re.compile(r"`((?:server|core|runner|store|sandbox|judges|graders|cli)/[\w./-]+\.py)`")
+    short = re.compile(r"`((?:server|service|core|runner|store|sandbox|judges|graders|cli)/[\w./-]+\.py)`")
     missing = []
     for path in DOCUMENTS:
         text = path.read_text()

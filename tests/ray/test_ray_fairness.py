@@ -88,7 +88,7 @@ def test_a_users_code_on_ray_stays_within_the_cap_and_another_user_is_not_starve
 def test_a_permit_whose_holder_stops_renewing_ends_with_its_lease(api):
     import ray
 
-    from assay.server.ray_permits import ClusterGate, permits_actor
+    from assay.service.ray_permits import ClusterGate, permits_actor
 
     book = permits_actor()
     gate = ClusterGate(slots=2, per_user=1, lease_s=1.0)

@@ -11,7 +11,7 @@ import json
 import event_loop  # tests/event_loop.py
 
 from assay.server.admission import DatabaseAdmission
-from assay.server.metrics import Metrics
+from assay.service.metrics import Metrics
 
 
 class App:

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from assay.core.grader import Grader, GraderConfig, Traits
 from assay.core.sample import Sample
-from assay.server.coalesce import MAX_BATCH, Coalescer
+from assay.service.coalesce import MAX_BATCH, Coalescer
 
 PID_CODE = ("import collections\n"
             "def evaluate(input, output, expected, metadata):\n"

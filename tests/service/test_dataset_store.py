@@ -121,7 +121,7 @@ def test_a_sample_id_twice_in_a_version_is_refused_with_both_positions(database)
 
 
 def test_an_upload_whose_version_was_deleted_meanwhile_keeps_no_rows(database):
-    from assay.server import datasets as ingest
+    from assay.service import datasets as ingest
 
     upgrade(database)
     dataset_id = ingest.new_dataset(database, name="d", description=None, created_by_id=None)

@@ -104,7 +104,7 @@ def test_every_limit_is_checked_at_upload_naming_the_line_and_field(db_url, shar
 
 
 def test_a_duplicate_across_write_batches_is_refused_and_leaves_no_rows(api):
-    from assay.server.row_batches import BATCH
+    from assay.service.row_batches import BATCH
     from assay.store import Database
 
     dataset = new_dataset(api)
@@ -120,7 +120,7 @@ def test_a_duplicate_across_write_batches_is_refused_and_leaves_no_rows(api):
 def test_a_duplicate_is_named_by_its_lines_past_blank_lines(api):
     """PostgreSQL finds a duplicate of an earlier batch at the end (the keys are built then);
     both databases name its two lines, which blank lines have moved off the row numbers."""
-    from assay.server.row_batches import BATCH
+    from assay.service.row_batches import BATCH
 
     dataset = new_dataset(api)
     body = b"\n\n" + jsonl([{"id": f"r{i}"} for i in range(BATCH + 10)]) + b"\n" + jsonl([{"id": "r7"}])

@@ -17,7 +17,7 @@ from service_support import make_api
 from sqlalchemy import select
 
 from assay.core.interfaces import CodeBatch
-from assay.server.fairness import FairCodeRunner, FairGate, acting_for
+from assay.service.fairness import FairCodeRunner, FairGate, acting_for
 from assay.store import Database
 from assay.store.models import Run, RunSlice
 from assay.store.users import get_user

@@ -136,8 +136,8 @@ def _pinned(real: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory, shared_resources: Any) -> Iterator[Pair]:
-    import assay.server.coalesce as coalesce
-    import assay.server.grading as grading
+    import assay.service.coalesce as coalesce
+    import assay.service.grading as grading
 
     url = f"sqlite:///{tmp_path_factory.mktemp('fast') / 'assay.db'}"
     tokens = seed_users(url)

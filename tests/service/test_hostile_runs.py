@@ -91,7 +91,7 @@ def test_a_cancel_between_reading_and_starting_a_run_wins(sqlite_api, monkeypatc
     Here: a slot claimed a slice and read the run as queued; the cancel landed meanwhile."""
     from sqlalchemy import delete, select, update
 
-    from assay.server import slices as slices_module
+    from assay.service import slices as slices_module
     from assay.store import queue
     from assay.store import runs as run_rows
     from assay.store.models import EvaluationResult, RunSlice, SliceState

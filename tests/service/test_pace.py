@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.server.pace import Pacer
+from assay.service.pace import Pacer
 
 
 def test_slow_work_stays_at_one_item_a_batch():

@@ -1,10 +1,10 @@
-"""The cluster's book of code permits (``server.ray_permits.PermitBook``), on a clock the test
+"""The cluster's book of code permits (``service.ray_permits.PermitBook``), on a clock the test
 moves: the cap per user, permits given back, leases that end when not renewed (a dead holder
 frees its permits), and renewals that put permits back into a book started anew."""
 
 from __future__ import annotations
 
-from assay.server.ray_permits import PermitBook
+from assay.service.ray_permits import PermitBook
 
 
 class Clock:

@@ -8,7 +8,7 @@ import pytest
 from service_support import stored_rows
 from sqlalchemy import func, select
 
-from assay.server.reaper import UploadReaper
+from assay.service.reaper import UploadReaper
 from assay.store import datasets
 from assay.store.models import DatasetVersion
 

@@ -15,7 +15,7 @@ from test_runs_api import make_task, presets, wait_for
 from assay.core.aggregate import judge_sample, summarize
 from assay.core.compare import compare_runs
 from assay.core.result import ErrorCode, GraderResult, Status
-from assay.server.run_summary import summarise
+from assay.service.run_summary import summarise
 from assay.store import Database
 from assay.store import runs as run_rows
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import event
 
-from assay.server.run_summary import LiveSummaries, summarise
+from assay.service.run_summary import LiveSummaries, summarise
 from assay.store import Database, queue
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows

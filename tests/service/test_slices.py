@@ -58,8 +58,8 @@ def test_a_slice_graded_again_by_a_second_holder_counts_only_what_it_stored(data
     from concurrent.futures import ThreadPoolExecutor
 
     from assay.core.interfaces import Resources
-    from assay.server.grading import Grading
-    from assay.server.slices import SliceGrader
+    from assay.service.grading import Grading
+    from assay.service.slices import SliceGrader
     from assay.settings import Settings
     from assay.store import datasets, queue
     from assay.store import runs as run_rows

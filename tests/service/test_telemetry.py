@@ -100,7 +100,7 @@ def test_metrics_show_sandbox_judge_uploads_runs_slices_and_the_pool(live):
 
 
 def test_the_queue_state_counts_pending_leased_and_expired_slices_and_the_backlog(database):
-    from assay.server.telemetry import queue_state
+    from assay.service.telemetry import queue_state
     from assay.store import queue
     from assay.store import runs as run_rows
     from assay.store import tasks as task_rows

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from assay.core.messages import in_turn
+from assay.core.messages import Said, in_turn
 from assay.core.problems import AT, field_problem
 
 
@@ -46,6 +46,13 @@ class SpecError(AssayError):
         if self.path:
             prefix += f"{self.path}: "
         return prefix + self.message
+
+    def phrased(self) -> str:
+        """The error as the API and a run's results say it: its phrase kept when it has one
+        (``str(self)`` would flatten it), placed at its field path."""
+        if self.where or not isinstance(self.message, Said):
+            return str(self)
+        return AT(path=self.path, problem=self.message) if self.path else self.message
 
     def within(self, *, path: str = "", where: str = "") -> SpecError:
         """The same error, placed inside an outer field path or file."""

@@ -43,7 +43,7 @@ class CodeBatch:
     memory_mb: int = 128
     spread: int = 0
     """At most this many of the sandbox's workers run the batch at once (0: every worker): a
-    user's cap on evaluations in flight holds inside one batch (``server.fairness``)."""
+    user's cap on evaluations in flight holds inside one batch (``service.fairness``)."""
 
     def calls(self) -> Iterator[CodeCall]:
         """The batch as single calls, in order."""

@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from assay.core.messages import Phrase
 from assay.server.errors import error_body
-from assay.server.metrics import Metrics
+from assay.service.metrics import Metrics
 
 BUSY = Phrase("api.busy", "the server is busy: {why}; try again in {seconds} s")
 LINE_FULL = Phrase("api.busy.line_full", "{waiting} requests are already waiting for the database")

@@ -35,7 +35,7 @@ from assay.server.errors import last_resort, send_error
 from assay.server.logs import REQUEST_ID, new_request_id
 
 if TYPE_CHECKING:
-    from assay.server.metrics import Metrics
+    from assay.service.metrics import Metrics
 
 PAGES_CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
              "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")

@@ -24,8 +24,8 @@ from starlette.types import Send
 from assay.core.errors import SpecError, format_loc
 from assay.core.messages import Phrase, Said, code_and_args, in_turn
 from assay.core.problems import AT, field_problem
-from assay.server.failures import public_failure
 from assay.server.logs import REQUEST_ID
+from assay.service.failures import public_failure
 from assay.store.outage import is_outage
 
 EVALUATOR_NOT_FOUND = 503001
@@ -131,14 +131,6 @@ def validation_message(errors: Sequence[Any]) -> Said:
     return in_turn(parts)
 
 
-def spec_message(exc: SpecError) -> str:
-    """A ``SpecError`` as the API says it: its phrase kept when it has one (``str(exc)`` would
-    flatten it), placed at its field path."""
-    if exc.where or not isinstance(exc.message, Said):
-        return str(exc)
-    return AT(path=exc.path, problem=exc.message) if exc.path else exc.message
-
-
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into ``{code, message}``."""
 
@@ -148,7 +140,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(SpecError)
     async def _spec_error(_request: Request, exc: SpecError) -> Response:
-        return error_response(422, spec_message(exc))
+        return error_response(422, exc.phrased())
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> Response:

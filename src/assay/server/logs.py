@@ -4,7 +4,7 @@
 A JSON line has ``time`` (ISO 8601, UTC), ``level``, ``logger`` and ``message``, the
 ``request_id`` of the request being served when there is one (``REQUEST_ID``, set by
 ``server.edge`` and answered in ``X-Request-Id``), the ``error_id`` of a failure
-(``server.failures``) when there is one, and, when an exception was logged, ``exc_type``,
+(``service.failures``) when there is one, and, when an exception was logged, ``exc_type``,
 ``exc_message`` and ``exception`` (the traceback). Access lines carry ``client``, ``request``
 and ``status``. Under ``json`` every logger writes JSON (the root logger too, and Python's
 warnings), so a collector never meets a bare traceback.

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 
 from assay.core.interfaces import Resources
 from assay.server.auth import TokenCache
-from assay.server.fairness import FairGate, fair_resources
-from assay.server.grading import Grading
-from assay.server.metrics import Metrics
-from assay.server.reaper import UploadReaper
-from assay.server.run_summary import LiveSummaries
-from assay.server.telemetry import meter_pool, metered_resources
-from assay.server.worker import RunWorker
+from assay.service.fairness import FairGate, fair_resources
+from assay.service.grading import Grading
+from assay.service.metrics import Metrics
+from assay.service.reaper import UploadReaper
+from assay.service.run_summary import LiveSummaries
+from assay.service.telemetry import meter_pool, metered_resources
+from assay.service.worker import RunWorker
 from assay.settings import Settings
 from assay.store.changes import Changes
 from assay.store.db import Database, PoolLimits
@@ -50,7 +50,7 @@ class Service:
     owns_resources: bool = True
     """False when the caller passed the resources in: it closes them, not the service."""
     pool_gauges: Callable[[], None] = lambda: None
-    """Sets the database pool's gauges (``server.telemetry.meter_pool``), at each scrape."""
+    """Sets the database pool's gauges (``service.telemetry.meter_pool``), at each scrape."""
 
     @classmethod
     def build(cls, settings: Settings, resources: Resources | None = None) -> Service:

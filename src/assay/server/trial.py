@@ -21,10 +21,10 @@ from assay.core.messages import Phrase, said_again
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.server.errors import EVALUATOR_EXECUTION_FAILED, ApiError
-from assay.server.fairness import as_user
-from assay.server.grading import Grading
 from assay.server.schemas.common import envelope_response
 from assay.server.schemas.evaluators import TestRequest, TestResult
+from assay.service.fairness import as_user
+from assay.service.grading import Grading
 from assay.settings import Settings
 
 CODE_TOO_LARGE = Phrase("api.code_too_large", "config.code: {size} bytes; the limit is {limit} "

@@ -49,7 +49,7 @@ class GradingActor:
                  codes: bool = False, wrap_code: Callable[[CodeRunner], CodeRunner] | None = None) -> None:
         self._settings = settings
         self._codes = codes
-        self._wrap_code = wrap_code  # the service's cap on a user's code in flight (``server.ray_permits``)
+        self._wrap_code = wrap_code  # the service's cap on a user's code in flight (``service.ray_permits``)
         self._judge = judge  # the run's JudgeActor, when the suite has LLM graders
         self._fingerprint = fingerprint
         self._done: frozenset[str] = _resolve(done) or frozenset()

@@ -8,9 +8,9 @@ from fastapi import APIRouter
 
 from assay.server.deps import CurrentUser, SessionDep
 from assay.server.errors import not_found
-from assay.server.run_summary import compare
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.server.schemas.compare import ComparisonOut
+from assay.service.run_summary import compare
 from assay.store import runs as rows
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)

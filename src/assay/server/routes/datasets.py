@@ -1,5 +1,5 @@
 """``/api/v1/datasets``: named, versioned datasets; a file uploaded to ``/versions`` streams
-into a new version (``server.datasets``), rows are read a page at a time."""
+into a new version (``service.datasets``), rows are read a page at a time."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from assay.core.messages import Phrase
-from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
@@ -27,6 +26,7 @@ from assay.server.schemas.datasets import (
     DatasetVersionOut,
 )
 from assay.server.service import Service
+from assay.service import datasets as ingest
 from assay.store import datasets as rows
 from assay.store.models import Dataset, DatasetVersion
 

@@ -1,7 +1,7 @@
 """Operating the service, without a token: ``/health`` (the process answers: liveness),
 ``/ready`` (it can serve and grade: the database answers at the schema this code expects, the run
 queue can be read, and every grading thread runs and sees the database) and ``/metrics``
-(Prometheus' text format, ``server.metrics``). ``/ready`` reads through the grading pool on a
+(Prometheus' text format, ``service.metrics``). ``/ready`` reads through the grading pool on a
 thread of its own, so a crowd of requests waiting for connections does not delay its answer.
 
 Keep ``/metrics`` on the operators' network: it shows user ids (no names) and the load."""
@@ -19,10 +19,10 @@ import assay
 from assay.core.messages import Phrase
 from assay.server.deps import ServiceDep
 from assay.server.errors import ApiError, log
-from assay.server.metrics import CONTENT_TYPE, RUN_STATES
 from assay.server.schemas.common import Envelope
 from assay.server.service import Service
-from assay.server.telemetry import queue_state
+from assay.service.metrics import CONTENT_TYPE, RUN_STATES
+from assay.service.telemetry import queue_state
 from assay.store import runs as run_rows
 from assay.store.migrate import current_revision, head_revision
 

@@ -8,7 +8,6 @@ from fastapi import APIRouter, File, Query, Response, UploadFile
 from sqlalchemy.orm import Session
 
 from assay.core.messages import Phrase
-from assay.server import datasets as ingest
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import NOT_NULL, ApiError, evaluator_not_found, not_found
@@ -24,6 +23,7 @@ from assay.server.schemas.tasks import (
     TaskOut,
     TaskUpdate,
 )
+from assay.service import datasets as ingest
 from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows

@@ -1,7 +1,7 @@
 """One user's code evaluations in flight across a Ray cluster, at most ``ASSAY_USER_CODE_CAP``
 (``ASSAY_RUN_ENGINE=ray``).
 
-On Ray a run's code runs in its own actor's sandbox (``server.ray_slices``), not behind a
+On Ray a run's code runs in its own actor's sandbox (``service.ray_slices``), not behind a
 server's ``FairGate``. So each run actor's code runner is a ``FairCodeRunner`` whose gate is a
 ``ClusterGate``: before a piece of a batch goes to the actor's sandbox it takes permits for the
 run's user from one named, detached actor, ``CodePermits`` (``assay-code-permits`` in the
@@ -32,7 +32,7 @@ from typing import Any
 
 from assay.core.interfaces import CodeRunner
 from assay.core.periodic import Periodic
-from assay.server.fairness import FairCodeRunner
+from assay.service.fairness import FairCodeRunner
 
 log = logging.getLogger("assay.server.ray")
 BOOK_NAME = "assay-code-permits"
@@ -212,5 +212,5 @@ class ClusterGate:
 
 def capped_on_cluster(inner: CodeRunner, *, user: str, cap: int, lease_s: float) -> CodeRunner:
     """``inner`` (a run actor's sandbox) behind the cluster's permits for ``user``: what
-    ``server.ray_slices`` asks each run's ``GradingActor`` to wrap its code runner with."""
+    ``service.ray_slices`` asks each run's ``GradingActor`` to wrap its code runner with."""
     return FairCodeRunner(inner, ClusterGate(os.cpu_count() or 1, cap, lease_s), user=user)

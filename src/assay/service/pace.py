@@ -1,8 +1,8 @@
 """Batch sizes that follow the measured speed of the work, so each batch takes about a given time.
 
 Used where a batch is the unit someone else waits for: a piece of a sandbox batch holding its
-workers while another user waits (``server.fairness``), and the results of a slice committed
-together while a user watches its progress (``server.slices``). Sizes start small, so the first
+workers while another user waits (``service.fairness``), and the results of a slice committed
+together while a user watches its progress (``service.slices``). Sizes start small, so the first
 batch of slow work is one item, and grow at most fourfold a step while the work stays fast.
 """
 

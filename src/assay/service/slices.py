@@ -22,12 +22,11 @@ from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
 from assay.runner.sizing import BatchSizes, batch_sizes
-from assay.server.errors import spec_message
-from assay.server.failures import failure_kind
-from assay.server.fairness import acting_for
-from assay.server.grading import Grading
-from assay.server.pace import Pacer
-from assay.server.run_summary import summarise
+from assay.service.failures import failure_kind
+from assay.service.fairness import acting_for
+from assay.service.grading import Grading
+from assay.service.pace import Pacer
+from assay.service.run_summary import summarise
 from assay.store import datasets as dataset_rows
 from assay.store import queue
 from assay.store import runs as run_rows
@@ -40,7 +39,7 @@ PROGRESS_SECONDS = 0.5
 run's progress (one evaluation, when one takes longer)."""
 
 if TYPE_CHECKING:
-    from assay.server.ray_slices import RayGrading
+    from assay.service.ray_slices import RayGrading
 
 Rows = Callable[[Any, str, int, int], list[dict[str, Any]]]
 """``(session, dataset version id, start, stop)`` -> the rows at those positions, in order."""
@@ -115,7 +114,7 @@ class SliceGrader:
                 if any((s.id, spec["evaluatorId"]) not in graded for spec in specs)]
         with self._ray_lock:  # every slot may get here first: one connection to Ray
             if todo and self._ray is None:
-                from assay.server.ray_slices import RayGrading
+                from assay.service.ray_slices import RayGrading
 
                 self._ray = RayGrading(self.grading.settings)
         by_id = {spec["evaluatorId"]: spec for spec in specs}
@@ -192,7 +191,7 @@ class SliceGrader:
                 step = batch_sizes([compiled], self.concurrency).first
                 pace = Pacer(PROGRESS_SECONDS, first=min(step, self.concurrency), largest=step)
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
-            problem = spec_message(exc)
+            problem = exc.phrased()
         first = 0
         while first < len(todo):
             if stopped():

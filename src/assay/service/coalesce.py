@@ -8,22 +8,24 @@ a fresh module. No request waits for company: the first goes at once, and a batc
 queued meanwhile. Requests of different callers are never batched together (a chunk shares one
 process, so an evaluator's code could carry one caller's input over to another's answer).
 
-Everything here runs on the event loop; the grading itself runs in the threadpool.
+Everything here runs on the event loop; the grading itself runs in the threadpool (anyio's, which
+the routes' ``run_in_threadpool`` shares).
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
+import anyio.to_thread
 
 from assay.core.grader import Grader
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
-from assay.server.fairness import as_user
+from assay.service.fairness import as_user
 
 MAX_BATCH = 64
 """Requests graded in one batch at most."""
@@ -61,7 +63,8 @@ class Coalescer:
             while lane.waiting:
                 batch, lane.waiting = lane.waiting[:MAX_BATCH], lane.waiting[MAX_BATCH:]
                 try:
-                    results = await run_in_threadpool(as_user, key[0], grade_many, lane.grader, [s for s, _ in batch])
+                    graded = partial(as_user, key[0], grade_many, lane.grader, [s for s, _ in batch])
+                    results = await anyio.to_thread.run_sync(graded)
                 except Exception as exc:  # noqa: BLE001 - grade_many does not raise; if it did, every caller hears
                     for _, future in batch:
                         if not future.done():

@@ -2,7 +2,7 @@
 server of the database at once.
 
 Each server runs ``run_slots`` slot threads. A slot claims the next slice (users in turn),
-grades it (``server.slices``) and claims again; when the queue is empty it waits
+grades it (``service.slices``) and claims again; when the queue is empty it waits
 ``queue_poll_ms``, or less when a run is started here. A heartbeat thread renews this
 server's leases every third of ``run_lease_s``; a lease it finds taken over (this server was
 stalled past it) stops the slot grading that slice. A server killed mid-slice leaves its
@@ -32,10 +32,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from assay.server.failures import public_failure
-from assay.server.grading import Grading
-from assay.server.metrics import Metrics
-from assay.server.slices import SliceGrader
+from assay.service.failures import public_failure
+from assay.service.grading import Grading
+from assay.service.metrics import Metrics
+from assay.service.slices import SliceGrader
 from assay.settings import Settings
 from assay.store import queue
 from assay.store import runs as run_rows

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from assay.core.sample import Sample
-from assay.server.ray_permits import capped_on_cluster, permits_actor
+from assay.service.ray_permits import capped_on_cluster, permits_actor
 from assay.settings import Settings
 
 log = logging.getLogger("assay.server.ray")

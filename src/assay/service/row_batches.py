@@ -26,7 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.core.errors import SpecError
-from assay.server.metrics import Metrics
+from assay.service.metrics import Metrics
 from assay.store import datasets as store
 from assay.store.clean import storable
 from assay.store.db import Database

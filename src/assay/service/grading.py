@@ -21,8 +21,8 @@ from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 from assay.runner.execute import grade_one
-from assay.server.coalesce import Coalescer
-from assay.server.metrics import Metrics
+from assay.service.coalesce import Coalescer
+from assay.service.metrics import Metrics
 from assay.settings import Settings
 from assay.store.changes import ChangeStamp
 from assay.store.models import Evaluator
@@ -42,7 +42,7 @@ class Grading:
         self.settings = settings
         self.resources = resources
         self.metrics = metrics
-        """Where the run queue counts its slices, results and runs (``server.slices``)."""
+        """Where the run queue counts its slices, results and runs (``service.slices``)."""
         self.stamp = stamp if stamp is not None else ChangeStamp(None, "evaluators")
         runner = resources.code_runner
         self.allowed = api_types(allow_programs=settings.api_allow_programs)
@@ -57,7 +57,7 @@ class Grading:
                                   judge_key_envs=settings.api_judge_key_envs)
         self._graders: dict[str, Grader[Any]] = {}
         self.coalescer = Coalescer(os.cpu_count() or 1)  # the sandbox pools run one per core
-        """Batches one caller's concurrent tests of one code evaluator (``server.coalesce``)."""
+        """Batches one caller's concurrent tests of one code evaluator (``service.coalesce``)."""
         self._generation = 0
         self._seen = self.stamp.read()
         self._lock = threading.Lock()

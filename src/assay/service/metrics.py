@@ -15,7 +15,7 @@ metric                                 type       meaning
 ``assay_sandbox_queue_depth``          gauge      code evaluations waiting at the fair gate
 ``assay_evaluations_in_flight{user}``  gauge      sandbox workers busy per user id
 ``assay_ray_evaluations_in_flight{user}``  gauge   code permits held per user id on the Ray cluster
-                                                 (``server.ray_permits``; the same from every server)
+                                                 (``service.ray_permits``; the same from every server)
 ``assay_dataset_rows_total``           counter    dataset rows ingested (``rate()``: rows/s)
 ``assay_dataset_upload_rows_per_second``  gauge   rows/s of the last finished upload
 ``assay_dataset_upload_seconds``       histogram  time per finished upload

@@ -2,7 +2,7 @@
 hardened dataset readers and streamed into a new dataset version in batches.
 
 Nothing holds the whole upload: rows are parsed as the body arrives and written in batches
-(``server.row_batches``: each committed on its own, one written while the next is parsed).
+(``service.row_batches``: each committed on its own, one written while the next is parsed).
 A version is marked ready only after its last row; a failed upload's rows are removed.
 Every limit is checked here, as each row arrives, with the same numbers on SQLite and
 PostgreSQL: a refused row is a 422 naming the file's line and the field, never a failed run.
@@ -30,8 +30,8 @@ from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.untrusted import clean_json
 from assay.runner.dataset import FORMATS, iter_samples, read_rows
-from assay.server.metrics import Metrics
-from assay.server.row_batches import RowBatches, short
+from assay.service.metrics import Metrics
+from assay.service.row_batches import RowBatches, short
 from assay.settings import Settings
 from assay.store import datasets as store
 from assay.store.clean import storable

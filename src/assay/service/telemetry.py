@@ -1,7 +1,7 @@
 """Measuring the I/O the service does, without the graders or adapters knowing: a ``CodeRunner``
 and a ``JudgeClient`` that count what passes through them, the database pool's use and waits,
 and the queue as the database holds it (read at each scrape). Everything is written to the
-process's ``Metrics`` (``server.metrics`` lists the series)."""
+process's ``Metrics`` (``service.metrics`` lists the series)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
 from assay.core.judge import JudgeClient, JudgeReply, JudgeRequest
-from assay.server.metrics import Metrics
+from assay.service.metrics import Metrics
 from assay.store.db import Database
 from assay.store.models import Run, RunSlice, SliceState, utcnow
 from assay.store.runs import ACTIVE
