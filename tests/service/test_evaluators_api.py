@@ -26,7 +26,8 @@ def test_presets_are_seeded_read_only_with_the_specifications_names(api):
     assert [(p["name"], p["config"]["presetType"]) for p in presets] == [
         ("精确匹配", "exact_match"), ("包含匹配", "contains"), ("正则匹配", "regex"),
         ("JSON Schema", "json_schema"), ("相似度", "similarity")]
-    assert presets[4]["config"]["params"] == {"threshold": 0.8, "algorithm": "levenshtein"}
+    assert presets[4]["config"]["params"] == {"threshold": 0.8, "algorithm": "levenshtein", "ignore_case": False,
+                                              "normalize": "NFC", "max_length": 100_000}  # every field
     assert {p["description"] for p in presets} >= {"输出与期望完全一致", "文本相似度超过阈值"}
     some = presets[0]["id"]
     for method, kwargs in (("PUT", {"json": {"name": "x"}}), ("DELETE", {})):
