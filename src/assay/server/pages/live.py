@@ -4,8 +4,8 @@ transaction), the summary of the slices graded so far by the rules that write th
 run's summary (``run_summary.LiveSummaries``: one definition of pass rate everywhere, errors
 and pending counted apart, each read costing only what was graded since the last), and the
 version of each evaluator the run graded (a hash of the config it snapshotted, and that config,
-every default filled in) with whether it changed since, and the dataset version it graded (the dataset's name, the version's number, rows
-and file). Nothing here reads the run's every result."""
+every default filled in) with whether it changed since, and the dataset version it graded (the
+dataset's name, the version's number, rows and file). Nothing here reads the run's every result."""
 
 from __future__ import annotations
 

@@ -156,13 +156,13 @@ def upgrade() -> None:
         if config != row.config:
             connection.execute(evaluators.update().where(evaluators.c.id == row.id).values(config=config))
     runs = sa.table("runs", sa.column("id", sa.String), sa.column("evaluators", Json))
-    for row in connection.execute(sa.select(runs.c.id, runs.c.evaluators)).all():
-        if not isinstance(row.evaluators, list):
+    for run_id, evaluators_of_run in connection.execute(sa.select(runs.c.id, runs.c.evaluators)).all():
+        if not isinstance(evaluators_of_run, list):
             continue
         snapshot = [{**entry, "config": stored(entry.get("type"), entry.get("config"))} if isinstance(entry, dict)
-                    else entry for entry in row.evaluators]
-        if snapshot != row.evaluators:
-            connection.execute(runs.update().where(runs.c.id == row.id).values(evaluators=snapshot))
+                    else entry for entry in evaluators_of_run]
+        if snapshot != evaluators_of_run:
+            connection.execute(runs.update().where(runs.c.id == run_id).values(evaluators=snapshot))
 
 
 def downgrade() -> None:
