@@ -58,7 +58,8 @@ def test_a_regex_evaluator_made_from_the_preset_with_a_live_preview(page, live, 
     page.wait_for_url(SAVED)
     evaluator = stored(live, page)
     assert evaluator["type"] == "preset" and not evaluator["isPreset"]
-    assert evaluator["config"] == {"presetType": "regex", "params": {"pattern": r"[A-Z]{2}-\d{4}"}}
+    assert evaluator["config"] == {"presetType": "regex", "params": {  # as validated: every field
+        "pattern": r"[A-Z]{2}-\d{4}", "flags": "", "timeout_ms": 100, "must_match": [], "must_not_match": []}}
     page.click("#run-test")
     page.locator("#verdict.passed").wait_for()
 
@@ -116,7 +117,7 @@ def test_the_llm_form_has_labelled_fields_and_requires_a_model_and_rubric(page, 
     page.wait_for_url(SAVED)
     config = stored(live, page)["config"]
     assert (config["model"], config["rubric"], config["scale"]) == ("qwen-plus", "回答是否准确、礼貌", "1-10")
-    assert "rubric_file" not in config
+    assert config["rubric_file"] is None  # stored as validated: the default, no file read
 
 
 def test_a_composite_picks_existing_evaluators_with_weights(page, live, shots):

@@ -1,11 +1,12 @@
 """Live runs, in a real browser (issue 22): while a run goes, its page shows progress, pass
 rate and per-evaluator figures that change (polled twice a second from the stored results,
 summarised by the same function as the finished run's); the pass rate says what it counts
-(errors apart); the run page shows the version of each evaluator it graded, and which changed
-since."""
+(errors apart); the run page shows the version of each evaluator it graded, the config it graded with, and which
+changed since."""
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 
@@ -58,6 +59,11 @@ def test_a_run_shows_live_figures_and_the_versions_it_graded(page, live, shots):
     assert rows.nth(0).locator("td").nth(5).inner_text().startswith("75.8%")  # 72 of the 95 it graded
     versions = page.locator("#graded-with tbody tr")
     assert versions.count() == 2 and page.locator("#graded-with .badge").count() == 0
+    exact_config = versions.nth(1).locator(".graded-config")
+    exact_config.locator("summary").click()  # the config it graded with, every default filled in
+    assert json.loads(exact_config.locator("pre").inner_text()) == {
+        "presetType": "exact_match", "params": {"trim": False, "ignore_case": False}}
+    assert json.loads(versions.nth(0).locator(".graded-config pre").text_content())["timeout"] == 5000
     with live.api() as api:
         changed = SLOW.replace("0.05", "0.01")
         assert api.put(f"/evaluators/{slow['id']}", json={"config": {"language": "python", "code": changed}}

@@ -3,6 +3,8 @@ flow, presets read-only, ownership, the test endpoint, and the error shapes."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 PY_CODE = "def evaluate(input, output, expected, metadata):\n    return {'passed': output == expected, 'reason': 'compared'}\n"
@@ -26,7 +28,8 @@ def test_presets_are_seeded_read_only_with_the_specifications_names(api):
     assert [(p["name"], p["config"]["presetType"]) for p in presets] == [
         ("精确匹配", "exact_match"), ("包含匹配", "contains"), ("正则匹配", "regex"),
         ("JSON Schema", "json_schema"), ("相似度", "similarity")]
-    assert presets[4]["config"]["params"] == {"threshold": 0.8, "algorithm": "levenshtein"}
+    assert presets[4]["config"]["params"] == {"threshold": 0.8, "algorithm": "levenshtein", "ignore_case": False,
+                                              "normalize": "NFC", "max_length": 100_000}  # every field
     assert {p["description"] for p in presets} >= {"输出与期望完全一致", "文本相似度超过阈值"}
     some = presets[0]["id"]
     for method, kwargs in (("PUT", {"json": {"name": "x"}}), ("DELETE", {})):
@@ -199,3 +202,49 @@ def test_programs_over_the_api_only_when_the_operator_allows(tmp_path, shared_re
             response = create(api, type="composite", config={"graders": [
                 {"type": "program", "config": {"program": "true"}}]})
             assert response.status_code == status, response.text
+
+
+SIMILARITY_DEFAULTS = {"threshold": 0.8, "algorithm": "levenshtein", "ignore_case": False, "normalize": "NFC",
+                       "max_length": 100_000}
+
+
+def test_the_validated_config_is_stored_with_every_default_and_a_run_grades_that(api):
+    """What is stored is what validated: a threshold sent as text is stored as the number it
+    validated as, an omitted one as the default; the API shows every field, a composite's
+    children included; a run's snapshot holds exactly that config, and the run page's data
+    shows which threshold the run used."""
+    sent = create(api, name="close", type="preset", config={"presetType": "similarity",
+                                                            "params": {"threshold": "0.9"}})
+    assert sent.status_code == 200, sent.text
+    evaluator = sent.json()["data"]
+    assert evaluator["config"] == {"presetType": "similarity", "params": {**SIMILARITY_DEFAULTS, "threshold": 0.9}}
+    assert api.call("GET", f"/evaluators/{evaluator['id']}").json()["data"]["config"] == evaluator["config"]
+
+    omitted = api.call("PUT", f"/evaluators/{evaluator['id']}", json={"config": {
+        "presetType": "similarity", "params": {}}}).json()["data"]
+    assert omitted["config"] == {"presetType": "similarity", "params": SIMILARITY_DEFAULTS}
+
+    both = create(api, name="both", type="composite", config={"graders": [
+        {"type": "contains"}, {"type": "similarity", "name": "near", "config": {"threshold": "0.5"}, "weight": 2}]})
+    assert both.status_code == 200, both.text
+    assert both.json()["data"]["config"] == {"rule": "all", "threshold": 0.5, "graders": [
+        {"type": "contains", "name": "contains", "config": {"ignore_case": False}, "weight": 1.0},
+        {"type": "similarity", "name": "near", "config": {**SIMILARITY_DEFAULTS, "threshold": 0.5}, "weight": 2.0}]}
+    llm = create(api, name="judge", type="llm", config={"rubric": "Polite?", "threshold": "0.5"}).json()["data"]
+    assert llm["config"]["threshold"] == 0.5 and llm["config"]["scale"] == "1-5" and llm["config"]["model"] is None
+
+    task = api.call("POST", "/tasks", json={"name": "t", "evaluators": [{"evaluatorId": evaluator["id"]}],
+                                            "dataset": {"rows": [{"id": "a", "output": "kitten", "expected": "sitting"},
+                                                                 {"id": "b", "output": "same", "expected": "same"}]}})
+    assert task.status_code == 200, task.text
+    run = api.call("POST", f"/tasks/{task.json()['data']['id']}/runs").json()["data"]
+    for _ in range(600):
+        live = api.client.get(f"/pages/api/runs/{run['id']}/live", headers=api.as_("alice")).json()["data"]
+        if live["status"] not in ("queued", "running"):
+            break
+        time.sleep(0.05)
+    assert live["status"] == "completed", live
+    assert [(e["evaluatorId"], e["config"], e["changedSince"]) for e in live["evaluators"]] == [
+        (evaluator["id"], omitted["config"], False)]
+    results = api.call("GET", f"/runs/{run['id']}/results").json()["data"]["items"]
+    assert sorted((r["sampleId"], r["status"]) for r in results) == [("a", "failed"), ("b", "passed")]

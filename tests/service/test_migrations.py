@@ -163,3 +163,87 @@ def test_the_rows_tables_are_undone_and_redone_with_their_rows(db_url):
                                           {"t": row_tables.table_name(version_id)}).scalar() is None
     finally:
         db.dispose()
+
+
+PY_EVALUATE = "def evaluate(input, output, expected, metadata):\n    return {'passed': True}\n"
+OLD_CONFIGS = {  # (type, config as the API stored it before revision 0008, as 0008 stores it)
+    "e-sim": ("preset", {"presetType": "similarity", "params": {"threshold": "0.9"}},
+              {"presetType": "similarity", "params": {"threshold": 0.9, "algorithm": "levenshtein",
+                                                       "ignore_case": False, "normalize": "NFC",
+                                                       "max_length": 100000}}),
+    "e-sim-default": ("preset", {"presetType": "similarity", "params": {}},
+                      {"presetType": "similarity", "params": {"threshold": 0.8, "algorithm": "levenshtein",
+                                                               "ignore_case": False, "normalize": "NFC",
+                                                               "max_length": 100000}}),
+    "e-regex": ("preset", {"presetType": "regex", "params": {"pattern": "^a", "flags": "i", "timeout_ms": "50"}},
+                {"presetType": "regex", "params": {"flags": "i", "timeout_ms": 50, "pattern": "^a", "must_match": [],
+                                                   "must_not_match": []}}),
+    "e-exact": ("preset", {"presetType": "exact_match", "params": {"trim": "true"}},
+                {"presetType": "exact_match", "params": {"trim": True, "ignore_case": False}}),
+    "e-code": ("code", {"language": "python", "code": PY_EVALUATE, "timeout": 2000},
+               {"language": "python", "code": PY_EVALUATE, "timeout": 2000}),
+    "e-llm": ("llm", {"rubric": "polite", "threshold": 1},
+              {"model": None, "base_url": None, "api_key_env": None, "temperature": 0.0, "max_tokens": None,
+               "seed": None, "timeout_s": 60.0, "on_injection": "flag", "rubric": "polite", "rubric_file": None,
+               "scale": "1-5", "threshold": 1.0}),
+    "e-composite": ("composite", {"graders": [{"type": "contains"}, {"type": "similarity", "name": "s",
+                                                                      "config": {"threshold": "0.5"}, "weight": 2}],
+                                  "rule": "weighted"},
+                    {"graders": [{"type": "contains", "name": "contains", "config": {"ignore_case": False},
+                                  "weight": 1.0},
+                                 {"type": "similarity", "name": "s", "config": {
+                                     "threshold": 0.5, "algorithm": "levenshtein", "ignore_case": False,
+                                     "normalize": "NFC", "max_length": 100000}, "weight": 2.0}],
+                     "rule": "weighted", "threshold": 0.5}),
+    "e-odd": ("preset", {"presetType": "similarity", "params": {"threshold": "high"}},  # never valid: kept
+              {"presetType": "similarity", "params": {"threshold": "high"}}),
+}
+
+
+def test_configs_stored_before_0008_are_rewritten_as_validated(db_url):
+    """A database at revision 0007 holding configs as requests spelled them (text numbers,
+    defaults left out), in evaluator rows and in a run's snapshot, upgraded: every field is
+    there with its default, each value of its type; what the copy cannot read is kept. The
+    rewritten rows are what the API stores today, and they grade."""
+    from alembic import command
+
+    from assay.core.context import SpecContext
+    from assay.store.migrate import _config
+    from assay.store.translate import compile_row, stored_config
+
+    db = Database(db_url)
+    try:
+        with db.engine.begin() as connection:
+            config = _config(db)
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0007")
+            for evaluator_id, (kind, old, _) in OLD_CONFIGS.items():
+                connection.execute(text("INSERT INTO evaluators (id, name, type, config, is_preset, created_at, "
+                                        "updated_at) VALUES (:id, :id, :type, :config, false, CURRENT_TIMESTAMP, "
+                                        "CURRENT_TIMESTAMP)"), {"id": evaluator_id, "type": kind,
+                                                                "config": json.dumps(old)})
+            connection.execute(text("INSERT INTO tasks (id, name, created_at, updated_at) VALUES "
+                                    "('t1', 't', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"))
+            snapshot = [{"evaluatorId": "e-sim", "name": "e-sim", "type": "preset",
+                         "config": OLD_CONFIGS["e-sim"][1], "weight": 1.0}]
+            connection.execute(text("INSERT INTO runs (id, task_id, status, evaluators, total, done, created_at) "
+                                    "VALUES ('r1', 't1', 'completed', :snapshot, 0, 0, CURRENT_TIMESTAMP)"),
+                               {"snapshot": json.dumps(snapshot)})
+        assert current_revision(db) == "0007"
+        upgrade(db)
+        assert current_revision(db) == head_revision()
+        with db.session() as session:
+            from assay.store.models import Evaluator, Run
+
+            stored = {e.id: e.config for e in session.query(Evaluator).filter(Evaluator.id.in_(OLD_CONFIGS))}
+            run = session.get(Run, "r1")
+            assert run is not None
+            graded = run.snapshot
+        assert stored == {evaluator_id: new for evaluator_id, (_, _, new) in OLD_CONFIGS.items()}
+        assert [(e.evaluator_id, e.config) for e in graded] == [("e-sim", OLD_CONFIGS["e-sim"][2])]
+        context = SpecContext(untrusted=True)
+        for evaluator_id, (kind, _, new) in OLD_CONFIGS.items():
+            if evaluator_id != "e-odd":  # as the API would store it now, and it compiles
+                assert stored_config(compile_row(kind, new, evaluator_id, context=context)) == new, evaluator_id
+    finally:
+        db.dispose()

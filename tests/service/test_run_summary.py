@@ -17,6 +17,7 @@ from assay.store import Database, queue
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.presets import PRESETS
+from assay.store.snapshot import RunEvaluator
 
 
 @contextmanager
@@ -42,8 +43,7 @@ def _run(database: Database, samples: int, slice_size: int) -> str:
     with database.session() as session:
         task = task_rows.create_task(session, name="t", description=None, dataset_id=None,
                                      evaluators=[(PRESETS[0].id, 1.0), (PRESETS[1].id, 2.0)], created_by_id=None)
-        specs = [{"evaluatorId": p.id, "name": p.name, "type": "preset", "config": {}, "weight": w}
-                 for p, w in ((PRESETS[0], 1.0), (PRESETS[1], 2.0))]
+        specs = [RunEvaluator(p.id, p.name, "preset", {}, w) for p, w in ((PRESETS[0], 1.0), (PRESETS[1], 2.0))]
         return run_rows.create_run(session, task_id=task.id, evaluators=specs, samples=samples, created_by_id=None,
                                    slice_size=slice_size).id
 

@@ -162,6 +162,7 @@ def test_an_interrupted_run_resumes_at_the_next_start_without_losing_or_duplicat
     from assay.store import Database
     from assay.store import runs as run_rows
     from assay.store import tasks as task_rows
+    from assay.store.snapshot import RunEvaluator
 
     apps = make_api(db_url, shared_resources)
     api = next(apps)
@@ -172,8 +173,7 @@ def test_an_interrupted_run_resumes_at_the_next_start_without_losing_or_duplicat
     database = Database(db_url)
     with database.session() as session:
         links = task_rows.task_evaluators(session, task["id"])
-        snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
-                    for e, w in links]
+        snapshot = [RunEvaluator.of(e, w) for e, w in links]
         version = task_rows.graded_versions(session, [task_rows.get_task(session, task["id"])])[task["id"]]
         run = run_rows.create_run(session, task_id=task["id"], evaluators=snapshot, samples=9, created_by_id=None,
                                   slice_size=4, dataset_version_id=version.id)

@@ -65,6 +65,7 @@ def test_a_slice_graded_again_by_a_second_holder_counts_only_what_it_stored(data
     from assay.store import runs as run_rows
     from assay.store import tasks as task_rows
     from assay.store.presets import PRESETS
+    from assay.store.snapshot import RunEvaluator
 
     exact = PRESETS[0]  # exact_match
     with database.session() as session:
@@ -75,8 +76,7 @@ def test_a_slice_graded_again_by_a_second_holder_counts_only_what_it_stored(data
         datasets.finish_version(session, version.id, row_count=8, size_bytes=0, columns=["id", "output", "expected"])
         task = task_rows.create_task(session, name="t", description=None, dataset_id=None,
                                      evaluators=[(exact.id, 1.0)], created_by_id=None)
-        specs = [{"evaluatorId": exact.id, "name": exact.name, "type": "preset", "config": exact.config,
-                  "weight": 1.0}]
+        specs = [RunEvaluator(exact.id, exact.name, "preset", exact.config, 1.0)]
         run_id = run_rows.create_run(session, task_id=task.id, evaluators=specs, samples=8, created_by_id=None,
                                      slice_size=4, dataset_version_id=version.id).id
         claim = queue.claim(session, "first", 30)

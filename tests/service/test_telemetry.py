@@ -104,13 +104,14 @@ def test_the_queue_state_counts_pending_leased_and_expired_slices_and_the_backlo
     from assay.store import queue
     from assay.store import runs as run_rows
     from assay.store import tasks as task_rows
+    from assay.store.snapshot import RunEvaluator
     from assay.store.users import create_user
 
     with database.session() as session:
         owner = create_user(session, "alice")
         task = task_rows.create_task(session, name="t", description=None, dataset_id=None, evaluators=[],
                                      created_by_id=owner.id)
-        specs = [{"evaluatorId": "a"}, {"evaluatorId": "b"}]
+        specs = [RunEvaluator(e, e, "preset", {}, 1.0) for e in ("a", "b")]
         run = run_rows.create_run(session, task_id=task.id, evaluators=specs, samples=10, created_by_id=owner.id,
                                   slice_size=4)  # 3 slices, 20 results to store
         run_id = run.id

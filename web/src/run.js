@@ -52,18 +52,22 @@ function gradedDataset(dataset) {
     dataset.file ? ` · ${dataset.file}` : '');
 }
 
-/** The evaluators the run graded, as it snapshotted them: version (a hash of the config), weight. */
+/** The evaluators the run graded, as it snapshotted them: version (a hash of the config), weight, and
+ * the config itself, every field with the value it graded with (defaults included). */
 function gradedWith(evaluators) {
   return h('section', { class: 'card', id: 'graded-with' }, h('h2', {}, t('run.gradedWith')),
     h('div', { class: 'table-box' }, h('table', { class: 'table cards' },
-      h('thead', {}, h('tr', {}, ['evaluator', 'version', 'weight'].map((k) => h('th', {}, t(`run.col.${k}`))))),
+      h('thead', {}, h('tr', {}, ['evaluator', 'version', 'weight', 'config'].map((k) =>
+        h('th', {}, t(`run.col.${k}`))))),
       h('tbody', {}, evaluators.map((e) => h('tr', {},
         h('td', { dataset: { label: t('run.col.evaluator') } }, h('a', { href: `/evaluators/${e.evaluatorId}` },
           e.name)),
         h('td', { dataset: { label: t('run.col.version') } }, h('code', { class: 'version' }, e.version),
           e.changedSince ? h('span', { class: 'badge warn', title: t('run.changedSinceHint') },
             t('run.changedSince')) : null),
-        h('td', { class: 'num', dataset: { label: t('run.col.weight') } }, e.weight)))))));
+        h('td', { class: 'num', dataset: { label: t('run.col.weight') } }, e.weight),
+        h('td', { dataset: { label: t('run.col.config') } }, h('details', { class: 'graded-config' },
+          h('summary', {}, t('run.showConfig')), h('pre', {}, JSON.stringify(e.config, null, 2))))))))));
 }
 
 async function cancel() {

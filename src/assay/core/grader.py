@@ -49,6 +49,12 @@ class GraderConfig(BaseModel):
         None for the current directory."""
         return self._base_dir
 
+    def dump(self) -> dict[str, Any]:
+        """The config as JSON, every field with its default filled in, under the names a spec
+        spells (``schema``, not ``schema_``): what a row stores, so that validating it again
+        gives this config, whatever the defaults are by then."""
+        return self.model_dump(mode="json", by_alias=True)
+
 
 class Taxonomy(BaseModel):
     """Vally's grader taxonomy, used for cost-ordered grading and the UI."""

@@ -70,6 +70,11 @@ class CompiledSpec:
         """This spec's result kind (a ``composite`` of judges is ``llm``)."""
         return self.grader_cls.kind_for(self.config)
 
+    def dump(self) -> dict[str, Any]:
+        """The validated spec ``{type, name, config, weight}``, its config dumped with every
+        default filled in (``GraderConfig.dump``)."""
+        return {"type": self.type, "name": self.name, "config": self.config.dump(), "weight": self.weight}
+
     def build(self, resources: Resources | None = None) -> Grader:
         """A grader for this spec, doing its I/O through ``resources``."""
         return self.grader_cls(self.config, name=self.name, weight=self.weight, resources=resources)

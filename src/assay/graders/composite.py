@@ -97,6 +97,10 @@ class CompositeConfig(GraderConfig):
         self._children = tuple(children)
         return self
 
+    def dump(self) -> dict[str, Any]:
+        """Every field, and each child as its validated spec with its own defaults filled in."""
+        return {**super().dump(), "graders": [child.dump() for child in self._children]}
+
     @property
     def children(self) -> tuple[CompiledSpec, ...]:
         """The compiled child specs, in order."""

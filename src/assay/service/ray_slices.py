@@ -25,6 +25,7 @@ import orjson
 from assay.core.sample import Sample
 from assay.service.ray_permits import capped_on_cluster, permits_actor
 from assay.settings import Settings
+from assay.store.snapshot import RunEvaluator
 
 log = logging.getLogger("assay.server.ray")
 ACTORS_KEPT = 4
@@ -62,7 +63,7 @@ class RayGrading:
         self._actors: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def grade(self, run_id: str, user_id: str, specs: Sequence[dict[str, Any]],
+    def grade(self, run_id: str, user_id: str, specs: Sequence[RunEvaluator],
               samples: Sequence[Sample]) -> list[dict[str, Any]]:
         """The verdicts of ``samples`` (as results lines read back: ``id`` and ``results``, each
         result named by its evaluator id), graded for ``user_id``'s run ``run_id``."""
@@ -75,7 +76,7 @@ class RayGrading:
         lines = b"".join(reply["lines"])
         return [orjson.loads(line) for line in lines.splitlines() if line.strip()]
 
-    def _actor(self, run_id: str, user_id: str, specs: Sequence[dict[str, Any]]) -> Any:
+    def _actor(self, run_id: str, user_id: str, specs: Sequence[RunEvaluator]) -> Any:
         import ray
 
         from assay.runner.ray_engine import SpecsRef
@@ -83,7 +84,7 @@ class RayGrading:
         with self._lock:
             actor = self._actors.get(run_id)
             if actor is None:
-                ref = SpecsRef(tuple((s["evaluatorId"], s["type"], s["config"], float(s["weight"])) for s in specs),
+                ref = SpecsRef(tuple((s.evaluator_id, s.type, s.config, s.weight) for s in specs),
                                self.settings.code_timeout_max_ms, self.settings.api_judge_base_urls,
                                self.settings.api_judge_key_envs)
                 # The run's code takes the user's permits from the cluster's book (``ray_permits``).

@@ -33,6 +33,7 @@ from assay.store import runs as run_rows
 from assay.store.db import Database
 from assay.store.models import RunSlice, RunState
 from assay.store.queue import Claim
+from assay.store.snapshot import RunEvaluator, result_row, weights
 
 PROGRESS_SECONDS = 0.5
 """About how long the results of a slice wait before they are committed and counted in the
@@ -86,7 +87,7 @@ class SliceGrader:
             version_id = run.dataset_version_id
             rows = [] if version_id is None else self.rows(session, version_id, claim.start, claim.stop)
             graded = run_rows.graded_in_range(session, claim.run_id, claim.start, claim.stop)
-            specs = list(run.evaluators)
+            specs = run.snapshot
         samples = [Sample.model_validate(row) for row in rows]
         local = specs
         if self.engine == "ray":
@@ -96,7 +97,7 @@ class SliceGrader:
         with acting_for(claim.user_id):
             for spec in local:
                 todo = [(claim.start + i, s) for i, s in enumerate(samples)
-                        if (s.id, spec["evaluatorId"]) not in graded]
+                        if (s.id, spec.evaluator_id) not in graded]
                 if todo and not self._grade_evaluator(claim, spec, todo, stopped):
                     return False
         with self.database.session() as session:
@@ -106,18 +107,18 @@ class SliceGrader:
             self.finish_run(claim.run_id, specs)
         return True
 
-    def _grade_on_ray(self, claim: Claim, specs: list[dict[str, Any]], samples: list[Sample],
+    def _grade_on_ray(self, claim: Claim, specs: list[RunEvaluator], samples: list[Sample],
                       graded: set[tuple[str, str]], stopped: Callable[[], bool]) -> bool:
         """The slice's samples that lack a result, graded on Ray with every evaluator, in chunks
         paced as on the local path; the results each chunk lacks inserted in one batch."""
         todo = [(claim.start + i, s) for i, s in enumerate(samples)
-                if any((s.id, spec["evaluatorId"]) not in graded for spec in specs)]
+                if any((s.id, spec.evaluator_id) not in graded for spec in specs)]
         with self._ray_lock:  # every slot may get here first: one connection to Ray
             if todo and self._ray is None:
                 from assay.service.ray_slices import RayGrading
 
                 self._ray = RayGrading(self.grading.settings)
-        by_id = {spec["evaluatorId"]: spec for spec in specs}
+        by_id = {spec.evaluator_id: spec for spec in specs}
         index = {sample.id: position for position, sample in todo}
         pace = Pacer(PROGRESS_SECONDS, first=min(len(todo), self.concurrency), largest=len(todo))
         first = 0
@@ -129,7 +130,7 @@ class SliceGrader:
             began = time.perf_counter()
             lines = self._ray.grade(claim.run_id, claim.user_id, specs, chunk)
             pace.observe(len(chunk), time.perf_counter() - began)
-            rows = [line_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
+            rows = [result_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
                     for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
             with self.database.session() as session:
                 self._stored(session, claim.run_id, rows)
@@ -152,35 +153,34 @@ class SliceGrader:
         (None before: it has no connection to Ray)."""
         return None if self._ray is None else self._ray.in_flight()
 
-    def sizes(self, specs: Sequence[dict[str, Any]]) -> BatchSizes:
+    def sizes(self, specs: Sequence[RunEvaluator]) -> BatchSizes:
         """``runner.sizing``'s sizes for a run's evaluator specs (those that no longer compile
         count as pure: they are graded as config errors)."""
         compiled = []
         for spec in specs:
             try:
-                compiled.append(self.grading.compile_stored(spec["type"], spec["config"], spec["name"],
-                                                            spec["weight"]))
+                compiled.append(self.grading.compile_stored(spec.type, spec.config, spec.name, spec.weight))
             except SpecError:
                 continue
         return batch_sizes(compiled, self.concurrency)
 
-    def finish_run(self, run_id: str, specs: Sequence[dict[str, Any]]) -> None:
+    def finish_run(self, run_id: str, specs: Sequence[RunEvaluator]) -> None:
         """Every slice is done: the exact count, the summary (counted in SQL), ``completed``
         (unless it was cancelled meanwhile)."""
         with self.database.session() as session:
-            weights = {spec["evaluatorId"]: spec["weight"] for spec in specs}
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
             completed = run_rows.set_status(session, run_id, RunState.COMPLETED,
-                                            summary=summarise(session, run_id, weights), only_from=run_rows.ACTIVE)
+                                            summary=summarise(session, run_id, weights(specs)),
+                                            only_from=run_rows.ACTIVE)
         if completed and self.grading.metrics is not None:
             self.grading.metrics.run_finished("completed")
 
-    def _grade_evaluator(self, claim: Claim, spec: dict[str, Any], todo: list[tuple[int, Sample]],
+    def _grade_evaluator(self, claim: Claim, spec: RunEvaluator, todo: list[tuple[int, Sample]],
                          stopped: Callable[[], bool]) -> bool:
         grader: Grader[Any] | None = None
         problem, pace = "", Pacer(PROGRESS_SECONDS, first=len(todo), largest=len(todo))
         try:
-            compiled = self.grading.compile_stored(spec["type"], spec["config"], spec["name"], spec["weight"])
+            compiled = self.grading.compile_stored(spec.type, spec.config, spec.name, spec.weight)
             grader = compiled.build(self.grading.resources)
             # A pure grader takes the slice in one call and one commit. One that waits on I/O goes
             # in chunks, each committed and counted in the run's progress as soon as it is graded:
@@ -205,7 +205,7 @@ class SliceGrader:
             else:
                 results = grade_many(grader, samples, pool=self.pool)
             pace.observe(len(chunk), time.perf_counter() - began)
-            rows = [result_row(claim.run_id, spec, sample, index, result)
+            rows = [result_row(claim.run_id, spec, sample.id, index, result)
                     for (index, sample), result in zip(chunk, results)]
             with self.database.session() as session:
                 self._stored(session, claim.run_id, rows)
@@ -215,30 +215,8 @@ class SliceGrader:
 STALE = Phrase("run.stale_config", "the evaluator's config is no longer valid: {problem}")
 
 
-def config_error(spec: dict[str, Any], problem: str) -> GraderResult:
+def config_error(spec: RunEvaluator, problem: str) -> GraderResult:
     said = STALE(problem=problem)
-    return GraderResult(name=spec["name"], type=spec["type"], status=Status.ERROR, passed=False, reason=str(said),
+    return GraderResult(name=spec.name, type=spec.type, status=Status.ERROR, passed=False, reason=str(said),
                         reason_code=said.code, reason_args=said.args, error=ErrorCode.INVALID_CONFIG,
-                        weight=spec["weight"])
-
-
-def result_row(run_id: str, spec: dict[str, Any], sample: Sample, position: int,
-               result: GraderResult) -> dict[str, Any]:
-    """The ``evaluation_results`` row of one verdict."""
-    return {"run_id": run_id, "sample_id": sample.id, "sample_index": position,
-            "evaluator_id": spec["evaluatorId"], "evaluator_name": spec["name"], "status": str(result.status),
-            "passed": result.passed, "score": result.score, "reason": result.reason,
-            "reason_code": result.reason_code, "reason_args": result.reason_args,
-            "details": result.details, "error_code": None if result.error is None else str(result.error),
-            "latency_ms": result.latency_ms}
-
-
-def line_row(run_id: str, spec: dict[str, Any], sample_id: str, position: int,
-             result: dict[str, Any]) -> dict[str, Any]:
-    """The ``evaluation_results`` row of one result of a results line (the Ray workers' answer)."""
-    return {"run_id": run_id, "sample_id": sample_id, "sample_index": position,
-            "evaluator_id": spec["evaluatorId"], "evaluator_name": spec["name"], "status": result["status"],
-            "passed": result["passed"], "score": result["score"], "reason": result["reason"],
-            "reason_code": result.get("reason_code"), "reason_args": result.get("reason_args"),
-            "details": result.get("details") or {}, "error_code": result.get("error"),
-            "latency_ms": result.get("latency_ms") or 0.0}
+                        weight=spec.weight)

@@ -28,9 +28,8 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from assay.service.failures import public_failure
 from assay.service.grading import Grading
@@ -44,6 +43,7 @@ from assay.store.db import Database
 from assay.store.models import RunState
 from assay.store.outage import Backoff, DatabaseHealth
 from assay.store.queue import Claim
+from assay.store.snapshot import RunEvaluator
 
 log = logging.getLogger("assay.server.runs")
 
@@ -80,8 +80,9 @@ class RunWorker:
                     task = task_rows.get_task(session, run.task_id)
                     version = task_rows.graded_versions(session, [task]).get(run.task_id) if task else None
                     run.dataset_version_id = version.id if version is not None else None
-                samples = max(1, run.total // max(1, len(run.evaluators)))  # one slice at least: it ends the run
-                queue.plan(session, run.id, run.created_by_id, samples, self.slice_size(list(run.evaluators)))
+                snapshot = run.snapshot
+                samples = max(1, run.total // max(1, len(snapshot)))  # one slice at least: it ends the run
+                queue.plan(session, run.id, run.created_by_id, samples, self.slice_size(snapshot))
             waiting = run_rows.active_run_ids(session)
         self._finish_orphans()
         for n in range(self.settings.run_slots):
@@ -89,7 +90,7 @@ class RunWorker:
         self._spawn(self._heartbeat, "assay-run-heartbeat")
         return waiting
 
-    def slice_size(self, specs: list[dict[str, Any]]) -> int:
+    def slice_size(self, specs: Sequence[RunEvaluator]) -> int:
         """Samples per slice of a run graded by ``specs`` (a run's snapshot): ``ASSAY_RUN_SLICE_SIZE``
         when set, else what ``runner.sizing`` decides for these graders."""
         if self.settings.run_slice_size:
@@ -227,7 +228,7 @@ class RunWorker:
         between its last slice and the run's end); any server may, once or twice."""
         try:
             with self.database.session() as session:
-                orphans = [(run.id, list(run.evaluators)) for run in queue.unfinished_runs(session)]
+                orphans = [(run.id, run.snapshot) for run in queue.unfinished_runs(session)]
             for run_id, specs in orphans:
                 log.info("finishing run %s, whose last slice's server stopped before the end", run_id)
                 self.slices.finish_run(run_id, specs)

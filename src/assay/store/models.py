@@ -31,6 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from assay.store.clean import NulSafeJson, NulSafeText
+from assay.store.snapshot import RunEvaluator, read_snapshot
 
 Json = NulSafeJson
 """JSON everywhere, stored as JSONB on PostgreSQL (its strings' NULs escaped there: ``store.clean``)."""
@@ -215,6 +216,7 @@ class Run(Base):
                                                            nullable=True, index=True)
     status: Mapped[str] = mapped_column(String(16), default=RunState.QUEUED.value, index=True)
     evaluators: Mapped[list[dict[str, Any]]] = mapped_column(Json, default=list)
+    """The snapshot as JSON: read it as ``snapshot``, write it with ``store.runs.create_run``."""
     total: Mapped[int] = mapped_column(Integer, default=0)
     done: Mapped[int] = mapped_column(Integer, default=0)
     summary: Mapped[dict[str, Any] | None] = mapped_column(Json, nullable=True)
@@ -225,6 +227,11 @@ class Run(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    @property
+    def snapshot(self) -> list[RunEvaluator]:
+        """The evaluators this run grades, as it snapshotted them when it started."""
+        return read_snapshot(self.evaluators)
 
 
 class EvaluationResult(Base):

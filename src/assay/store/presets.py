@@ -1,9 +1,10 @@
 """The five preset evaluators of the product specification, seeded as read-only rows.
 
 Names and descriptions are the specification's list page (精确匹配 ... 相似度); each row's
-config is the specification's ``{presetType, params}`` with the defaults a preset runs with
-as it stands. Ids are fixed (UUID 5 of the preset type), so every database, SQLite or
-PostgreSQL, old or new, gives a preset the same id.
+config is the specification's ``{presetType, params}``, the params validated by the preset's
+grader and stored with every default filled in (``Preset.config``). Ids are fixed (UUID 5 of
+the preset type), so every database, SQLite or PostgreSQL, old or new, gives a preset the
+same id.
 
 This module is the one place the presets are written. Migrations never read it (they hold
 schema only): ``seed_presets`` brings the rows to this list at every start, idempotently, so
@@ -21,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from assay.core import registry
 from assay.store.models import Evaluator
 
 _NAMESPACE = uuid.UUID("0d5c8f64-9a57-4bb2-9f43-3f1b6c1c2a90")
@@ -49,7 +51,12 @@ class Preset:
 
     @property
     def config(self) -> dict[str, Any]:
-        return {"presetType": self.preset_type.value, "params": dict(self.params)}
+        """The row's config: ``params`` validated by the preset's grader and dumped with every
+        default filled in, as an evaluator created over the API is stored."""
+        grader = registry.get(self.preset_type.value)
+        if grader is None:  # a preset type is always a built-in grader
+            raise LookupError(f"preset {self.preset_type.value!r} has no grader")
+        return {"presetType": self.preset_type.value, "params": grader.parse_config(self.params).dump()}
 
 
 PRESETS: tuple[Preset, ...] = (

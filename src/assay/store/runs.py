@@ -20,17 +20,19 @@ from sqlalchemy.orm import Session
 from assay.store import listing, queue
 from assay.store.clean import escape, storable
 from assay.store.models import ACTIVE_STATES, FINAL_STATES, EvaluationResult, Run, RunState, is_row_id, utcnow
+from assay.store.snapshot import RunEvaluator
 
 ACTIVE = ACTIVE_STATES
 
 
-def create_run(session: Session, *, task_id: str, evaluators: list[dict[str, Any]], samples: int,
+def create_run(session: Session, *, task_id: str, evaluators: Sequence[RunEvaluator], samples: int,
                created_by_id: str | None, slice_size: int, dataset_version_id: str | None = None) -> Run:
-    """A queued run grading ``samples`` samples of a dataset version with the snapshotted evaluator
-    specs, cut into slices of ``slice_size`` samples in the run queue (``store.queue``), in the
-    same transaction."""
+    """A queued run grading ``samples`` samples of a dataset version with the snapshotted
+    evaluators, cut into slices of ``slice_size`` samples in the run queue (``store.queue``), in
+    the same transaction."""
     run = Run(task_id=task_id, dataset_version_id=dataset_version_id, status=RunState.QUEUED.value,
-              evaluators=evaluators, total=samples * len(evaluators), done=0, created_by_id=created_by_id)
+              evaluators=[e.to_json() for e in evaluators], total=samples * len(evaluators), done=0,
+              created_by_id=created_by_id)
     session.add(run)
     session.flush()
     queue.plan(session, run.id, created_by_id, samples, slice_size)

@@ -90,6 +90,13 @@ def from_spec(spec: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
                     "composite", path="type")
 
 
+def stored_config(compiled: CompiledSpec) -> dict[str, Any]:
+    """What a row stores for a validated spec: its type's shape (``from_spec``) holding the
+    validated config dumped with every default filled in, so that the row grades as validated,
+    whatever the defaults are later, and says which threshold (say) it meant."""
+    return from_spec(compiled.dump())[1]
+
+
 def spec_types(spec: Mapping[str, Any], path: str = "") -> Iterator[tuple[str, Any]]:
     """Every grader type in ``spec`` with its field path: its own, and its composite children's."""
     grader_type = spec.get("type")

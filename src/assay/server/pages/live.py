@@ -3,9 +3,9 @@ stored so far (the run's count, which each committed chunk of results adds to in
 transaction), the summary of the slices graded so far by the rules that write the finished
 run's summary (``run_summary.LiveSummaries``: one definition of pass rate everywhere, errors
 and pending counted apart, each read costing only what was graded since the last), and the
-version of each evaluator the run graded (a hash of the config it snapshotted) with whether it
-changed since, and the dataset version it graded (the dataset's name, the version's number, rows
-and file). Nothing here reads the run's every result."""
+version of each evaluator the run graded (a hash of the config it snapshotted, and that config,
+every default filled in) with whether it changed since, and the dataset version it graded (the
+dataset's name, the version's number, rows and file). Nothing here reads the run's every result."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
+from assay.store.snapshot import weights
 
 router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
 
@@ -46,20 +47,20 @@ def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: Curre
     run = run_rows.get_run(session, run_id)
     if run is None:
         raise not_found("run", run_id)
-    snapshot = list(run.evaluators or [])
+    snapshot = run.snapshot
     active = run.status in run_rows.ACTIVE
     summary: dict[str, Any] | None
     if active:
-        summary = service.live.summary(session, run_id, {s["evaluatorId"]: s["weight"] for s in snapshot})
+        summary = service.live.summary(session, run_id, weights(snapshot))
     else:
         service.live.forget(run_id)
         summary = run.summary
     versions = []
-    for spec in snapshot:
-        version = config_version(spec.get("config"))
-        current = evaluator_rows.get_evaluator(session, spec["evaluatorId"])
-        versions.append({"evaluatorId": spec["evaluatorId"], "name": spec.get("name"), "type": spec.get("type"),
-                         "weight": spec.get("weight"), "version": version,
+    for graded in snapshot:
+        version = config_version(graded.config)
+        current = evaluator_rows.get_evaluator(session, graded.evaluator_id)
+        versions.append({"evaluatorId": graded.evaluator_id, "name": graded.name, "type": graded.type,
+                         "weight": graded.weight, "version": version, "config": graded.config,
                          "changedSince": current is None or config_version(current.config) != version})
     return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
                           "done": min(run.done, run.total), "error": run.error, "summary": summary,

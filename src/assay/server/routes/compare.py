@@ -12,6 +12,7 @@ from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.server.schemas.compare import ComparisonOut
 from assay.service.run_summary import compare
 from assay.store import runs as rows
+from assay.store.snapshot import weights as snapshot_weights
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 
@@ -24,5 +25,5 @@ def compare_runs(base_id: str, new_id: str, session: SessionDep, _user: CurrentU
         run = rows.get_run(session, run_id)
         if run is None:
             raise not_found("run", run_id)
-        weights.append((run_id, {spec["evaluatorId"]: spec["weight"] for spec in run.evaluators}))
+        weights.append((run_id, snapshot_weights(run.snapshot)))
     return Envelope(data=ComparisonOut.model_validate(compare(session, weights[0], weights[1])))

@@ -36,7 +36,7 @@ from assay.server.service import Service
 from assay.store import evaluators as rows
 from assay.store import users
 from assay.store.models import Evaluator
-from assay.store.translate import from_spec, to_spec
+from assay.store.translate import stored_config
 
 CONFIG_REQUIRED = Phrase("api.evaluator.config_required", "config: required when type changes")
 IN_USE = Phrase("api.evaluator.in_use", "evaluator {id} is attached to task(s) {tasks}; delete those tasks first")
@@ -175,10 +175,10 @@ def _changeable(session: Session, evaluator_id: str, user: Principal,
 
 
 def _checked_config(service: Service, evaluator_type: str, config: dict[str, Any], name: str) -> dict[str, Any]:
-    """The config as stored (the specification's shape, defaults filled in) once the engine accepts it."""
+    """The config as stored once the engine accepts it: the specification's shape holding the
+    validated config, every default filled in (``store.translate.stored_config``)."""
     trial.check_code_size(service.settings, evaluator_type, config)
-    service.grading.validate(evaluator_type, config, name)
-    return from_spec(to_spec(evaluator_type, config, name))[1]
+    return stored_config(service.grading.validate(evaluator_type, config, name))
 
 
 def _grader(service: Service, evaluator: Evaluator, generation: int) -> Grader[Any]:

@@ -29,6 +29,7 @@ from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 from assay.store import tasks as rows
 from assay.store.models import NAME_MAX, DatasetVersion, Task
+from assay.store.snapshot import RunEvaluator
 
 DatasetFile = Annotated[UploadFile, File(description="JSONL, JSON, CSV, TSV or Parquet, named by its suffix.")]
 router = APIRouter(prefix="/tasks", tags=["tasks"], responses=ERROR_RESPONSES)
@@ -199,8 +200,7 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
         raise ApiError(409, PIN_GONE(id=repr(task_id), number=task.pinned_version))
     if version is None or version.row_count == 0:
         raise ApiError(422, NO_ROWS(id=repr(task_id)))
-    snapshot = [{"evaluatorId": e.id, "name": e.name, "type": e.type, "config": e.config, "weight": w}
-                for e, w in rows.task_evaluators(session, task_id)]
+    snapshot = [RunEvaluator.of(e, w) for e, w in rows.task_evaluators(session, task_id)]
     run = run_rows.create_run(session, task_id=task_id, evaluators=snapshot, samples=version.row_count,
                               created_by_id=user.id, slice_size=service.worker.slice_size(snapshot),
                               dataset_version_id=version.id)
