@@ -21,12 +21,11 @@ from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
-from assay.runner.sizing import BatchSizes, batch_sizes
+from assay.runner.sizing import BatchSizes, Pacer, batch_sizes
 from assay.server.errors import spec_message
 from assay.server.failures import failure_kind
 from assay.server.fairness import acting_for
 from assay.server.grading import Grading
-from assay.server.pace import Pacer
 from assay.server.run_summary import summarise
 from assay.store import datasets as dataset_rows
 from assay.store import queue
