@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 
+from assay.core.errors import AssayError
 from assay.sandbox import confine
 from assay.sandbox.node.runtime import NODE_DIR, NODE_MODULES, WORKER_JS, modules_dir, runtime_files
 from assay.sandbox.process import pipe
@@ -30,7 +31,7 @@ _SKIPPABLE = {"landlock": "landlock", "uid_drop": "uid", "seccomp": "seccomp"}
 _STDERR_TAIL = 4096
 
 
-class WorkerGone(Exception):
+class WorkerGone(AssayError):
     """The worker closed its output, wrote too much, or broke the protocol."""
 
 
