@@ -34,7 +34,7 @@ def serve(host: str, port: int, workers: int | None, queue: int, max_body_bytes:
     if secret is not None and len(secret) < _SHORT_SECRET:
         typer.echo(f"warning: SANDBOX_SECRET is shorter than {_SHORT_SECRET} characters; use a long random one",
                    err=True)
-    workers = local_sandbox_workers(workers)
+    workers = local_sandbox_workers(workers or 0)
     options = ServiceOptions(secret=secret, workers=workers, queue=queue, max_body_bytes=max_body_bytes,
                              max_code_bytes=max_code_bytes, timeout_max_ms=settings.code_timeout_max_ms)
     report = diagnose(weak=settings.sandbox_allow_weak, node=settings.node_binary)
