@@ -19,12 +19,11 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # tests/fakes.py, for the fixtures below
+from assay.core.interfaces import CodeOutcome, ProcessOutcome
+from assay.core.spec import compile_spec
+from assay.testing import FakeCodeRunner, FakeJudgeClient, FakeProcessRunner
 
-from fakes import FakeCodeRunner, FakeJudgeClient, FakeProcessRunner  # noqa: E402
-
-from assay.core.interfaces import CodeOutcome, ProcessOutcome  # noqa: E402
-from assay.core.spec import compile_spec  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parent))  # the helpers beside this file (judge_server, suite_files, ...)
 
 
 def pytest_configure(config: pytest.Config) -> None:

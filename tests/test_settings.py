@@ -1,7 +1,5 @@
 """Settings: every ASSAY_* variable parsed one way, in one place."""
 
-import os
-
 import pytest
 
 from assay.core.errors import AssayError
@@ -40,10 +38,17 @@ def test_judge_settings_and_the_key_never_shown():
         Settings.from_env({"ASSAY_JUDGE_CONCURRENCY": "many"})
 
 
-def test_a_servers_sandbox_workers():
-    cores = os.cpu_count() or 1
-    assert Settings.from_env({}).service_sandbox_workers() == 4 * cores  # more than the cores: sleepers use none
-    assert Settings.from_env({"SANDBOX_URL": "http://127.0.0.1:8090"}).service_sandbox_workers() == cores
-    assert Settings.from_env({"ASSAY_SANDBOX_WORKERS": "3"}).service_sandbox_workers() == 3
-    with pytest.raises(AssayError, match="ASSAY_SANDBOX_WORKERS"):
-        Settings.from_env({"ASSAY_SANDBOX_WORKERS": "many"})
+def test_only_settings_reads_the_environment():
+    """Every read of the environment under src/assay goes through ``Settings`` (``from_env``, then
+    ``Settings.environ`` passed down); ``assay serve --workers`` writes one variable for its processes."""
+    import re
+    from pathlib import Path
+
+    import assay
+
+    root = Path(assay.__file__).parent
+    reads = re.compile(r"os\.environ(?!\[\"ASSAY_DATABASE_URL\"\] = )|getenv|os\.environb")
+    found = [f"{path.relative_to(root)}:{n}" for path in root.rglob("*.py") if path.name != "settings.py"
+             and "node_modules" not in path.parts
+             for n, line in enumerate(path.read_text().splitlines(), 1) if reads.search(line)]
+    assert found == []

@@ -1,13 +1,15 @@
 // Builds the pages' scripts and style sheet into the Python package (src/assay/server/static/),
 // where they are committed: a machine that serves the pages needs no Node.js.
-// Usage: npm install --no-package-lock && node build.mjs   (add --watch while editing)
+// Usage: npm install --no-package-lock && node build.mjs   (add --watch while editing, --outdir DIR to build elsewhere)
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const outdir = path.join(here, '..', 'src', 'assay', 'server', 'static');
+// --outdir DIR builds elsewhere (tests/server/test_static_bundle.py compares a fresh build with the committed one).
+const outdirAt = process.argv.indexOf('--outdir');
+const outdir = outdirAt > 0 ? path.resolve(process.argv[outdirAt + 1]) : path.join(here, '..', 'src', 'assay', 'server', 'static');
 const pages = ['signin', 'notfound', 'evaluators', 'editor', 'tasks', 'task', 'task-form', 'datasets', 'dataset', 'run', 'sample', 'compare'];
 
 const options = {

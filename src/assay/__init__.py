@@ -19,12 +19,13 @@ __version__ = "0.1.0"
 _LAZY = {
     "grade": "assay.library", "grade_batch": "assay.library", "grade_table": "assay.runner.columnar",
     **{name: "assay.core" for name in ("ErrorCode", "Event", "Grader", "GraderConfig", "GraderResult",
-                                       "GraderSpec", "Sample", "SpecError", "Status", "register")},
+                                       "GraderSpec", "Sample", "SpecError", "Status", "Taxonomy", "Traits",
+                                       "register")},
 }
 
 __all__ = [
     "ErrorCode", "Event", "Grader", "GraderConfig", "GraderResult", "GraderSpec", "Sample",
-    "SpecError", "Status", "__version__", "grade", "grade_batch", "grade_table", "register",
+    "SpecError", "Status", "Taxonomy", "Traits", "__version__", "grade", "grade_batch", "grade_table", "register",
 ]
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
         Sample,
         SpecError,
         Status,
+        Taxonomy,
+        Traits,
         register,
     )
     from assay.library import grade, grade_batch

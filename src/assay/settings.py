@@ -1,102 +1,21 @@
-"""Settings: every ``ASSAY_*`` environment variable, read once at the composition root (the
-CLI, the library's defaults, the service) and passed down. Nothing below reads the
-environment itself.
+"""Settings: every environment variable assay reads, read once at the composition root (the CLI,
+the library's defaults, the service's processes) and passed down. Nothing below reads the
+environment itself: a process runner, a Ray place or a judge config that needs a variable gets it
+from here (``Settings.environ`` is the environment the settings came from).
 
-- ``ASSAY_SANDBOX_ALLOW_WEAK`` (``sandbox_allow_weak``, off): run code evaluators even when an
-  isolation layer is missing;
-- ``ASSAY_CODE_TIMEOUT_MAX_MS`` (``code_timeout_max_ms``, 60000): the largest ``timeout`` a code
-  evaluator may ask for;
-- ``ASSAY_NODE`` (``node_binary``, ``node`` on PATH): the Node.js executable for Node evaluators;
-- ``ASSAY_DEBUG`` (``debug``, off): the CLI shows a traceback for internal errors.
-
-The sandbox service (``assay sandbox serve``; the product spec's names, without prefix):
-
-- ``SANDBOX_URL`` (``sandbox_url``): when set, code evaluators run in the sandbox service at
-  this ``http(s)://`` address instead of the local pool;
-- ``SANDBOX_SECRET`` (``sandbox_secret``, never shown or logged): the bearer secret the
-  service requires and its clients send.
-
-LLM judges (``assay.judges``):
-
-- ``ASSAY_JUDGE_BASE_URL``, else ``OPENAI_BASE_URL`` (``judge_base_url``): the OpenAI-compatible
-  endpoint; unset means the OpenAI SDK's default;
-- ``ASSAY_JUDGE_API_KEY``, else ``OPENAI_API_KEY`` (``judge_api_key``, never shown or logged);
-- ``ASSAY_JUDGE_MODEL`` (``judge_model``): the model for judges whose config names none;
-- ``ASSAY_JUDGE_CONCURRENCY`` (``judge_concurrency``, 32): judge calls in flight at once, in all;
-- ``ASSAY_JUDGE_TIMEOUT_S`` (``judge_timeout_s``, 60): the time limit of one call;
-- ``ASSAY_JUDGE_MAX_RETRIES`` (``judge_max_retries``, 4): retries on 429, 5xx and connection errors;
-- ``ASSAY_JUDGE_CACHE`` (``judge_cache``, ``~/.cache/assay/judge-cache.sqlite``; ``off`` disables);
-- ``ASSAY_JUDGE_PRICES`` (``judge_prices``): a JSON file of prices per million tokens,
-  ``{"model": {"input": 0.15, "output": 0.6}}``, for ``cost_usd`` in results.
-
-The service (``assay serve``):
-
-- ``ASSAY_DATABASE_URL`` (``database_url``, ``sqlite:///./assay.db``): SQLite, or PostgreSQL
-  with ``postgresql://user:password@host:port/db`` (driven by psycopg 3);
-- ``ASSAY_DATABASE_POOL_SIZE`` (``database_pool_size``, 5) and ``ASSAY_DATABASE_POOL_OVERFLOW``
-  (``database_pool_overflow``, 5): the connections one server process keeps open for requests,
-  and how many more it may open at a peak; as many requests use the database at once (more
-  would only queue for the same cores). Grading (run slots, heartbeat, pollers, ``/ready``,
-  ``/metrics``) has connections of its own besides, ``run_slots`` + 4 kept and 4 more at a peak,
-  so a crowd of readers never starves a run. A server process opens at most pool + overflow +
-  ``run_slots`` + 8 connections (20 by default): keep PostgreSQL's ``max_connections`` (100 by
-  default) above that times the processes (``--workers``) of every server;
-- ``ASSAY_DATABASE_QUEUE`` (``database_queue``, 500): requests that may wait for one of those
-  connections; one more is refused at once with 503 and ``Retry-After``;
-- ``ASSAY_DATABASE_WAIT_MS`` (``database_wait_ms``, 5000): how long a request waits in that queue
-  (and then for a connection) before it is refused with 503 and ``Retry-After``;
-- ``ASSAY_SQLITE_BUSY_MS`` (``sqlite_busy_ms``, 30000): how long a SQLite writer waits for another
-  before the database counts as locked (the run worker then waits and retries, ``store.outage``);
-- ``ASSAY_API_MAX_BODY_BYTES`` (``api_max_body_bytes``, 1 MiB): the largest JSON request body;
-- ``ASSAY_API_MAX_UPLOAD_BYTES`` (``api_max_upload_bytes``, 1 GiB): the largest dataset upload
-  (streamed into the database; a ``.json`` file, parsed whole, at most 32 MiB of it);
-- ``ASSAY_DATASET_MAX_ROWS`` (``dataset_max_rows``, 10,000,000): the most rows of one dataset version;
-- ``ASSAY_DATASET_MAX_ROW_BYTES`` (``dataset_max_row_bytes``, 1 MiB): the largest row, as stored JSON;
-- ``ASSAY_API_MAX_CODE_BYTES`` (``api_max_code_bytes``, 64 KiB): the largest evaluator source;
-- ``ASSAY_API_ALLOW_PROGRAMS`` (``api_allow_programs``, off): let API callers create ``program``
-  and ``script`` graders, which run programs of the server's machine;
-- ``ASSAY_API_JUDGE_BASE_URLS`` and ``ASSAY_API_JUDGE_KEY_ENVS`` (comma-separated, empty): the
-  judge endpoints and key variables an evaluator created over the API may name;
-- ``ASSAY_RUN_CONCURRENCY`` (``run_concurrency``, 8): evaluations in flight at once in a task run.
-
-The edge of the service (``assay.server.protocol`` and ``assay.server.edge``), per request:
-
-- ``ASSAY_API_MAX_HEADER_BYTES`` (``api_max_header_bytes``, 32 KiB): the request line and headers
-  together, counted as they are read off the socket; beyond it, 431 and the connection closed;
-- ``ASSAY_API_MAX_HEADERS`` (``api_max_headers``, 100): header lines of one request; beyond, 431;
-- ``ASSAY_API_HEADER_TIMEOUT_S`` (``api_header_timeout_s``, 10): time to send the request line
-  and headers, from the connection (or the request's first byte); beyond it, 408 and closed;
-- ``ASSAY_API_BODY_TIMEOUT_S`` (``api_body_timeout_s``, 30): the longest pause of a body the
-  server is waiting for; beyond it, 408 and closed;
-- ``ASSAY_TOKEN_CACHE_MS`` (``token_cache_ms``, 500): how long a server keeps a token's answer
-  (a revoked token is refused by every server within this plus one lookup).
-
-The run queue (``assay.server.worker``), shared by every server of one database:
-
-- ``ASSAY_RUN_SLICE_SIZE`` (``run_slice_size``, 0): samples per slice, the unit a server leases;
-  0 lets ``runner.sizing`` decide from the run's graders (1000 when all are pure, 32 otherwise);
-- ``ASSAY_RUN_SLOTS`` (``run_slots``, 2): slices one server grades at once;
-- ``ASSAY_RUN_LEASE_S`` (``run_lease_s``, 30): how long a slice stays leased without a heartbeat
-  (heartbeats come every third of it): a dead server's slices are taken over after this;
-- ``ASSAY_QUEUE_POLL_MS`` (``queue_poll_ms``, 500): how often an idle server looks for work;
-- ``ASSAY_CHANGE_POLL_MS`` (``change_poll_ms``, 1000): how often a server reads the change
-  counters (evaluator edits, token revocations made by any server);
-- ``ASSAY_USER_CODE_CAP`` (``user_code_cap``, 2): one user's code evaluations (sandbox batches)
-  in flight at once in one server, runs and ``/test`` together; users take free sandbox slots in
-  turn; with ``ASSAY_RUN_ENGINE=ray``, also over the whole Ray cluster (``server.ray_permits``);
-- ``ASSAY_SANDBOX_WORKERS`` (``sandbox_workers``, 0: four per core): sandbox workers per language
-  in one server. More than the cores, so that code sleeping or blocked (which uses no CPU) does
-  not keep a worker from others; code that runs long is lowered in CPU priority (``sandbox.priority``).
-  With ``SANDBOX_URL``, set it to the sandbox service's ``--workers`` (default: one per core);
-- ``ASSAY_RUN_ENGINE`` (``run_engine``, ``local``): ``ray`` grades the slices on a Ray cluster
-  (Ray's own ``RAY_ADDRESS``; a local Ray when unset).
+Each setting is declared once, as a field of ``Settings`` made by ``setting()``: its variable
+(and fallbacks), default, unit, meaning and the README table it belongs to. ``from_env`` reads
+the fields, ``markdown_table`` renders a README table and the class docstring lists them all;
+``tests/test_settings_docs.py`` holds README's tables equal to ``markdown_table``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS
 from assay.core.errors import AssayError
@@ -107,157 +26,215 @@ DEFAULT_DATABASE_URL = "sqlite:///./assay.db"
 RUN_ENGINES = ("local", "ray")
 """What grades a service run's slices: this process's threads, or a Ray cluster."""
 
+SECTIONS = {
+    "general": "what every way in reads (library, `assay run`, the service)",
+    "service": "`assay serve`",
+    "queue": "the run queue of `assay serve`, shared by every server of one database",
+}
+"""The README table each setting is listed in."""
+
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 
+Reader = Callable[[Mapping[str, str], "Var"], Any]
+
 
 @dataclass(frozen=True, slots=True)
-class Settings:
-    sandbox_allow_weak: bool = False
-    code_timeout_max_ms: int = DEFAULT_CODE_TIMEOUT_MAX_MS
-    node_binary: str | None = None
-    debug: bool = False
-    sandbox_url: str | None = None
-    sandbox_secret: str | None = field(default=None, repr=False)
-    judge_base_url: str | None = None
-    judge_api_key: str | None = field(default=None, repr=False)
-    judge_model: str | None = None
-    judge_concurrency: int = 32
-    judge_timeout_s: int = 60
-    judge_max_retries: int = 4
-    judge_cache: str | None = None
-    judge_prices: str | None = None
-    database_url: str = DEFAULT_DATABASE_URL
-    database_pool_size: int = 5
-    database_pool_overflow: int = 5
-    database_queue: int = 500
-    database_wait_ms: int = 5000
-    sqlite_busy_ms: int = 30_000
-    api_max_body_bytes: int = 1 << 20
-    api_max_upload_bytes: int = 1 << 30
-    dataset_max_rows: int = 10_000_000
-    dataset_max_row_bytes: int = 1 << 20
-    api_max_code_bytes: int = 64 << 10
-    api_allow_programs: bool = False
-    api_judge_base_urls: frozenset[str] = frozenset()
-    api_judge_key_envs: frozenset[str] = frozenset()
-    run_concurrency: int = 8
-    run_slice_size: int = 0
-    run_slots: int = 2
-    run_lease_s: int = 30
-    queue_poll_ms: int = 500
-    change_poll_ms: int = 1000
-    user_code_cap: int = 2
-    sandbox_workers: int = 0
-    run_engine: str = "local"
-    api_max_header_bytes: int = 32 << 10
-    api_max_headers: int = 100
-    api_header_timeout_s: int = 10
-    api_body_timeout_s: int = 30
-    token_cache_ms: int = 500
-    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
-    """The environment the settings came from, for judge configs that name their key's variable."""
+class Var:
+    """How one setting is read and described."""
 
-    def service_sandbox_workers(self) -> int:
-        """Sandbox workers per language in one server: ``sandbox_workers``, else four per core,
-        or, when ``sandbox_url`` names a sandbox service, one per core (its ``--workers`` default)."""
-        return self.sandbox_workers or (1 if self.sandbox_url else 4) * (os.cpu_count() or 1)
+    names: tuple[str, ...]
+    """Its variable, then the variables read when that one is unset."""
+    meaning: str
+    """What it does, in one Markdown sentence (README's *effect* column)."""
+    read: Reader
+    default: Any
+    unit: str = ""
+    minimum: int = 1
+    section: str = "general"
+    shown: str | None = None
+    """The default in words, when the value alone would not say it."""
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        """Settings from ``environ`` (default ``os.environ``); AssayError names a bad variable."""
-        env = os.environ if environ is None else environ
-        return cls(
-            sandbox_allow_weak=_flag(env, "ASSAY_SANDBOX_ALLOW_WEAK"),
-            code_timeout_max_ms=_positive_int(env, "ASSAY_CODE_TIMEOUT_MAX_MS", DEFAULT_CODE_TIMEOUT_MAX_MS),
-            node_binary=env.get("ASSAY_NODE") or None,
-            debug=_flag(env, "ASSAY_DEBUG"),
-            sandbox_url=_url(env, "SANDBOX_URL"),
-            sandbox_secret=env.get("SANDBOX_SECRET") or None,
-            judge_base_url=env.get("ASSAY_JUDGE_BASE_URL") or env.get("OPENAI_BASE_URL") or None,
-            judge_api_key=env.get("ASSAY_JUDGE_API_KEY") or env.get("OPENAI_API_KEY") or None,
-            judge_model=env.get("ASSAY_JUDGE_MODEL") or None,
-            judge_concurrency=_positive_int(env, "ASSAY_JUDGE_CONCURRENCY", 32, "calls"),
-            judge_timeout_s=_positive_int(env, "ASSAY_JUDGE_TIMEOUT_S", 60, "seconds"),
-            judge_max_retries=_positive_int(env, "ASSAY_JUDGE_MAX_RETRIES", 4, "retries", minimum=0),
-            judge_cache=_cache_path(env),
-            judge_prices=env.get("ASSAY_JUDGE_PRICES") or None,
-            database_url=env.get("ASSAY_DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL,
-            database_pool_size=_positive_int(env, "ASSAY_DATABASE_POOL_SIZE", 5, "connections"),
-            database_pool_overflow=_positive_int(env, "ASSAY_DATABASE_POOL_OVERFLOW", 5, "connections", minimum=0),
-            database_queue=_positive_int(env, "ASSAY_DATABASE_QUEUE", 500, "requests", minimum=0),
-            database_wait_ms=_positive_int(env, "ASSAY_DATABASE_WAIT_MS", 5000),
-            sqlite_busy_ms=_positive_int(env, "ASSAY_SQLITE_BUSY_MS", 30_000),
-            api_max_body_bytes=_positive_int(env, "ASSAY_API_MAX_BODY_BYTES", 1 << 20, "bytes"),
-            api_max_upload_bytes=_positive_int(env, "ASSAY_API_MAX_UPLOAD_BYTES", 1 << 30, "bytes"),
-            dataset_max_rows=_positive_int(env, "ASSAY_DATASET_MAX_ROWS", 10_000_000, "rows"),
-            dataset_max_row_bytes=_positive_int(env, "ASSAY_DATASET_MAX_ROW_BYTES", 1 << 20, "bytes"),
-            api_max_code_bytes=_positive_int(env, "ASSAY_API_MAX_CODE_BYTES", 64 << 10, "bytes"),
-            api_allow_programs=_flag(env, "ASSAY_API_ALLOW_PROGRAMS"),
-            api_judge_base_urls=frozenset(u.rstrip("/") for u in _list(env, "ASSAY_API_JUDGE_BASE_URLS")),
-            api_judge_key_envs=frozenset(_list(env, "ASSAY_API_JUDGE_KEY_ENVS")),
-            run_concurrency=_positive_int(env, "ASSAY_RUN_CONCURRENCY", 8, "evaluations"),
-            run_slice_size=_positive_int(env, "ASSAY_RUN_SLICE_SIZE", 0, "samples", minimum=0),
-            run_slots=_positive_int(env, "ASSAY_RUN_SLOTS", 2, "slices"),
-            run_lease_s=_positive_int(env, "ASSAY_RUN_LEASE_S", 30, "seconds", minimum=2),
-            queue_poll_ms=_positive_int(env, "ASSAY_QUEUE_POLL_MS", 500),
-            change_poll_ms=_positive_int(env, "ASSAY_CHANGE_POLL_MS", 1000),
-            user_code_cap=_positive_int(env, "ASSAY_USER_CODE_CAP", 2, "evaluations"),
-            sandbox_workers=_positive_int(env, "ASSAY_SANDBOX_WORKERS", 0, "workers", minimum=0),
-            run_engine=_choice(env, "ASSAY_RUN_ENGINE", RUN_ENGINES),
-            api_max_header_bytes=_positive_int(env, "ASSAY_API_MAX_HEADER_BYTES", 32 << 10, "bytes", minimum=1024),
-            api_max_headers=_positive_int(env, "ASSAY_API_MAX_HEADERS", 100, "headers", minimum=8),
-            api_header_timeout_s=_positive_int(env, "ASSAY_API_HEADER_TIMEOUT_S", 10, "seconds"),
-            api_body_timeout_s=_positive_int(env, "ASSAY_API_BODY_TIMEOUT_S", 30, "seconds"),
-            token_cache_ms=_positive_int(env, "ASSAY_TOKEN_CACHE_MS", 500, minimum=0),
-            environ=dict(env),
-        )
+    def raw(self, env: Mapping[str, str]) -> str:
+        """The first of ``names`` set to something other than blanks, stripped; else ""."""
+        return next((v.strip() for n in self.names if (v := env.get(n, "")).strip()), "")
+
+    def default_text(self) -> str:
+        if self.shown is not None:
+            return self.shown
+        if isinstance(self.default, bool):
+            return "on" if self.default else "off"
+        if isinstance(self.default, int):
+            return _amount(self.default, self.unit)
+        if isinstance(self.default, frozenset):
+            return "none" if not self.default else ", ".join(sorted(self.default))
+        return "unset" if self.default is None else f"`{self.default}`"
 
 
-def _flag(env: Mapping[str, str], name: str) -> bool:
-    value = env.get(name, "").strip().lower()
+def _flag(env: Mapping[str, str], var: Var) -> bool:
+    value = var.raw(env).lower()
     if value in _TRUE:
         return True
     if value in _FALSE:
         return False
-    raise AssayError(f"{name}={env[name]!r}: use 1 or 0 (also true/false, yes/no, on/off)")
+    raise AssayError(f"{var.names[0]}={env[var.names[0]]!r}: use 1 or 0 (also true/false, yes/no, on/off)")
 
 
-def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
-    raw = env.get(name, "").strip().lower() or choices[0]
-    if raw not in choices:
-        raise AssayError(f"{name}={env[name]!r}: use one of {', '.join(choices)}")
-    return raw
-
-
-def _url(env: Mapping[str, str], name: str) -> str | None:
-    raw = env.get(name, "").strip().rstrip("/")
+def _whole(env: Mapping[str, str], var: Var) -> int:
+    raw = var.raw(env)
     if not raw:
-        return None
-    if not raw.startswith(("http://", "https://")) or len(raw) <= len("https://"):
-        raise AssayError(f"{name}={raw!r}: use an http:// or https:// address, such as http://127.0.0.1:8090")
-    return raw
-
-
-def _list(env: Mapping[str, str], name: str) -> list[str]:
-    return [item.strip() for item in env.get(name, "").split(",") if item.strip()]
-
-
-def _positive_int(env: Mapping[str, str], name: str, default: int, unit: str = "milliseconds", *,
-                  minimum: int = 1) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit() or int(raw) < minimum:
-        raise AssayError(f"{name}={raw!r}: use a whole number of {unit}, at least {minimum}")
+        return int(var.default)
+    if not raw.isdigit() or int(raw) < var.minimum:
+        raise AssayError(f"{var.names[0]}={raw!r}: use a whole number of {var.unit}, at least {var.minimum}")
     return int(raw)
 
 
-def _cache_path(env: Mapping[str, str]) -> str | None:
-    raw = env.get("ASSAY_JUDGE_CACHE", "").strip()
+def _text(env: Mapping[str, str], var: Var) -> str | None:
+    return var.raw(env) or var.default
+
+
+def _raw_text(env: Mapping[str, str], var: Var) -> str | None:
+    """The value as it is set (not stripped): a path or a secret may hold spaces."""
+    return next((v for n in var.names if (v := env.get(n))), var.default)
+
+
+def _url(env: Mapping[str, str], var: Var) -> str | None:
+    raw = var.raw(env).rstrip("/")
+    if not raw:
+        return None
+    if not raw.startswith(("http://", "https://")) or len(raw) <= len("https://"):
+        raise AssayError(f"{var.names[0]}={raw!r}: use an http:// or https:// address, such as http://127.0.0.1:8090")
+    return raw
+
+
+def _names(env: Mapping[str, str], var: Var) -> frozenset[str]:
+    return frozenset(item.strip() for item in env.get(var.names[0], "").split(",") if item.strip())
+
+
+def _urls(env: Mapping[str, str], var: Var) -> frozenset[str]:
+    return frozenset(url.rstrip("/") for url in _names(env, var))
+
+
+def _engine(env: Mapping[str, str], var: Var) -> str:
+    raw = var.raw(env).lower() or RUN_ENGINES[0]
+    if raw not in RUN_ENGINES:
+        raise AssayError(f"{var.names[0]}={env[var.names[0]]!r}: use one of {', '.join(RUN_ENGINES)}")
+    return raw
+
+
+def _cache_path(env: Mapping[str, str], var: Var) -> str | None:
+    raw = var.raw(env)
     if raw.lower() in ("off", "0", "false", "no"):
         return None
     if raw:
         return raw
     base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
     return os.path.join(base, "assay", "judge-cache.sqlite")
+
+
+def setting(default: Any, names: str | tuple[str, ...], meaning: str, read: Reader = _whole, *,
+            unit: str = "", minimum: int = 1, section: str = "general", shown: str | None = None,
+            secret: bool = False) -> Any:
+    """A field of ``Settings`` with the one declaration of its variable (``secret``: never in repr)."""
+    names = (names,) if isinstance(names, str) else names
+    var = Var(names, meaning, read, default, unit, minimum, section, shown)
+    return field(default=default, repr=not secret, metadata={"var": var})
+
+
+_MS = "milliseconds"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    # what every way in reads
+    sandbox_allow_weak: bool = setting(False, "ASSAY_SANDBOX_ALLOW_WEAK", "`1`/`true`/`yes`/`on`: run code evaluators even when a required isolation layer is missing (loudly logged); `0`/`false`/`no`/`off` or unset: refuse", _flag)
+    code_timeout_max_ms: int = setting(DEFAULT_CODE_TIMEOUT_MAX_MS, "ASSAY_CODE_TIMEOUT_MAX_MS", "the largest `timeout` a code evaluator may ask for; a spec asking for more is refused when it is validated, and the default is lowered to it", unit=_MS)
+    node_binary: str | None = setting(None, "ASSAY_NODE", "the Node.js executable for Node evaluators", _raw_text, shown="`node` on `PATH`")
+    locale: str = setting("C.UTF-8", "LANG", "the locale the Node.js sandbox workers run under (the system's own variable)", _raw_text)
+    sandbox_url: str | None = setting(None, "SANDBOX_URL", "run code evaluators in the sandbox service (`assay sandbox serve`) at this `http(s)://` address; unset: the local pool", _url, shown="unset")
+    sandbox_secret: str | None = setting(None, "SANDBOX_SECRET", "the bearer secret the sandbox service requires and its clients send (never shown or logged)", _raw_text, secret=True)
+    debug: bool = setting(False, "ASSAY_DEBUG", "`1`: show the traceback of an internal error instead of one line", _flag)
+    judge_base_url: str | None = setting(None, ("ASSAY_JUDGE_BASE_URL", "OPENAI_BASE_URL"), "the judges' OpenAI-compatible endpoint", _raw_text, shown="the OpenAI SDK's")
+    judge_api_key: str | None = setting(None, ("ASSAY_JUDGE_API_KEY", "OPENAI_API_KEY"), "the judges' key (never shown, logged or written)", _raw_text, secret=True)
+    judge_model: str | None = setting(None, "ASSAY_JUDGE_MODEL", "the model of judges whose config names none", _raw_text)
+    judge_concurrency: int = setting(32, "ASSAY_JUDGE_CONCURRENCY", "judge calls in flight at once, in all", unit="calls")
+    judge_timeout_s: int = setting(60, "ASSAY_JUDGE_TIMEOUT_S", "the time limit of one judge call", unit="seconds")
+    judge_max_retries: int = setting(4, "ASSAY_JUDGE_MAX_RETRIES", "retries of a judge call on 429, 5xx and connection errors", unit="retries", minimum=0)
+    judge_cache: str | None = setting(None, "ASSAY_JUDGE_CACHE", "the judges' cache file; `off` disables it", _cache_path, shown="`~/.cache/assay/judge-cache.sqlite` (under `XDG_CACHE_HOME` when set)")
+    judge_prices: str | None = setting(None, "ASSAY_JUDGE_PRICES", 'a JSON price table `{"model": {"input": $/Mtok, "output": $/Mtok}}`, for `cost_usd` in results', _raw_text)
+    # assay serve
+    database_url: str = setting(DEFAULT_DATABASE_URL, "ASSAY_DATABASE_URL", "SQLite, or PostgreSQL with `postgresql://user:password@host:port/db`", _text, section="service")
+    database_pool_size: int = setting(5, "ASSAY_DATABASE_POOL_SIZE", "connections one server process keeps for requests; as many requests use the database at once. Grading has its own (`ASSAY_RUN_SLOTS` + 4, and 4 more at a peak), so a process opens at most pool + overflow + slots + 8 connections (20 by default): keep PostgreSQL's `max_connections` (100 by default) above that times every server's processes", unit="connections", section="service")
+    database_pool_overflow: int = setting(5, "ASSAY_DATABASE_POOL_OVERFLOW", "connections a server process may add to its pool at a peak", unit="connections", minimum=0, section="service")
+    database_queue: int = setting(500, "ASSAY_DATABASE_QUEUE", "requests that may wait for one of those connections; one more is answered 503 with `Retry-After` at once", unit="requests", minimum=0, section="service")
+    database_wait_ms: int = setting(5000, "ASSAY_DATABASE_WAIT_MS", "how long a request waits in that line, then for a connection, before a 503 with `Retry-After`", unit=_MS, section="service")
+    sqlite_busy_ms: int = setting(30_000, "ASSAY_SQLITE_BUSY_MS", "how long a SQLite writer waits for another before the database counts as locked (the run worker then waits and retries)", unit=_MS, section="service")
+    api_max_body_bytes: int = setting(1 << 20, "ASSAY_API_MAX_BODY_BYTES", "the largest JSON request body", unit="bytes", section="service")
+    api_max_upload_bytes: int = setting(1 << 30, "ASSAY_API_MAX_UPLOAD_BYTES", "the largest dataset upload (streamed into the database; a `.json` file, parsed whole, at most 32 MiB of it)", unit="bytes", section="service")
+    api_max_code_bytes: int = setting(64 << 10, "ASSAY_API_MAX_CODE_BYTES", "the largest evaluator source", unit="bytes", section="service")
+    dataset_max_rows: int = setting(10_000_000, "ASSAY_DATASET_MAX_ROWS", "the most rows of one dataset version", unit="rows", section="service")
+    dataset_max_row_bytes: int = setting(1 << 20, "ASSAY_DATASET_MAX_ROW_BYTES", "the largest row, as stored JSON", unit="bytes", section="service")
+    api_allow_programs: bool = setting(False, "ASSAY_API_ALLOW_PROGRAMS", "`1`: let API callers create `program` and `script` graders, which run programs of the server's machine", _flag, section="service")
+    api_judge_base_urls: frozenset[str] = setting(frozenset(), "ASSAY_API_JUDGE_BASE_URLS", "comma-separated: the judge endpoints an evaluator created over the API may name (none: judges use the server's `ASSAY_JUDGE_*` settings)", _urls, section="service")
+    api_judge_key_envs: frozenset[str] = setting(frozenset(), "ASSAY_API_JUDGE_KEY_ENVS", "comma-separated: the variables holding judge keys an evaluator created over the API may name", _names, section="service")
+    run_concurrency: int = setting(8, "ASSAY_RUN_CONCURRENCY", "evaluations in flight at once in a task run", unit="evaluations", section="service")
+    api_max_header_bytes: int = setting(32 << 10, "ASSAY_API_MAX_HEADER_BYTES", "the request line and headers together, counted as they are read off the socket; beyond, 431 and the connection closed", unit="bytes", minimum=1024, section="service")
+    api_max_headers: int = setting(100, "ASSAY_API_MAX_HEADERS", "header lines of one request; beyond, 431", unit="headers", minimum=8, section="service")
+    api_header_timeout_s: int = setting(10, "ASSAY_API_HEADER_TIMEOUT_S", "time to send the request line and headers, from the connection (or the request's first byte); beyond, 408 and closed", unit="seconds", section="service")
+    api_body_timeout_s: int = setting(30, "ASSAY_API_BODY_TIMEOUT_S", "the longest pause of a body the server is waiting for; beyond, 408 and closed", unit="seconds", section="service")
+    token_cache_ms: int = setting(500, "ASSAY_TOKEN_CACHE_MS", "how long a server keeps a token's answer: a token revoked elsewhere is refused within this plus one lookup", unit=_MS, minimum=0, section="service")
+    # the run queue
+    run_slice_size: int = setting(0, "ASSAY_RUN_SLICE_SIZE", "samples per slice, the unit a server leases; 0: `runner.sizing` decides from the run's graders (1000 when all are pure, 32 otherwise)", unit="samples", minimum=0, section="queue")
+    run_slots: int = setting(2, "ASSAY_RUN_SLOTS", "slices one server grades at once", unit="slices", section="queue")
+    run_lease_s: int = setting(30, "ASSAY_RUN_LEASE_S", "how long a slice stays leased without a heartbeat (they come every third of it): how soon a dead server's slices are taken over", unit="seconds", minimum=2, section="queue")
+    queue_poll_ms: int = setting(500, "ASSAY_QUEUE_POLL_MS", "how often an idle server looks for work", unit=_MS, section="queue")
+    change_poll_ms: int = setting(1000, "ASSAY_CHANGE_POLL_MS", "how often a server reads the change counters (evaluator edits, token revocations made by any server)", unit=_MS, section="queue")
+    user_code_cap: int = setting(2, "ASSAY_USER_CODE_CAP", "one user's code evaluations in flight at once in one server's sandbox, runs and `/test` together, and on the whole Ray cluster for runs graded there", unit="evaluations", section="queue")
+    sandbox_workers: int = setting(0, "ASSAY_SANDBOX_WORKERS", "sandbox workers per language in one server; 0: four per core (code sleeping or blocked uses no CPU; code that runs long is lowered in CPU priority). With `SANDBOX_URL`, the sandbox service's `--workers` (0: one per core, its default)", unit="workers", minimum=0, section="queue")
+    run_engine: str = setting("local", "ASSAY_RUN_ENGINE", "`ray`: grade the slices on a Ray cluster (`pip install 'assay[ray]'`)", _engine, section="queue")
+    ray_address: str | None = setting(None, "RAY_ADDRESS", "the Ray cluster to grade on (Ray's own variable); unset: a local Ray on this machine's cores", _raw_text, section="queue")
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """The environment the settings came from: what programs run by graders inherit, and where a
+    judge config that names its key's variable finds it."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``environ`` (default ``os.environ``); AssayError names a bad variable."""
+        env = dict(os.environ if environ is None else environ)
+        values = {var_field.name: var.read(env, var) for var_field, var in declared()}
+        return cls(**values, environ=env)
+
+
+def declared() -> list[tuple[dataclasses.Field[Any], Var]]:
+    """Every setting's field and declaration, in the order of ``Settings``."""
+    return [(f, f.metadata["var"]) for f in dataclasses.fields(Settings) if "var" in f.metadata]
+
+
+def markdown_table(section: str) -> str:
+    """README's table of the settings of ``section`` (a key of ``SECTIONS``)."""
+    rows = ["| variable | default | effect |", "|---|---|---|"]
+    for _, var in declared():
+        if var.section == section:
+            name = f"`{var.names[0]}`" + "".join(f" (else `{n}`)" for n in var.names[1:])
+            rows.append(f"| {name} | {var.default_text()} | {var.meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+def _amount(value: int, unit: str) -> str:
+    if unit == "bytes" and value:
+        for size, suffix in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+            if value % size == 0:
+                return f"{value // size} {suffix}"
+    short = {"milliseconds": "ms", "seconds": "s"}.get(unit, unit)
+    return f"{value:,} {short}".strip()
+
+
+def _docstring() -> str:
+    lines = ["Every setting, read from the environment by ``from_env`` (variable, field, default):", ""]
+    for var_field, var in declared():
+        also = "".join(f", else ``{n}``" for n in var.names[1:])
+        lines.append(f"- ``{var.names[0]}``{also} (``{var_field.name}``, {var.default_text()}): {var.meaning}")
+    return "\n".join(lines)
+
+
+Settings.__doc__ = _docstring()

@@ -30,7 +30,7 @@ def grade(spec, resources=None, output="x y"):
 
 def judge_replies(*scores):
     """A fake judge that answers each request with the next 1-5 score (the last repeats)."""
-    from fakes import FakeJudgeClient
+    from assay.testing import FakeJudgeClient
 
     return FakeJudgeClient([JudgeReply(text=json.dumps({"reasoning": "r", "score": s})) for s in scores])
 

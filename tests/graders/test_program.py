@@ -12,9 +12,11 @@ import pytest
 
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
+from assay.core.interfaces import Resources
 from assay.core.sample import Sample
 from assay.core.spec import compile_spec
 from assay.runner.resources import default_resources
+from assay.sandbox.process import LocalProcessRunner
 
 PY = sys.executable
 
@@ -186,11 +188,14 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_scrub_env(tmp_path, monkeypatch):
-    monkeypatch.setenv("ASSAY_SECRET", "s3cret")
+def test_scrub_env(tmp_path):
+    # Programs inherit the environment the settings came from (``Settings.environ``), not os.environ.
+    resources = Resources(process_runner=LocalProcessRunner(environ={**os.environ, "ASSAY_SECRET": "s3cret"}))
     code = "import os, sys; sys.exit(0 if os.environ.get('ASSAY_SECRET') is None and os.environ['KEEP'] == '1' else 1)"
-    assert grade({**py(code), "scrub_env": True, "env": {"KEEP": "1"}}, tmp_path=tmp_path).passed
-    assert not grade({**py(code), "env": {"KEEP": "1"}}, tmp_path=tmp_path).passed
+    sample = Sample(id="s1", workspace=str(tmp_path))
+    for scrub, passed in ((True, True), (False, False)):
+        spec = compile_spec({"type": "program", "config": {**py(code), "scrub_env": scrub, "env": {"KEEP": "1"}}})
+        assert spec.build(resources).grade(sample).passed is passed
 
 
 def test_stdout_cap_and_stderr_tail(tmp_path):

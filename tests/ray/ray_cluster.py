@@ -47,8 +47,9 @@ def _hold() -> None:
     import ray
 
     from assay.runner.ray_engine import RayPlace
+    from assay.settings import Settings
 
-    place = RayPlace.from_env({})  # what a run without RAY_ADDRESS would start
+    place = RayPlace.of(Settings())  # what a run without RAY_ADDRESS would start
     context = ray.init(num_cpus=place.num_cpus, include_dashboard=False, object_store_memory=place.object_store_bytes,
                        logging_level=logging.WARNING, log_to_driver=False)
     try:

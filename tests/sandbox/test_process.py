@@ -48,7 +48,7 @@ def sleeper(pids: str, word: str) -> str:
 
 
 def run(containment, argv, *, timeout=5.0, shell=False, stdin=None, cwd="/tmp"):
-    runner = LocalProcessRunner(containment)
+    runner = LocalProcessRunner(containment, environ=os.environ)
     call = ProcessCall(argv=argv, cwd=cwd, env=dict(os.environ), timeout_s=timeout, shell=shell, stdin=stdin)
     start = time.monotonic()
     out = runner.run(call)
@@ -150,7 +150,7 @@ def test_a_chain_of_forking_orphans_is_ended(containment, marker):
 
 @needs_linux
 def test_each_run_gets_its_own_cgroup_when_the_machine_allows(tmp_path):
-    runner = LocalProcessRunner()
+    runner = LocalProcessRunner(environ=os.environ)
     parent = runner.cgroup_parent()
     if parent is None:
         pytest.skip("no writable cgroup v2 here: the launcher alone contains programs")
@@ -171,7 +171,7 @@ def test_a_process_group_alone_still_returns_in_time(marker):
 
 @pytest.mark.parametrize("containment", CONTAINED)
 def test_concurrent_runs_keep_to_their_own(containment):
-    runner = LocalProcessRunner(containment)
+    runner = LocalProcessRunner(containment, environ=os.environ)
 
     def one(i: int):
         call = ProcessCall(argv=[f"sleep 5 & echo {i}"], cwd="/tmp", env=dict(os.environ), timeout_s=10, shell=True)
@@ -225,7 +225,7 @@ def test_exit_is_polled_where_pidfd_is_missing(monkeypatch):
 
 
 def test_output_caps():
-    runner = LocalProcessRunner()
+    runner = LocalProcessRunner(environ=os.environ)
     call = ProcessCall(argv=["head -c 5000000 /dev/zero; head -c 200000 /dev/zero | tr '\\0' e >&2"],
                        cwd="/tmp", env=dict(os.environ), timeout_s=10, shell=True, stdout_limit=1024,
                        stderr_limit=2048)

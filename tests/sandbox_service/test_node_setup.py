@@ -53,7 +53,7 @@ def open_dir():
 
 
 def test_install_puts_the_pinned_versions_where_asked(fake_npm, open_dir):
-    done = install(open_dir / "node")
+    done = install(open_dir / "node", environ=os.environ)
     assert done.modules == open_dir / "node" / "node_modules" and done.warning is None
     assert done.versions == {name: pinned_versions()[name] for name in runtime.REQUIRED_MODULES}
     assert json.loads((open_dir / "node" / "package.json").read_text())["dependencies"] == pinned_versions()
@@ -63,25 +63,25 @@ def test_install_puts_the_pinned_versions_where_asked(fake_npm, open_dir):
 def test_install_warns_when_the_workers_could_not_read_the_modules(fake_npm, open_dir):
     private = open_dir / "private"
     private.mkdir(mode=0o700)
-    done = install(private / "node")
+    done = install(private / "node", environ=os.environ)
     assert done.warning is not None and "uid 65534" in done.warning and str(private) in done.warning
 
 
 def test_install_says_what_to_do_without_npm_or_when_npm_fails(fake_npm, tmp_path, monkeypatch):
     monkeypatch.setenv("NPM_FAIL", "network down")
     with pytest.raises(AssayError, match="npm install failed.*network down"):
-        install(tmp_path / "node")
+        install(tmp_path / "node", environ=os.environ)
     with pytest.raises(AssayError, match="npm was not found: install Node.js"):
-        install(tmp_path / "node", npm=str(tmp_path / "no-npm"))
+        install(tmp_path / "node", environ=os.environ, npm=str(tmp_path / "no-npm"))
 
 
 def test_the_runtime_looks_in_the_setup_directories_after_its_own(monkeypatch, tmp_path, fake_npm):
     monkeypatch.setattr(runtime, "NODE_MODULES", tmp_path / "absent" / "node_modules")
     monkeypatch.setattr(runtime, "setup_dir", lambda per_user=False: tmp_path / ("user" if per_user else "env"))
     assert runtime.modules_dir() is None and "assay sandbox setup" in runtime.missing_dependencies()
-    install(tmp_path / "user")
+    install(tmp_path / "user", environ=os.environ)
     assert runtime.modules_dir() == tmp_path / "user" / "node_modules" and runtime.missing_dependencies() is None
-    install(tmp_path / "env")
+    install(tmp_path / "env", environ=os.environ)
     assert runtime.modules_dir() == tmp_path / "env" / "node_modules"
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import typer
@@ -28,17 +27,19 @@ def serve(host: str, port: int, workers: int | None, queue: int, max_body_bytes:
     import uvicorn
 
     from assay.core.interfaces import CodeCall
+    from assay.runner.sizing import local_sandbox_workers
     from assay.sandbox import SandboxRunner
     from assay.sandbox.doctor import diagnose
     from assay.sandbox_service import ServiceOptions, create_app
     if secret is not None and len(secret) < _SHORT_SECRET:
         typer.echo(f"warning: SANDBOX_SECRET is shorter than {_SHORT_SECRET} characters; use a long random one",
                    err=True)
-    workers = workers or os.cpu_count() or 1
+    workers = local_sandbox_workers(workers or 0)
     options = ServiceOptions(secret=secret, workers=workers, queue=queue, max_body_bytes=max_body_bytes,
                              max_code_bytes=max_code_bytes, timeout_max_ms=settings.code_timeout_max_ms)
     report = diagnose(weak=settings.sandbox_allow_weak, node=settings.node_binary)
-    runner = SandboxRunner(size=workers, weak=settings.sandbox_allow_weak, node=settings.node_binary)
+    runner = SandboxRunner(size=workers, weak=settings.sandbox_allow_weak, node=settings.node_binary,
+                           locale=settings.locale)
     try:
         # Start every worker now (calls at once take one each), so that first requests do not pay for it.
         warm = [CodeCall("python", _WARM_PYTHON, [None, None, None, {}])] * workers
@@ -69,7 +70,7 @@ def setup(per_user: bool) -> int:
     settings = Settings.from_env()
     target = choose_target(per_user)
     typer.echo(f"installing the Node.js evaluator modules into {target / 'node_modules'} (npm) ...", err=True)
-    done = install(target, node=settings.node_binary)
+    done = install(target, node=settings.node_binary, environ=settings.environ)
     typer.echo("installed: " + ", ".join(f"{name} {version}" for name, version in done.versions.items()))
     if done.warning:
         typer.echo(f"warning: {done.warning}", err=True)

@@ -14,7 +14,7 @@ _WHERE = {
     "assay.core.aggregate": ("SampleVerdict", "SuiteSummary", "judge_sample", "summarize", "weighted_score"),
     "assay.core.summary": ("Outcomes", "RunningSummary"),
     "assay.core.errors": ("AssayError", "SpecError"),
-    "assay.core.grader": ("BatchGrader", "Grader", "GraderConfig", "Taxonomy"),
+    "assay.core.grader": ("BatchGrader", "Grader", "GraderConfig", "Taxonomy", "Traits"),
     "assay.core.interfaces": ("CodeCall", "CodeOutcome", "CodeRunner", "Resources"),
     "assay.core.registry": ("GraderPluginWarning", "PluginProblem", "register"),
     "assay.core.result": ("ErrorCode", "GraderResult", "Status"),
@@ -27,13 +27,13 @@ __all__ = [
     "AssayError", "BatchGrader", "CodeCall", "CodeOutcome", "CodeRunner", "CompiledSpec", "ErrorCode", "Event",
     "Grader", "GraderConfig", "GraderPluginWarning", "GraderResult", "GraderSpec", "Outcomes", "PluginProblem",
     "Resources", "RunningSummary", "Sample", "SampleVerdict", "SpecError", "Status", "SuiteSummary", "Taxonomy",
-    "compile_spec", "judge_sample", "register", "summarize", "weighted_score",
+    "Traits", "compile_spec", "judge_sample", "register", "summarize", "weighted_score",
 ]
 
 if TYPE_CHECKING:
     from assay.core.aggregate import SampleVerdict, SuiteSummary, judge_sample, summarize, weighted_score
     from assay.core.errors import AssayError, SpecError
-    from assay.core.grader import BatchGrader, Grader, GraderConfig, Taxonomy
+    from assay.core.grader import BatchGrader, Grader, GraderConfig, Taxonomy, Traits
     from assay.core.interfaces import CodeCall, CodeOutcome, CodeRunner, Resources
     from assay.core.registry import GraderPluginWarning, PluginProblem, register
     from assay.core.result import ErrorCode, GraderResult, Status

@@ -1,4 +1,24 @@
-"""Errors a person sees: each says what was wrong and where."""
+"""Errors a person sees: each says what was wrong and where.
+
+Every error assay raises on purpose derives from ``AssayError`` (``tests/core/test_errors.py``
+walks the package and holds this true); the ones that also keep a built-in base keep it, so a
+caller's ``except ValueError`` still catches them::
+
+    AssayError
+    ├── SpecError                    a spec, suite or dataset is invalid (field path, file, line)
+    │   └── ReleaseRefusal           a waza suite targets a release assay does not read
+    ├── TranscriptError, TooDeep, StrictJsonError, BadJson, PatternError, DuplicateSample
+    │                                (also ValueError) input that cannot be read
+    ├── WorkspaceError               (also OSError) a workspace file missing or escaping
+    ├── ApiError                     an HTTP answer of the service: status, code, message
+    ├── QueueFull                    the sandbox service's queue is full (503)
+    ├── HttpError                    the sandbox service cannot be reached, or answered badly
+    └── WorkerGone                   a Node.js sandbox worker died mid-request
+
+Outside the tree, by design: the confinement errors (``ConfinementError``, ``LandlockError``,
+``ZygoteGone``), raised in or about the Python sandbox's zygote, which imports nothing of
+``core`` so that it stays small; and private control-flow exceptions (``_Name``).
+"""
 
 from __future__ import annotations
 

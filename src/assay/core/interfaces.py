@@ -97,7 +97,9 @@ class ProcessCall:
     """One child process to run.
 
     ``argv`` is executed directly, or, with ``shell``, joined by spaces and given to
-    ``/bin/sh -c`` (the way Node's ``spawn(cmd, args, {shell: true})`` does it).
+    ``/bin/sh -c`` (the way Node's ``spawn(cmd, args, {shell: true})`` does it). ``env`` is set
+    over the environment the runner passes on (the settings' ``environ``: the process's own), or,
+    with ``scrub_env``, over only its ``PATH``, ``HOME``, ``LANG`` and ``TMPDIR``.
     """
 
     argv: list[str]
@@ -105,6 +107,7 @@ class ProcessCall:
     env: dict[str, str]
     timeout_s: float
     shell: bool = False
+    scrub_env: bool = False
     stdin: bytes | None = None
     stdout_limit: int = DEFAULT_STDOUT_LIMIT
     stderr_limit: int = DEFAULT_STDERR_LIMIT

@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 
+from assay.core.errors import AssayError
+
 _HINTS = (
     ("depth limit", "nested more than 1,024 levels deep"),
     ("not valid UTF-8", "not UTF-8 text"),
@@ -24,7 +26,7 @@ _HINTS = (
 )
 
 
-class StrictJsonError(ValueError):
+class StrictJsonError(AssayError, ValueError):
     """A body that is not strict JSON; ``str()`` says why and where."""
 
 

@@ -23,10 +23,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from assay.core.errors import AssayError
 from assay.core.sample import Event, Sample
 
 
-class TranscriptError(ValueError):
+class TranscriptError(AssayError, ValueError):
     """A transcript entry cannot be read; ``index`` is its position."""
 
     def __init__(self, message: str, index: int | None = None) -> None:

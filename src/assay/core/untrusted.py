@@ -21,6 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from assay.core.errors import AssayError
+
 MAX_REASON = 4096
 """Characters of a result's ``reason`` kept; the rest is cut with an ellipsis."""
 MAX_DEPTH = 100
@@ -31,7 +33,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-class TooDeep(ValueError):
+class TooDeep(AssayError, ValueError):
     """A value nested deeper than ``MAX_DEPTH``."""
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import re2
 import regex
 
+from assay.core.errors import AssayError
 from assay.core.messages import Phrase
 from assay.core.untrusted import clean_text
 from assay.graders._regex_words import problem
@@ -57,7 +58,7 @@ def _quiet_stderr():
             os.close(devnull)
 
 
-class PatternError(ValueError):
+class PatternError(AssayError, ValueError):
     """A pattern or its flags cannot be compiled (``args[0]``: what is wrong, often a phrase)."""
 
 

@@ -1,12 +1,11 @@
-"""Pure helpers shared by the ``program`` and ``script`` graders: durations, the child's
-environment, config text the OS can take, and the program's printed JSON. The process itself
-runs through ``Resources.process_runner``."""
+"""Pure helpers shared by the ``program`` and ``script`` graders: durations, config text the
+OS can take, and the program's printed JSON. The process itself runs through
+``Resources.process_runner``, which also owns the environment the child inherits."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from typing import Annotated, Any
 
@@ -17,19 +16,6 @@ from assay.graders._text import preview
 
 NO_PROCESS_RUNNER = ("no process runner is configured: build graders with "
                      "assay.runner.resources.default_resources() or pass Resources(process_runner=...)")
-
-# Environment variables a scrubbed environment keeps from the parent.
-SCRUBBED_KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
-
-
-def build_env(extra: dict[str, str], *, scrub: bool, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The child's environment: the parent's (or only PATH/HOME/LANG/TMPDIR when
-    ``scrub``), with ``extra`` merged over it."""
-    parent = dict(os.environ) if base is None else dict(base)
-    env = {k: parent[k] for k in SCRUBBED_KEEP if k in parent} if scrub else parent
-    env.update(extra)
-    return env
-
 
 MAX_TIMEOUT_S = 3600.0
 """The longest ``timeout`` a program or script may be given (one hour)."""

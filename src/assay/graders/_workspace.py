@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from assay.core.errors import AssayError
+
 MAX_FILE_BYTES = 10_000_000
 """Largest workspace file read for content checks."""
 
 
-class WorkspaceError(OSError):
+class WorkspaceError(AssayError, OSError):
     """A workspace file exists but cannot be read (too large, outside the workspace, unreadable)."""
 
 

@@ -39,7 +39,6 @@ from assay.graders._process import (
     Duration,
     EnvVars,
     OsText,
-    build_env,
     format_duration,
     load_output,
     schema_problems,
@@ -163,10 +162,9 @@ class Program(Grader[ProgramConfig]):
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(document, fh, ensure_ascii=False)
-            env = build_env({**cfg.env, "EVALUATE_WORKSPACE": root, "EVALUATE_GRADER_INPUT": input_path},
-                            scrub=cfg.scrub_env)
+            env = {**cfg.env, "EVALUATE_WORKSPACE": root, "EVALUATE_GRADER_INPUT": input_path}
             outcome = runner.run(ProcessCall(
-                argv=argv, cwd=cwd, env=env, timeout_s=cfg.timeout, shell=cfg.shell,
+                argv=argv, cwd=cwd, env=env, scrub_env=cfg.scrub_env, timeout_s=cfg.timeout, shell=cfg.shell,
                 stdout_limit=cfg.max_output_bytes))
         finally:
             try:

@@ -33,7 +33,6 @@ from assay.graders._process import (
     Duration,
     EnvVars,
     OsText,
-    build_env,
     format_duration,
     load_output,
     schema_problems,
@@ -103,7 +102,7 @@ class Script(Grader[ScriptConfig]):
         except TooDeep as exc:
             return self.error_result(ErrorCode.INVALID_OUTPUT,
                                      f"cannot pass the sample to the script: a value is {exc}")
-        call = ProcessCall(argv=argv, cwd=os.path.dirname(path), env=build_env(cfg.env, scrub=cfg.scrub_env),
+        call = ProcessCall(argv=argv, cwd=os.path.dirname(path), env=dict(cfg.env), scrub_env=cfg.scrub_env,
                            timeout_s=cfg.timeout, stdin=context)
         runner = self.resources.process_runner
         if runner is None:

@@ -28,7 +28,6 @@ from assay.graders._process import (
     Duration,
     EnvVars,
     OsText,
-    build_env,
     format_duration,
 )
 from assay.graders._text import preview
@@ -90,7 +89,7 @@ class VallyRunCommand(Grader[VallyRunCommandConfig]):
             return self.error_result(ErrorCode.UNAVAILABLE, NO_PROCESS_RUNNER)
         shell = cfg.args is None
         argv = [cfg.command, *(cfg.args or [])]
-        out = runner.run(ProcessCall(argv=argv, cwd=cwd, env=build_env(cfg.env, scrub=False), timeout_s=cfg.timeout,
+        out = runner.run(ProcessCall(argv=argv, cwd=cwd, env=dict(cfg.env), timeout_s=cfg.timeout,
                                      shell=shell, stdout_limit=DEFAULT_STDOUT_LIMIT))
         stdout = out.stdout.decode("utf-8", errors="replace")
         stderr = out.stderr.decode("utf-8", errors="replace")

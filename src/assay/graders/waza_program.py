@@ -24,7 +24,7 @@ from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.untrusted import TooDeep
-from assay.graders._process import MAX_TIMEOUT_S, NO_PROCESS_RUNNER, OsText, build_env
+from assay.graders._process import MAX_TIMEOUT_S, NO_PROCESS_RUNNER, OsText
 from assay.graders._text import as_text, preview
 
 DEFAULT_TIMEOUT_S = 30
@@ -62,7 +62,7 @@ class WazaProgram(Grader[WazaProgramConfig]):
             return self.error_result(ErrorCode.INVALID_OUTPUT, f"cannot pass the output on stdin: a value is {exc}")
         out = runner.run(ProcessCall(
             argv=[cfg.command, *cfg.args], cwd=cfg.base_dir or os.getcwd(),
-            env=build_env({"WAZA_WORKSPACE_DIR": workspace}, scrub=False), timeout_s=float(cfg.timeout),
+            env={"WAZA_WORKSPACE_DIR": workspace}, timeout_s=float(cfg.timeout),
             stdin=stdin, stdout_limit=DEFAULT_STDOUT_LIMIT))
         stdout = out.stdout.decode("utf-8", errors="replace").strip()
         stderr = out.stderr_text(4000).strip()

@@ -60,7 +60,7 @@ def run_on_ray(options: RunOptions, *, progress: Progress | None = None,
     known = len(suite.samples) or None  # a streamed dataset's size is not known up front
     bar = progress(known, known - len(done)) if progress is not None and known is not None else nullcontext(None)
     try:
-        with ray_session(RayPlace.from_env()), bar as advance:
+        with ray_session(RayPlace.of(Defaults.settings())), bar as advance:
             run = grade_on_ray(ref, suite, source, settings=Defaults.settings(), sink=sink, fingerprint=fingerprint,
                                done_ids=done, concurrency=options.concurrency, on_progress=advance,
                                judge_cache_reads=not options.no_cache)

@@ -11,15 +11,19 @@ from typing import Any
 from assay.core.context import Language, SpecContext
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
 from assay.core.judge import JudgeReply, JudgeRequest
+from assay.runner.sizing import local_sandbox_workers
 from assay.settings import Settings
 
 
 class LazyCodeRunner:
     """Starts the sandbox on first use, so suites without code graders never pay for it:
-    ``open_runner`` builds it (``code_runner_opener`` picks the local pool or the service)."""
+    ``open_runner`` builds it (``code_runner_opener`` picks the local pool or the service).
+    ``workers``: the sandbox's workers per language when its pools are this process's (None: a
+    sandbox service elsewhere), known before it starts (``sizing.code_slots``)."""
 
-    def __init__(self, open_runner: Callable[[], CodeRunner]) -> None:
+    def __init__(self, open_runner: Callable[[], CodeRunner], workers: int | None = None) -> None:
         self._open_runner = open_runner
+        self.workers = workers
         self._runner: Any = None
         self._lock = threading.Lock()
 
@@ -76,11 +80,19 @@ class LazyJudgeClient:
             self._client = None
 
 
+def local_workers(settings: Settings, *, shared: bool = False) -> int | None:
+    """Workers per language of the sandbox ``code_runner_opener`` opens: None for the sandbox
+    service (its pools are not here), else ``sizing.local_sandbox_workers`` (one per core, or for
+    a server, ``shared`` by its users, ``ASSAY_SANDBOX_WORKERS`` or four per core)."""
+    if settings.sandbox_url:
+        return None
+    return local_sandbox_workers(settings.sandbox_workers if shared else 0, shared=shared)
+
+
 def code_runner_opener(settings: Settings, *, shared: bool = False) -> Callable[[], CodeRunner]:
     """What opens the code runner: the sandbox service when ``SANDBOX_URL`` is set (with
-    ``SANDBOX_SECRET``), else the local sandbox pool: one worker per core, or, ``shared`` by the
-    users of a server, ``Settings.service_sandbox_workers`` with code that runs long lowered in
-    CPU priority (``sandbox.priority``)."""
+    ``SANDBOX_SECRET``), else the local sandbox pool of ``local_workers`` workers, with code that
+    runs long lowered in CPU priority (``sandbox.priority``) when ``shared`` by a server's users."""
     if settings.sandbox_url:
         url, secret = settings.sandbox_url, settings.sandbox_secret
 
@@ -95,10 +107,9 @@ def code_runner_opener(settings: Settings, *, shared: bool = False) -> Callable[
         from assay.sandbox import open_code_runner
         from assay.sandbox.priority import DEMOTE_AFTER_S
 
-        if not shared:
-            return open_code_runner(weak=settings.sandbox_allow_weak, node=settings.node_binary)
-        return open_code_runner(size=settings.service_sandbox_workers(), weak=settings.sandbox_allow_weak,
-                                node=settings.node_binary, demote_after_s=DEMOTE_AFTER_S)
+        return open_code_runner(size=local_workers(settings, shared=shared), weak=settings.sandbox_allow_weak,
+                                node=settings.node_binary, locale=settings.locale,
+                                demote_after_s=DEMOTE_AFTER_S if shared else None)
 
     return local
 
@@ -118,9 +129,9 @@ def build_resources(settings: Settings, *, judge_cache_reads: bool = True, share
     (``code_runner_opener``)."""
     from assay.sandbox.process import LocalProcessRunner
 
-    code = LazyCodeRunner(code_runner_opener(settings, shared=shared))
+    code = LazyCodeRunner(code_runner_opener(settings, shared=shared), local_workers(settings, shared=shared))
     judge = LazyJudgeClient(settings, read_cache=judge_cache_reads)
-    return Resources(code_runner=code, process_runner=LocalProcessRunner(), judge_client=judge)
+    return Resources(code_runner=code, process_runner=LocalProcessRunner(environ=settings.environ), judge_client=judge)
 
 
 def build_context(settings: Settings, resources: Resources, base_dir: Path | None = None) -> SpecContext:

@@ -24,11 +24,13 @@ from assay.runner.columnar import takes as columnar_takes
 from assay.runner.execute import grade_many
 from assay.runner.ids import IdIndex
 from assay.runner.resources import default_resources
+from assay.runner.sizing import Pacer
 from assay.runner.suites import Suite
 
 COST_RANK = {"free": 0, "low": 1, "medium": 2, "high": 3}
-CHUNK_GROW_S = 0.5
-CHUNK_SHRINK_S = 2.0
+CHUNK_SECONDS = 1.0
+"""About how long a chunk that may grow takes (``sizing.Pacer``): the results file of a slow suite
+still advances every second or so."""
 
 
 @dataclass(slots=True)
@@ -59,9 +61,9 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
     enough samples to repay importing pyarrow (``COLUMNAR_MIN_ROWS``).
 
     ``max_chunk``: chunks start at ``chunk_size`` samples and grow, up to ``max_chunk``, while
-    each is graded in under ``CHUNK_GROW_S`` (and shrink back when one takes over
-    ``CHUNK_SHRINK_S``): large chunks for fast graders (the sandbox's batches), while the
-    results file of a slow suite still advances every second or two."""
+    the chunks are graded quickly, each sized to take about ``CHUNK_SECONDS`` at the speed
+    measured so far (``sizing.Pacer``): large chunks for fast graders (the sandbox's batches),
+    while the results file of a slow suite still advances every second or so."""
     start = perf_counter()
     resources = resources or default_resources()
     source = iter(suite.samples if samples is None else samples)
@@ -80,8 +82,9 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
         from assay.runner.columnar.run import grade_chunk
     verdicts: list[SampleVerdict] = []
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="assay-grade") as pool:
-        size = chunk_size
+        pace = Pacer(CHUNK_SECONDS, first=chunk_size, largest=max_chunk or chunk_size, smallest=chunk_size)
         while True:
+            size = pace.size
             if len(ahead) < size:
                 more, n = _todo(list(islice(source, size - len(ahead))), done_ids)
                 skipped += n
@@ -93,8 +96,7 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
                 break
             began = perf_counter()
             graded = grade_chunk(suite, chunk, grader_for, pool)
-            if max_chunk is not None:
-                size = _next_size(size, perf_counter() - began, chunk_size, max_chunk)
+            pace.observe(len(chunk), perf_counter() - began)
             if sink is not None:
                 sink(graded)
             if keep_verdicts:
@@ -150,15 +152,6 @@ def _grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[Compil
         verdict.skipped = [spec.name for spec in plans[s.id] if id(spec) not in got]
         out.append(verdict)
     return out
-
-
-def _next_size(size: int, took_s: float, smallest: int, largest: int) -> int:
-    """The next chunk's size: doubled after a quick chunk, halved after a slow one."""
-    if took_s < CHUNK_GROW_S:
-        return min(largest, size * 2)
-    if took_s > CHUNK_SHRINK_S:
-        return max(smallest, size // 2)
-    return size
 
 
 def _cannot_pass(plan: list[CompiledSpec], got: dict[int, GraderResult], threshold: float | None) -> bool:

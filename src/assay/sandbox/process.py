@@ -22,7 +22,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from time import perf_counter
 from typing import IO, Literal
@@ -79,16 +79,30 @@ class _Tail:
         return bytes(self.buf)
 
 
+SCRUBBED_KEEP = ("PATH", "HOME", "LANG", "TMPDIR")
+"""What a scrubbed environment (``ProcessCall.scrub_env``) keeps of the inherited one."""
+
+
+def child_env(call: ProcessCall, inherited: Mapping[str, str]) -> dict[str, str]:
+    """The environment ``call`` runs in: ``inherited`` (or, scrubbed, its ``SCRUBBED_KEEP``)
+    with the call's ``env`` over it."""
+    env = {k: inherited[k] for k in SCRUBBED_KEEP if k in inherited} if call.scrub_env else dict(inherited)
+    env.update(call.env)
+    return env
+
+
 class LocalProcessRunner:
     """Runs processes on this machine (POSIX).
 
     ``containment``: ``auto`` runs each program under the subreaper launcher on Linux, in its
     own cgroup v2 group where one can be made; ``reaper`` uses the launcher without cgroups;
     ``group`` only kills the program's process group (what other systems get: descendants
-    that leave the group may survive).
+    that leave the group may survive). ``environ``: what the programs inherit (the settings'
+    ``environ``), under each call's ``env``.
     """
 
-    def __init__(self, containment: Containment = "auto") -> None:
+    def __init__(self, containment: Containment = "auto", *, environ: Mapping[str, str]) -> None:
+        self.environ = dict(environ)
         if containment != "group" and not (sys.platform == "linux" and sys.executable
                                            and os.path.isdir("/proc/self")):
             containment = "group"
@@ -125,7 +139,8 @@ class LocalProcessRunner:
         program = ["/bin/sh", "-c", " ".join(call.argv)] if call.shell else list(call.argv)
 
         def popen(argv: list[str], pass_fds: tuple[int, ...] = ()) -> subprocess.Popen[bytes]:
-            return subprocess.Popen(argv, cwd=call.cwd, env=call.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            return subprocess.Popen(argv, cwd=call.cwd, env=child_env(call, self.environ),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     stdin=subprocess.PIPE if call.stdin is not None else subprocess.DEVNULL,
                                     start_new_session=True, close_fds=True, pass_fds=pass_fds)
 

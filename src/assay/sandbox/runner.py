@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -26,19 +27,19 @@ class LanguagePool(Protocol):
     def close(self) -> None: ...
 
 
-def _open_python(size: int | None, weak: bool, node: str | None, demote_after_s: float | None) -> LanguagePool:
+def _open_python(size: int, weak: bool, node: str | None, locale: str, demote_after_s: float | None) -> LanguagePool:
     from assay.sandbox.python import PythonPool
 
     return PythonPool(size, weak=weak, demote_after_s=demote_after_s)
 
 
-def _open_node(size: int | None, weak: bool, node: str | None, demote_after_s: float | None) -> LanguagePool:
+def _open_node(size: int, weak: bool, node: str | None, locale: str, demote_after_s: float | None) -> LanguagePool:
     from assay.sandbox.node import NodePool
 
-    return NodePool(size, weak=weak, node=node, demote_after_s=demote_after_s)
+    return NodePool(size, weak=weak, node=node, demote_after_s=demote_after_s, locale=locale)
 
 
-_Opener = Callable[[int | None, bool, str | None, float | None], LanguagePool]
+_Opener = Callable[[int, bool, str | None, str, float | None], LanguagePool]
 _OPENERS: dict[str, tuple[str, _Opener]] = {
     "python": ("Python", _open_python),
     "nodejs": ("Node.js", _open_node),
@@ -48,9 +49,11 @@ _OPENERS: dict[str, tuple[str, _Opener]] = {
 class SandboxRunner:
     """Dispatches by ``CodeCall.language`` to one pool per language, each opened on first use.
 
-    ``size``: workers per pool (default: one per CPU core). ``weak``: run code even when an
+    ``size``: workers per pool (default: one per CPU core), ``workers`` once decided: what
+    ``runner.sizing.code_slots`` reads. ``weak``: run code even when an
     isolation layer is missing (the settings' ``sandbox_allow_weak``). ``node``: the Node.js
-    executable (the settings' ``node_binary``; default: ``node`` on ``PATH``).
+    executable (the settings' ``node_binary``; default: ``node`` on ``PATH``), run under ``locale``
+    (the settings' ``LANG``).
     ``demote_after_s``: lower the CPU priority of code that runs longer (``sandbox.priority``;
     default: never), for a pool with more workers than cores, shared by users. A pool that
     cannot be opened (Node.js missing or broken) makes that language's calls ``unavailable``;
@@ -58,11 +61,13 @@ class SandboxRunner:
     """
 
     def __init__(self, *, size: int | None = None, weak: bool = False, node: str | None = None,
-                 demote_after_s: float | None = None) -> None:
-        self._size = size
+                 locale: str = "C.UTF-8", demote_after_s: float | None = None) -> None:
+        self.workers = max(1, size or os.cpu_count() or 1)
+        """Workers per language: every pool this runner opens has this many."""
         self._demote_after_s = demote_after_s
         self._weak = weak
         self._node = node
+        self._locale = locale
         self._pools: dict[str, LanguagePool] = {}
         self._problems: dict[str, str] = {}  # language -> why its pool could not be opened
         self._lock = threading.Lock()
@@ -112,7 +117,7 @@ class SandboxRunner:
     def _open(self, language: str) -> None:
         name, opener = _OPENERS[language]
         try:
-            self._pools[language] = opener(self._size, self._weak, self._node, self._demote_after_s)
+            self._pools[language] = opener(self.workers, self._weak, self._node, self._locale, self._demote_after_s)
         except ImportError as exc:
             self._problems[language] = f"the {name} sandbox is not available: {exc}"
         except Exception as exc:  # noqa: BLE001 - a runtime missing or broken: report, do not crash the run
@@ -136,6 +141,6 @@ def _close_pools(pools: dict[str, LanguagePool]) -> None:
 
 
 def open_code_runner(*, size: int | None = None, weak: bool = False, node: str | None = None,
-                     demote_after_s: float | None = None) -> SandboxRunner:
+                     locale: str = "C.UTF-8", demote_after_s: float | None = None) -> SandboxRunner:
     """Create the process-wide code runner (see ``SandboxRunner`` for the options)."""
-    return SandboxRunner(size=size, weak=weak, node=node, demote_after_s=demote_after_s)
+    return SandboxRunner(size=size, weak=weak, node=node, locale=locale, demote_after_s=demote_after_s)

@@ -13,13 +13,15 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from assay.core.errors import AssayError
+
 T = TypeVar("T")
 
 RETRY_AFTER_S = 1
 """The hint given with a 503; HTTP's ``Retry-After`` counts whole seconds."""
 
 
-class QueueFull(Exception):
+class QueueFull(AssayError):
     """Every slot is running and the queue is full."""
 
 

@@ -139,4 +139,8 @@ def app_from_env() -> FastAPI:
     formatter) its warnings and uncaught exceptions are log records too, as in the parent."""
     if any(isinstance(handler.formatter, JsonFormatter) for handler in logging.getLogger().handlers):
         log_stray_output()
-    return create_app(Settings.from_env())
+    from assay.server.protocol import BoundedHttpProtocol, HeadLimits
+
+    settings = Settings.from_env()
+    BoundedHttpProtocol.limits = HeadLimits.of(settings)  # this process's connections, as in the parent
+    return create_app(settings)

@@ -21,7 +21,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
 
-from assay.core.errors import SpecError, format_loc
+from assay.core.errors import AssayError, SpecError, format_loc
 from assay.core.messages import Phrase, Said, code_and_args, in_turn
 from assay.core.problems import AT, field_problem
 from assay.server.logs import REQUEST_ID
@@ -51,7 +51,7 @@ ROUTING = {404: Phrase("api.unknown_path", "Not Found: {path} is no path of this
 """The framework's own answers for a request no route takes (its detail as HTTP words it)."""
 
 
-class ApiError(Exception):
+class ApiError(AssayError):
     """An error to answer with: HTTP ``status``, body ``{code, message}`` (code defaults to the status)."""
 
     def __init__(self, status: int, message: str, code: int | None = None,

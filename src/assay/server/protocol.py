@@ -64,13 +64,14 @@ class BoundedHttpProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` that counts each request's head as it is read and times it."""
 
     limits: ClassVar[HeadLimits | None] = None
-    """Set by ``assay serve`` in its own process; read from the environment otherwise."""
+    """Set at the composition root (``assay serve`` in its own process, ``app_from_env`` in each of
+    its ``--workers``); the defaults otherwise."""
 
     def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
         super().__init__(config, server_state, app_state, _loop)
         if BoundedHttpProtocol.limits is None:
-            BoundedHttpProtocol.limits = HeadLimits.of(Settings.from_env())
+            BoundedHttpProtocol.limits = HeadLimits.of(Settings())
         self._limits: HeadLimits = BoundedHttpProtocol.limits
         self._in_head = True
         self._head_bytes = 0

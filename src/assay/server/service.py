@@ -6,11 +6,11 @@ through ``deps``."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from assay.core.interfaces import Resources
+from assay.runner.sizing import code_slots
 from assay.server.auth import TokenCache
 from assay.service.fairness import FairGate, fair_resources
 from assay.service.grading import Grading
@@ -55,15 +55,11 @@ class Service:
     @classmethod
     def build(cls, settings: Settings, resources: Resources | None = None) -> Service:
         owns_resources = resources is None
-        # The service's own sandbox has more workers than cores (a sleeping evaluation uses no
-        # CPU; ``build_resources(shared=True)``); resources passed in have the pools' default,
-        # one worker per core, unless the settings say otherwise.
-        workers = settings.service_sandbox_workers() if owns_resources else (
-            settings.sandbox_workers or os.cpu_count() or 1)
         if resources is None:
             from assay.runner.resources import build_resources
 
-            resources = build_resources(settings, shared=True)
+            resources = build_resources(settings, shared=True)  # more workers than cores: ``runner.sizing``
+        workers = code_slots(resources.code_runner, settings.sandbox_workers)
         wait_s = settings.database_wait_ms / 1000
         database = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
                             pool=PoolLimits(settings.database_pool_size, settings.database_pool_overflow, wait_s))

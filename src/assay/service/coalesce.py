@@ -70,7 +70,7 @@ class Coalescer:
                         if not future.done():
                             future.set_exception(exc)
                     continue
-                for (_, future), result in zip(batch, results):
+                for (_, future), result in zip(batch, results, strict=True):
                     if not future.done():  # the client may have gone
                         future.set_result(result)
         finally:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, Resources, call_batch
-from assay.service.pace import Pacer
+from assay.runner.sizing import Pacer
 
 PIECE_SECONDS = 0.05
 """About how long one piece of a batch keeps the sandbox's workers once its evaluations prove
@@ -168,7 +168,7 @@ class FairCodeRunner:
     over as many sandbox workers as the user may keep busy: every worker, or the user's cap or
     present share when that is lower (``CodeBatch.spread``), so a piece never puts more of one
     user's evaluations in flight than the cap, nor, while others wait, than their share. The
-    first piece is one sample per worker; later ones grow (``service.pace``) while the
+    first piece is one sample per worker; later ones grow (``runner.sizing.Pacer``) while the
     evaluations prove fast, up to about ``PIECE_SECONDS`` of work per worker. So another user
     waits for one evaluation of a slow evaluator, or about ``PIECE_SECONDS`` of a fast one, and
     a fast batch alone goes in large pieces at the sandbox's speed (at the cap's share of it

@@ -9,7 +9,6 @@ thread hand-offs per request.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -21,6 +20,7 @@ from assay.core.result import GraderResult
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 from assay.runner.execute import grade_one
+from assay.runner.sizing import cores
 from assay.service.coalesce import Coalescer
 from assay.service.metrics import Metrics
 from assay.settings import Settings
@@ -56,7 +56,7 @@ class Grading:
                                   judge_base_urls=settings.api_judge_base_urls,
                                   judge_key_envs=settings.api_judge_key_envs)
         self._graders: dict[str, Grader[Any]] = {}
-        self.coalescer = Coalescer(os.cpu_count() or 1)  # the sandbox pools run one per core
+        self.coalescer = Coalescer(cores())  # batches of one caller's tests at once: the cores bound them
         """Batches one caller's concurrent tests of one code evaluator (``service.coalesce``)."""
         self._generation = 0
         self._seen = self.stamp.read()

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 import time
 import uuid
@@ -32,6 +31,7 @@ from typing import Any
 
 from assay.core.interfaces import CodeRunner
 from assay.core.periodic import Periodic
+from assay.runner.sizing import code_slots
 from assay.service.fairness import FairCodeRunner
 
 log = logging.getLogger("assay.server.ray")
@@ -213,4 +213,4 @@ class ClusterGate:
 def capped_on_cluster(inner: CodeRunner, *, user: str, cap: int, lease_s: float) -> CodeRunner:
     """``inner`` (a run actor's sandbox) behind the cluster's permits for ``user``: what
     ``service.ray_slices`` asks each run's ``GradingActor`` to wrap its code runner with."""
-    return FairCodeRunner(inner, ClusterGate(os.cpu_count() or 1, cap, lease_s), user=user)
+    return FairCodeRunner(inner, ClusterGate(code_slots(inner), cap, lease_s), user=user)

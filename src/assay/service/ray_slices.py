@@ -46,7 +46,7 @@ class RayGrading:
         self.settings = settings
         self._started = False
         if not ray.is_initialized():
-            place = RayPlace.from_env(settings.environ)
+            place = RayPlace.of(settings)
             if place.address:
                 ray.init(address=place.address, logging_level=logging.WARNING, log_to_driver=False)
             else:

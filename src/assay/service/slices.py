@@ -21,11 +21,10 @@ from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult, Status
 from assay.core.sample import Sample
 from assay.runner.execute import grade_many
-from assay.runner.sizing import BatchSizes, batch_sizes
+from assay.runner.sizing import BatchSizes, Pacer, batch_sizes
 from assay.service.failures import failure_kind
 from assay.service.fairness import acting_for
 from assay.service.grading import Grading
-from assay.service.pace import Pacer
 from assay.service.run_summary import summarise
 from assay.store import datasets as dataset_rows
 from assay.store import queue
@@ -206,7 +205,7 @@ class SliceGrader:
                 results = grade_many(grader, samples, pool=self.pool)
             pace.observe(len(chunk), time.perf_counter() - began)
             rows = [result_row(claim.run_id, spec, sample.id, index, result)
-                    for (index, sample), result in zip(chunk, results)]
+                    for (index, sample), result in zip(chunk, results, strict=True)]
             with self.database.session() as session:
                 self._stored(session, claim.run_id, rows)
         return True

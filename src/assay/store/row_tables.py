@@ -22,13 +22,14 @@ from sqlalchemy import Integer, String, Table, TableClause, Text, column, table
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from assay.core.errors import AssayError
 from assay.store.models import SAMPLE_ID_MAX, DatasetRow, is_row_id
 
 PREFIX = "dataset_rows_"
 """A PostgreSQL version's rows table is this followed by the version id's 32 hex digits."""
 
 
-class DuplicateSample(ValueError):
+class DuplicateSample(AssayError, ValueError):
     """A sample id found twice in a version when its keys were built."""
 
     def __init__(self, sample_id: str, first: int, again: int) -> None:

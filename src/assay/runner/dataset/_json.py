@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from assay.core.errors import SpecError
+from assay.core.errors import AssayError, SpecError
 from assay.runner.dataset._text import blocks, check_start, line_of, read, utf8
 
 Rows = Iterator[tuple[int, Any]]
@@ -41,7 +41,7 @@ def _skip_ws(text: str, pos: int) -> int:
     return m.end() if m else pos
 
 
-class BadJson(ValueError):
+class BadJson(AssayError, ValueError):
     """Text that is not one JSON value; the message says why (with the column when known)."""
 
     def __init__(self, message: str, *, cut_short: bool = False) -> None:

@@ -9,12 +9,13 @@ so pointing a run at a cluster needs no change of code or flag.
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from assay.core.errors import AssayError
+from assay.runner.sizing import cores
+from assay.settings import Settings
 
 LOCAL_OBJECT_STORE_BYTES = 512 * 1024 * 1024
 """The local Ray's shared-memory object store: enough for a few blocks in flight per worker;
@@ -30,11 +31,10 @@ class RayPlace:
     object_store_bytes: int = LOCAL_OBJECT_STORE_BYTES
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, *, num_cpus: int | None = None) -> RayPlace:
-        """``RAY_ADDRESS`` when set, else a local Ray on this machine's CPUs (or ``num_cpus``)."""
-        env = os.environ if environ is None else environ
-        address = env.get("RAY_ADDRESS") or None
-        return cls(address=address, num_cpus=None if address else (num_cpus or os.cpu_count() or 1))
+    def of(cls, settings: Settings, *, num_cpus: int | None = None) -> RayPlace:
+        """The settings' ``RAY_ADDRESS`` when set, else a local Ray on this machine's cores (or ``num_cpus``)."""
+        address = settings.ray_address
+        return cls(address=address, num_cpus=None if address else (num_cpus or cores()))
 
     def describe(self) -> str:
         """In words, for messages."""

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 
+from assay.core.errors import AssayError
 from assay.sandbox import confine
 from assay.sandbox.node.runtime import NODE_DIR, NODE_MODULES, WORKER_JS, modules_dir, runtime_files
 from assay.sandbox.process import pipe
@@ -30,7 +31,7 @@ _SKIPPABLE = {"landlock": "landlock", "uid_drop": "uid", "seccomp": "seccomp"}
 _STDERR_TAIL = 4096
 
 
-class WorkerGone(Exception):
+class WorkerGone(AssayError):
     """The worker closed its output, wrote too much, or broke the protocol."""
 
 
@@ -67,12 +68,12 @@ class Confined:
 class Worker:
     """One ``node worker.js`` process, used by one thread at a time (the pool hands it out)."""
 
-    def __init__(self, node: str, confined: Confined) -> None:
+    def __init__(self, node: str, confined: Confined, locale: str = "C.UTF-8") -> None:
         self.layers = confined.layers
         self.calls = 0  # evaluations answered: the pool replaces the worker after its max_calls
         self.seq = 0  # the id of the last request (``session`` numbers them)
         self._buf = bytearray()
-        env = {"PATH": _PATH, "LANG": os.environ.get("LANG", "C.UTF-8")}
+        env = {"PATH": _PATH, "LANG": locale}
         self.proc = subprocess.Popen(
             [node, "--max-old-space-size=256", str(WORKER_JS), str(confined.modules)], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(NODE_DIR),

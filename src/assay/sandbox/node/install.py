@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,17 +49,18 @@ def choose_target(per_user: bool) -> Path:
     return setup_dir(per_user=True)
 
 
-def install(target: Path, *, npm: str | None = None, node: str | None = None) -> Installed:
-    """Install the pinned modules into ``target/node_modules`` with ``npm`` (default: on ``PATH``).
+def install(target: Path, *, environ: Mapping[str, str], npm: str | None = None, node: str | None = None) -> Installed:
+    """Install the pinned modules into ``target/node_modules`` with ``npm`` (default: on ``PATH``),
+    run in ``environ`` (the settings' ``environ``).
 
     Raises ``AssayError`` saying what to do when npm is missing or fails."""
-    npm_path = shutil.which(npm or "npm")
+    npm_path = shutil.which(npm or "npm", path=environ.get("PATH"))
     if npm_path is None:
         raise AssayError("npm was not found: install Node.js 18 to 21 with npm, then run `assay sandbox setup` again")
     target.mkdir(parents=True, exist_ok=True)
     manifest = json.loads(PACKAGE_JSON.read_text())
     (target / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    env = dict(os.environ)
+    env = dict(environ)
     if node:  # npm runs isolated-vm's install script with the node the sandbox will use
         env["PATH"] = os.path.dirname(os.path.realpath(node)) + os.pathsep + env.get("PATH", "")
     try:

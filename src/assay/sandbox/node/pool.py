@@ -38,7 +38,8 @@ class NodePool:
     first use and are replaced after ``max_calls`` evaluated samples, a crash or a watchdog kill:
     past a sample's ``timeout_ms`` plus ``margin_s`` the host kills the worker, whatever the
     worker's own timer did. ``node`` is the executable (default: ``node`` on
-    ``PATH``). ``weak=True`` runs workers without Landlock, seccomp and the uid drop; only the
+    ``PATH``), run under ``locale`` (the settings' ``LANG``). ``weak=True`` runs workers without
+    Landlock, seccomp and the uid drop; only the
     isolate, the network namespace and the rlimits remain. ``demote_after_s``: a worker whose
     request runs longer goes on at the lowest CPU priority, and is raised back before it serves
     again (``sandbox.priority``; None: never).
@@ -46,9 +47,10 @@ class NodePool:
 
     def __init__(self, size: int | None = None, *, weak: bool = False, node: str | None = None,
                  max_calls: int = 20000, margin_s: float = 2.0, startup_s: float = 15.0,
-                 demote_after_s: float | None = None) -> None:
+                 demote_after_s: float | None = None, locale: str = "C.UTF-8") -> None:
         self.size = max(1, size or os.cpu_count() or 1)
         self.weak = weak
+        self.locale = locale
         self.demote_after_s = demote_after_s
         self.node = find_node(node)
         self._no_node = "" if self.node else NO_EXECUTABLE(node=repr(node)) if node else NO_NODE()
@@ -177,7 +179,7 @@ class NodePool:
         try:
             if self._confined is None:
                 self._confined = Confined(node, self.weak)
-            worker = Worker(node, self._confined)
+            worker = Worker(node, self._confined, self.locale)
         except Exception as exc:  # noqa: BLE001 - a call never raises: report it as unavailable
             return CANNOT_START(error=str(exc))
         with self._cond:

@@ -16,6 +16,8 @@ import threading
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from assay.core.errors import AssayError
+
 _STALE = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
 
 
@@ -27,7 +29,7 @@ class Reply:
     body: bytes
 
 
-class HttpError(Exception):
+class HttpError(AssayError):
     """The exchange failed: no connection, a timeout, or a broken reply."""
 
     def __init__(self, message: str, *, timed_out: bool = False) -> None:

@@ -1,8 +1,14 @@
-"""In-memory fakes of the core I/O interfaces (``CodeRunner``, ``ProcessRunner``), one
-beside each real adapter, as httpx keeps a mock transport beside its real ones.
+"""In-memory fakes of the core I/O interfaces (``CodeRunner``, ``ProcessRunner``,
+``JudgeClient``), one beside each real adapter, as httpx keeps a mock transport beside its real
+ones: for plugin authors testing their graders, and for assay's own tests (through the fixtures
+in ``tests/conftest.py``). Each fake records the calls it received::
 
-Tests reach them through the fixtures in ``conftest.py`` (``fake_code_runner``,
-``fake_process_runner``); each fake records the calls it received.
+    from assay.core.interfaces import Resources
+    from assay.testing import FakeProcessRunner
+
+    runner = FakeProcessRunner()
+    spec.build(Resources(process_runner=runner)).grade(sample)
+    assert runner.calls[0].argv == ["my-grader"]
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from assay.core.interfaces import CodeCall, CodeOutcome, ProcessCall, ProcessOutcome
+
+__all__ = ["FakeCodeRunner", "FakeJudgeClient", "FakeProcessRunner"]
 
 
 class FakeCodeRunner:
