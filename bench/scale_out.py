@@ -93,7 +93,7 @@ def scale(pg: PostgresServer, servers: int, rows: int, rounds: int) -> dict[str,
                 rates.append(run["total"] / elapsed)
                 spreads.append(min(done) / max(done) if max(done) else 0.0)
                 db_shares.append(db_cpu / (db_cpu + servers_cpu) if db_cpu + servers_cpu else 0.0)
-                cpu_per_k.append(1000 * (db_cpu + servers_cpu) / run["total"])
+                cpu_per_k.append(1e6 * (db_cpu + servers_cpu) / run["total"])  # CPU-ms per 1,000 results
         return {"servers": servers, "rate": statistics.median(rates), "per_server": statistics.median(rates) / servers,
                 "spread": statistics.median(spreads), "db_share": statistics.median(db_shares),
                 "cpu_ms_per_k": statistics.median(cpu_per_k)}
