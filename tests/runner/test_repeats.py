@@ -14,7 +14,7 @@ from pathlib import Path
 from judge_server import good_json
 from test_waza_results import EVAL, OUTCOME, TASK, load, write
 
-from assay.runner.repeats import attempt_id, attempts, sample_ids
+from assay.runner.local_engine.repeats import attempt_id, attempts, sample_ids
 from assay.runner.suites import load_suite
 
 ROWS = [{"id": f"q{i}", "output": f"answer {i}", "expected": "x"} for i in range(4)]

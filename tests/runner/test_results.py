@@ -11,8 +11,8 @@ import pytest
 from assay.core.aggregate import judge_sample
 from assay.core.errors import SpecError
 from assay.core.result import GraderResult, Status
+from assay.runner.local_engine.run import run_suite
 from assay.runner.results import JsonlSink, read_results, suite_fingerprint, verdict_line
-from assay.runner.run import run_suite
 from assay.runner.suites import load_suite
 
 

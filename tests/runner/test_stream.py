@@ -14,9 +14,10 @@ from assay.core.errors import AssayError, SpecError
 from assay.runner import ids as ids_module
 from assay.runner.dataset import load_dataset
 from assay.runner.ids import IdHashes
+from assay.runner.local_engine.run import run_suite
+from assay.runner.local_engine.stream import DatasetStream
 from assay.runner.results import JsonlSink, suite_fingerprint
-from assay.runner.run import run_suite
-from assay.runner.stream import DatasetStream, read_previous
+from assay.runner.resume import read_previous
 from assay.runner.suites import load_suite
 
 ROWS = [{"id": f"s{i}", "output": "x", "expected": "x" if i % 3 else "y", "topic": i % 4} for i in range(50)]

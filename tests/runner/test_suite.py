@@ -3,8 +3,8 @@ import textwrap
 import pytest
 
 from assay.core.errors import SpecError
+from assay.runner.local_engine.run import run_suite
 from assay.runner.results import JsonlSink, read_results
-from assay.runner.run import run_suite
 from assay.runner.suites import load_suite
 
 

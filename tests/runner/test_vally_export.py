@@ -17,7 +17,7 @@ import pytest
 from assay.core.context import SpecContext
 from assay.core.errors import SpecError
 from assay.runner.export_vally import export_vally
-from assay.runner.run import run_suite
+from assay.runner.local_engine.run import run_suite
 from assay.runner.suites import load_suite
 
 EVAL = """\

@@ -13,7 +13,7 @@ import pytest
 
 import assay
 from assay.core import registry
-from assay.runner.run import run_suite
+from assay.runner.local_engine.run import run_suite
 from assay.runner.suites import load_suite
 
 DOC = Path(__file__).parents[2] / "docs" / "graders.md"

@@ -26,12 +26,13 @@ from assay.core.interfaces import Resources
 from assay.core.summary import SuiteSummary
 from assay.runner.files import check_outputs, json_bytes, write_output
 from assay.runner.ids import IdIndex
-from assay.runner.repeats import run_attempts, sample_ids
+from assay.runner.local_engine.repeats import run_attempts, sample_ids
+from assay.runner.local_engine.stream import DatasetStream
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, suite_fingerprint
+from assay.runner.resume import Previous, read_previous
 from assay.runner.reviews import load_reviews
 from assay.runner.sizing import batch_sizes
-from assay.runner.stream import DatasetStream, Previous, read_previous
 from assay.runner.suites import Suite, load_suite
 from assay.runner.suites.streamed import open_streamed
 from assay.runner.tally import RunTally
@@ -104,7 +105,7 @@ def run_suite_file(options: RunOptions, *, progress: Progress | None = None,
 
         return run_on_ray(options, progress=progress, on_loaded=on_loaded)
     suite, dataset = open_suite(options, whole=options.export is not None)
-    if suite.repeats > 1 and dataset is not None:  # each attempt is a copy of the samples (runner.repeats)
+    if suite.repeats > 1 and dataset is not None:  # each attempt is a copy of the samples (runner.local_engine.repeats)
         suite, dataset = open_suite(options, whole=True)
     if on_loaded is not None:
         on_loaded(suite)

@@ -17,8 +17,8 @@ from assay.core.errors import AssayError, SpecError
 from assay.runner.job import Progress, RunOptions, RunReport, checked_outputs, export, write_summary
 from assay.runner.resources import Defaults
 from assay.runner.results import read_results
+from assay.runner.resume import check_fingerprints, read_previous
 from assay.runner.reviews import load_reviews
-from assay.runner.stream import check_fingerprints, read_previous
 from assay.runner.suites import Suite
 from assay.runner.tally import RunTally
 

@@ -24,7 +24,7 @@ from assay.runner.suites import Suite
 
 def grade_chunk(suite: Suite, chunk: list[Sample], grader_for: Callable[[CompiledSpec], Grader],
                 pool: ThreadPoolExecutor | None = None) -> list[SampleVerdict]:
-    """Verdicts for ``chunk`` in order, as ``runner.run`` grades a chunk on the object path."""
+    """Verdicts for ``chunk`` in order, as ``runner.local_engine.run`` grades a chunk on the object path."""
     frame = SampleFrame(chunk)
     per_grader = []
     for spec in suite.graders:

@@ -58,7 +58,7 @@ def iter_dataset(path: Path, *, delimiter: str | None = None) -> Iterator[tuple[
     """``(line, sample)`` pairs of a dataset file, read as they are used: a block of lines (a
     Parquet batch) at a time, so a large file is never held. A ``.json`` file (one list) is
     the exception: its text is read whole, its rows built one at a time. Ids are not checked
-    for uniqueness here (``load_dataset`` and ``runner.stream.DatasetStream`` do it).
+    for uniqueness here (``load_dataset`` and ``runner.local_engine.stream.DatasetStream`` do it).
     SpecError with ``file:line`` on a bad row."""
     path = Path(path)
     with open_regular(path, what="dataset file") as fh:

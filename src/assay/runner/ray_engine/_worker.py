@@ -23,13 +23,13 @@ from assay.core.result import Status
 from assay.core.sample import Sample
 from assay.core.spec import CompiledSpec
 from assay.runner.dataset import BadJson, csv_metadata, parse_json, samples_from_rows
+from assay.runner.local_engine.run import run_suite
 from assay.runner.ray_engine._judge import ActorJudgeClient
 from assay.runner.ray_engine._source import SuiteRef
 from assay.runner.ray_engine._specs import SpecsRef
 from assay.runner.ray_engine._summary import PartialSummary
 from assay.runner.resources import build_context, build_resources
 from assay.runner.results import verdict_line
-from assay.runner.run import run_suite
 from assay.settings import Settings
 
 PROBLEMS_KEPT = 20

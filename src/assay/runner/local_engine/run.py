@@ -52,7 +52,7 @@ def run_suite(suite: Suite, *, resources: Resources | None = None, concurrency: 
     """Grade ``suite``; verdicts come back in dataset order (resumed samples excluded).
 
     ``samples`` (the suite's own when None) may be read as they are graded (a
-    ``runner.stream.DatasetStream``): with ``keep_verdicts=False`` nothing of a chunk outlives
+    ``local_engine.stream.DatasetStream``): with ``keep_verdicts=False`` nothing of a chunk outlives
     it but what ``sink`` keeps, so memory does not grow with the dataset. ``done_ids`` are the
     samples a resumed run skips.
 

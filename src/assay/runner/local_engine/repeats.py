@@ -17,7 +17,7 @@ from typing import Any
 from assay.core.aggregate import SampleVerdict, summarize
 from assay.core.interfaces import Resources
 from assay.runner.ids import IdIndex
-from assay.runner.run import RunResult, run_suite
+from assay.runner.local_engine.run import RunResult, run_suite
 from assay.runner.suites import Suite
 
 Sink = Callable[[list[SampleVerdict]], None]
