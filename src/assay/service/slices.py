@@ -30,7 +30,7 @@ from assay.store import datasets as dataset_rows
 from assay.store import queue
 from assay.store import runs as run_rows
 from assay.store.db import Database
-from assay.store.models import RunSlice, RunState
+from assay.store.models import ACTIVE_STATES, RunSlice, RunState
 from assay.store.queue import Claim
 from assay.store.snapshot import RunEvaluator, result_row, weights
 
@@ -81,7 +81,7 @@ class SliceGrader:
                     select(RunSlice.attempts).where(RunSlice.id == claim.id)) or 0) > 1:
                 self.grading.metrics.slices_retaken.inc()  # another server held it before
             run = run_rows.get_run(session, claim.run_id)
-            if run is None or run.status not in run_rows.ACTIVE:
+            if run is None or run.status not in ACTIVE_STATES:
                 return False
             version_id = run.dataset_version_id
             rows = [] if version_id is None else self.rows(session, version_id, claim.start, claim.stop)
@@ -170,7 +170,7 @@ class SliceGrader:
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
             completed = run_rows.set_status(session, run_id, RunState.COMPLETED,
                                             summary=summarise(session, run_id, weights(specs)),
-                                            only_from=run_rows.ACTIVE)
+                                            only_from=ACTIVE_STATES)
         if completed and self.grading.metrics is not None:
             self.grading.metrics.run_finished("completed")
 

@@ -19,8 +19,7 @@ from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, 
 from assay.core.judge import JudgeClient, JudgeReply, JudgeRequest
 from assay.service.metrics import Metrics
 from assay.store.db import Database
-from assay.store.models import Run, RunSlice, SliceState, utcnow
-from assay.store.runs import ACTIVE
+from assay.store.models import ACTIVE_STATES, Run, RunSlice, SliceState, utcnow
 
 
 class MeteredCodeRunner:
@@ -149,5 +148,5 @@ def queue_state(session: Session, now: datetime | None = None) -> tuple[dict[str
         slices["leased"] = slices.get("leased", 0) - expired
         slices["expired"] = expired
     backlog = session.scalar(select(func.coalesce(func.sum(Run.total - Run.done), 0))
-                             .where(Run.status.in_([str(s) for s in ACTIVE])))
+                             .where(Run.status.in_([str(s) for s in ACTIVE_STATES])))
     return slices, max(0, int(backlog or 0))

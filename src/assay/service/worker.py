@@ -40,7 +40,7 @@ from assay.store import queue
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.db import Database
-from assay.store.models import RunState
+from assay.store.models import ACTIVE_STATES, RunState
 from assay.store.outage import Backoff, DatabaseHealth
 from assay.store.queue import Claim
 from assay.store.snapshot import RunEvaluator
@@ -195,7 +195,7 @@ class RunWorker:
         def write() -> None:
             with self.database.session() as session:
                 run_rows.set_status(session, run_id, RunState.FAILED, error=str(reason), error_id=error_id,
-                                    only_from=run_rows.ACTIVE)
+                                    only_from=ACTIVE_STATES)
 
         self.health.call(write, f"{threading.current_thread().name} failing run {run_id}", self._stopping)
 
@@ -221,7 +221,7 @@ class RunWorker:
             if claim.id in self._lost or claim.run_id in self._cancelled:
                 return True
         with self.database.session() as session:
-            return run_rows.status_of(session, claim.run_id) not in run_rows.ACTIVE
+            return run_rows.status_of(session, claim.run_id) not in ACTIVE_STATES
 
     def _finish_orphans(self) -> bool:
         """Finish the runs whose every slice is done but which are still active (a server died

@@ -29,8 +29,6 @@ from sqlalchemy.orm import Session
 
 from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceState, utcnow
 
-ACTIVE_RUNS = ACTIVE_STATES
-
 
 @dataclass(frozen=True, slots=True)
 class Claim:
@@ -55,11 +53,11 @@ def plan(session: Session, run_id: str, user_id: str | None, samples: int, size:
 def unplanned_runs(session: Session) -> list[Run]:
     """Queued or running runs that have no slice at all (queued before the queue existed)."""
     planned = select(RunSlice.id).where(RunSlice.run_id == Run.id).exists()
-    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_RUNS), ~planned)))
+    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_STATES), ~planned)))
 
 
 def _claimable(now: datetime) -> ColumnElement[bool]:
-    return and_(Run.status.in_(ACTIVE_RUNS), _claimable_row(now))
+    return and_(Run.status.in_(ACTIVE_STATES), _claimable_row(now))
 
 
 def _claimable_row(now: datetime) -> ColumnElement[bool]:
@@ -82,7 +80,7 @@ def _users_in_turn(session: Session, now: datetime) -> list[str]:
         .group_by(RunSlice.user_id)).all())
     served = dict(session.execute(
         select(RunSlice.user_id, func.max(RunSlice.claimed_at)).join(Run, Run.id == RunSlice.run_id)
-        .where(Run.status.in_(ACTIVE_RUNS), RunSlice.user_id.in_(waiting)).group_by(RunSlice.user_id)).all())
+        .where(Run.status.in_(ACTIVE_STATES), RunSlice.user_id.in_(waiting)).group_by(RunSlice.user_id)).all())
     epoch = datetime.min.replace(tzinfo=now.tzinfo)
     return sorted(waiting, key=lambda user: (leased.get(user, 0), _aware(served.get(user)) or epoch,
                                              waiting[user] or epoch))
@@ -156,7 +154,7 @@ def unfinished_runs(session: Session) -> list[Run]:
     last slices at once each see the others' done)."""
     planned = select(RunSlice.id).where(RunSlice.run_id == Run.id).exists()
     open_slice = select(RunSlice.id).where(RunSlice.run_id == Run.id, RunSlice.state != SliceState.DONE).exists()
-    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_RUNS), planned, ~open_slice)))
+    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_STATES), planned, ~open_slice)))
 
 
 def done_slices(session: Session, run_id: str) -> list[tuple[int, int, int]]:

@@ -22,8 +22,6 @@ from assay.store.clean import escape, storable
 from assay.store.models import ACTIVE_STATES, FINAL_STATES, EvaluationResult, Run, RunState, is_row_id, utcnow
 from assay.store.snapshot import RunEvaluator
 
-ACTIVE = ACTIVE_STATES
-
 
 def create_run(session: Session, *, task_id: str, evaluators: Sequence[RunEvaluator], samples: int,
                created_by_id: str | None, slice_size: int, dataset_version_id: str | None = None) -> Run:
@@ -56,7 +54,7 @@ def list_runs(session: Session, task_id: str) -> list[Run]:
 
 def active_run_ids(session: Session) -> list[str]:
     """Runs queued or interrupted while running, oldest first: what a starting server resumes."""
-    query = select(Run.id).where(Run.status.in_(ACTIVE)).order_by(Run.created_at, Run.id)
+    query = select(Run.id).where(Run.status.in_(ACTIVE_STATES)).order_by(Run.created_at, Run.id)
     return list(session.scalars(query))
 
 

@@ -22,6 +22,7 @@ from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
+from assay.store.models import ACTIVE_STATES
 from assay.store.snapshot import weights
 
 router = APIRouter(prefix="/pages/api", include_in_schema=False, responses=ERROR_RESPONSES)
@@ -48,7 +49,7 @@ def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: Curre
     if run is None:
         raise not_found("run", run_id)
     snapshot = run.snapshot
-    active = run.status in run_rows.ACTIVE
+    active = run.status in ACTIVE_STATES
     summary: dict[str, Any] | None
     if active:
         summary = service.live.summary(session, run_id, weights(snapshot))

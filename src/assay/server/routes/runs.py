@@ -23,7 +23,7 @@ from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
 from assay.server.service import Service
 from assay.store import datasets as dataset_rows
 from assay.store import runs as rows
-from assay.store.models import EvaluationResult, Run, RunState
+from assay.store.models import ACTIVE_STATES, EvaluationResult, Run, RunState
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 
@@ -65,7 +65,7 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
         raise ApiError(403, NOT_YOURS(id=repr(run_id)))
     # Only from queued or running, in one statement: a run that finished meanwhile stays finished.
     # The row tells the grading process, whichever it is.
-    if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=rows.ACTIVE):
+    if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=ACTIVE_STATES):
         session.refresh(run)
         raise ApiError(409, FINISHED(id=repr(run_id), status=run.status))
     session.commit()

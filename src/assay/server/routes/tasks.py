@@ -28,7 +28,7 @@ from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 from assay.store import tasks as rows
-from assay.store.models import NAME_MAX, DatasetVersion, Task
+from assay.store.models import ACTIVE_STATES, NAME_MAX, DatasetVersion, Task
 from assay.store.snapshot import RunEvaluator
 
 DatasetFile = Annotated[UploadFile, File(description="JSONL, JSON, CSV, TSV or Parquet, named by its suffix.")]
@@ -185,7 +185,7 @@ def upload_dataset(task_id: str, service: ServiceDep, session: SessionDep, user:
 @router.delete("/{task_id}", response_model=Envelope[dict[str, str]], summary="Delete a task and its runs")
 def delete_task(task_id: str, session: SessionDep, user: CurrentUser) -> Any:
     task = _changeable(session, task_id, user)
-    if any(r.status in run_rows.ACTIVE for r in run_rows.list_runs(session, task_id)):
+    if any(r.status in ACTIVE_STATES for r in run_rows.list_runs(session, task_id)):
         raise ApiError(409, RUNNING(id=repr(task_id)))
     rows.delete_task(session, task)
     session.commit()
