@@ -15,7 +15,7 @@ from assay.core.untrusted import cap_text, clean_text
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Grade the outputs of LLMs and agents.")
 
-EXIT_PASS, EXIT_FAIL, EXIT_INVALID = 0, 1, 2
+EXIT_INVALID = 2  # 0: every sample passed, 1: some did not (the commands' own returns)
 
 
 def _fail_invalid(exc: Exception) -> None:

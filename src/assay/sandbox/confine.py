@@ -17,7 +17,6 @@ import ctypes
 import errno
 import os
 import resource
-import signal
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -158,8 +157,3 @@ def probe_layers() -> dict[str, dict]:
     from assay.sandbox._probe import probe
 
     return probe()
-
-
-def pdeathsig_self(sig: int = signal.SIGKILL) -> None:
-    """Ask the kernel to send ``sig`` when the thread that forked the caller exits."""
-    _libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)

@@ -123,11 +123,6 @@ def _sample(row: dict[str, Any], index: int) -> Sample:
         raise SpecError.from_validation(exc, where=f"row {index} (sample {data.get('id')!r})") from None
 
 
-def rows_where(mask: np.ndarray | None) -> np.ndarray:
-    """Indices of the true entries of ``mask`` (none for None)."""
-    return np.flatnonzero(mask) if mask is not None else np.empty(0, dtype=np.int64)
-
-
 def take_text(arr: pa.Array, rows: Sequence[int] | np.ndarray) -> list[str]:
     """Python strings of ``arr`` at ``rows``."""
     return arr.take(pa.array(rows, pa.int64())).to_pylist()

@@ -59,7 +59,7 @@ from assay.runner.suites.dialects._waza_semantics import (
 from assay.runner.suites.dialects._waza_tasks import csv_tasks, python_task_dump, task_prompt
 from assay.runner.suites.filemodel import Keys, Unknown, read_model
 from assay.runner.suites.graders import compile_graders
-from assay.runner.suites.runs import Runs, find_results, make_sample, unmatched_warning
+from assay.runner.suites.runs import find_results, make_sample, unmatched_warning
 from assay.runner.suites.suite import DialectOptions, Suite
 from assay.runner.yamlsrc import YamlDoc
 
@@ -321,8 +321,3 @@ def _tasks(doc: YamlDoc, spec: WazaEvalFile, base: Path, warnings: list[str],
             continue
         out.append((tdoc, task))
     return out, disabled, files
-
-
-def runs_by_task(path: Path) -> Runs:
-    """The runs in a waza results file, by task id (see ``_waza_results``)."""
-    return read_waza_runs(path)[0]
