@@ -15,9 +15,9 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 from generated import SCHEMA, mixed_rows, text_rows  # noqa: E402
 
-from assay.runner.local_engine import run as run_module  # noqa: E402
 from assay.runner.columnar import MIN_ROWS, takes  # noqa: E402
 from assay.runner.columnar import run as columnar_run  # noqa: E402
+from assay.runner.local_engine import run as run_module  # noqa: E402
 from assay.runner.results import verdict_line  # noqa: E402
 from assay.runner.suites import load_suite  # noqa: E402
 
