@@ -88,7 +88,6 @@ def apply_in_child(c: Confinement) -> None:
     prep = prepare(c)
     if _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise ConfinementError(f"no_new_privs: {os.strerror(ctypes.get_errno())}")
-    _set_rlimits(c)
     if "landlock" not in c.skip:
         if prep.landlock_attr is None:
             raise ConfinementError("landlock: not available on this kernel")
@@ -96,6 +95,10 @@ def apply_in_child(c: Confinement) -> None:
             _landlock.restrict_self(prep.landlock_attr, c.read_paths)
         except OSError as exc:
             raise ConfinementError(str(exc)) from None
+    # After landlock, which opens its ruleset and each path: a busy parent (a server with many
+    # connections) may still hold more descriptors than ``nofile`` until exec closes them, and
+    # under the lower limit no new one could be opened.
+    _set_rlimits(c)
     if "uid" not in c.skip and c.drop_to_uid is not None and os.geteuid() == 0:
         try:
             os.setgroups([])
