@@ -23,8 +23,7 @@ from assay.settings import Settings  # noqa: E402
 from assay.store import Database, upgrade  # noqa: E402
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PostgresServer]:
+def _started_postgres() -> Iterator[PostgresServer]:
     problem = missing()
     if problem:
         pytest.skip(problem)
@@ -33,6 +32,17 @@ def pg_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    yield from _started_postgres()
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of one test alone: it may be stopped and started again mid-test."""
+    yield from _started_postgres()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

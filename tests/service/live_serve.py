@@ -48,9 +48,10 @@ class Serve:
             time.sleep(0.1)
         raise AssertionError(f"assay serve did not answer within 60 s: {self.log.read_text()[-3000:]}")
 
-    def stop(self) -> None:
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop it by its pid with ``sig`` (SIGKILL: as a crash would); SIGKILL after 30 s."""
         if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
+            os.kill(self.process.pid, sig)
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:

@@ -12,13 +12,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2 as httpx
 import psycopg
 import pytest
-from pg_server import PostgresServer, missing
 from served import Server, check_results, new_token, start_run, wait_for_run
 
 pytestmark = pytest.mark.slow
@@ -60,19 +58,6 @@ def holders(url: str, run_id: str) -> set[str]:
 def base_env(url: str) -> dict[str, str]:
     return {**os.environ, "ASSAY_DATABASE_URL": url, "ASSAY_JUDGE_CACHE": "off", "ASSAY_RUN_LEASE_S": "3",
             "ASSAY_RUN_SLICE_SIZE": "8", "ASSAY_QUEUE_POLL_MS": "100", "ASSAY_CHANGE_POLL_MS": "200"}
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[PostgresServer]:
-    """A PostgreSQL server of this test alone: it is stopped and started again mid-test."""
-    problem = missing()
-    if problem:
-        pytest.skip(problem)
-    server = PostgresServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.mark.postgres

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from pg_server import free_port
+from live_serve import Serve, assay
 
 PY_CODE = ("import time\n\n"
            "def evaluate(input, output, expected, metadata):\n"
@@ -23,48 +20,6 @@ PY_CODE = ("import time\n\n"
 NODE_CODE = ("module.exports = async function evaluate(input, output, expected, metadata) {\n"
              "  const dayjs = require('dayjs');\n"
              "  return { passed: dayjs(output).isValid(), reason: 'date check' };\n};\n")
-
-
-def assay(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "assay.cli.main", *args], env=env, capture_output=True, text=True,
-                          timeout=120)
-
-
-class Server:
-    """``assay serve`` as a child process, stopped by its pid."""
-
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.env = env
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> Server:
-        with open(self.log, "ab") as out:
-            self.process = subprocess.Popen([sys.executable, "-m", "assay.cli.main", "serve", "--host", "127.0.0.1",
-                                             "--port", str(self.port), "--log-level", "warning"],
-                                            env=self.env, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"assay serve exited: {self.log.read_text()[-3000:]}")
-            try:
-                if httpx.get(self.url + "/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError(f"assay serve did not answer within 60 s: {self.log.read_text()[-3000:]}")
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, sig)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.kill(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +36,7 @@ def setup(tmp_path_factory):
         assert made.returncode == 0, made.stderr
         tokens.append(made.stdout.strip().splitlines()[-1])
         assert tokens[-1].startswith("assay_") and " " not in tokens[-1]
-    server = Server(env, tmp_path / "server.log").start()
+    server = Serve(env, tmp_path / "server.log", "--log-level", "warning").start()
     try:
         yield server, {"Authorization": f"Bearer {tokens[0]}"}, env, tokens[1]
     finally:
@@ -166,7 +121,7 @@ def test_a_revoked_token_is_refused(setup):
 def test_the_first_start_creates_an_admin_and_prints_its_token_once(tmp_path):
     env = {**os.environ, "ASSAY_DATABASE_URL": f"sqlite:///{tmp_path / 'first.db'}", "ASSAY_JUDGE_CACHE": "off"}
     log = tmp_path / "serve.log"
-    server = Server(env, log).start()
+    server = Serve(env, log, "--log-level", "warning").start()
     try:
         lines = log.read_text().splitlines()
         at = next(i for i, line in enumerate(lines) if line.startswith("first start: created the admin user 'admin'"))
@@ -175,5 +130,5 @@ def test_the_first_start_creates_an_admin_and_prints_its_token_once(tmp_path):
         assert answer.status_code == 200 and len(answer.json()["data"]) == 5
     finally:
         server.stop()
-    Server(env, log).start().stop()  # a second start: users exist, no new token
+    Serve(env, log, "--log-level", "warning").start().stop()  # a second start: users exist, no new token
     assert log.read_text().count("first start:") == 1
