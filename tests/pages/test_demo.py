@@ -94,3 +94,25 @@ def test_serve_demo_opens_a_workspace_with_a_finished_run(browser, tmp_path, sho
     finally:
         stop(process)
     assert "could not be made" not in log.read_text()
+
+
+def test_the_sign_in_hint_makes_a_token_this_server_accepts(tmp_path):
+    """The sign-in page's hint, typed as shown beside `make serve`'s server, gives a token that
+    server takes (issue 36: the hint's `assay tokens create USER` wrote to ./assay.db, while the
+    demo serves ./assay-demo.db, so its token was refused)."""
+    process, url, token, _ = start_demo(tmp_path)
+    try:
+        finished_run(url, token)  # the server answers, and its demo is made
+        for lang in ("en", "zh-CN"):
+            page = httpx.get(url + "/signin", headers={"Accept-Language": lang}, timeout=10).text
+            shown = re.search(r"`(assay tokens create demo --database-url [^`]+)`", page)
+            assert shown, page
+            command = shown.group(1).split()
+            made = subprocess.run([sys.executable, "-m", "assay.cli.main", *command[1:]], cwd=tmp_path,
+                                  capture_output=True, text=True, timeout=60)
+            assert made.returncode == 0, made.stderr
+            token = made.stdout.strip().splitlines()[-1]
+            answer = httpx.get(url + "/api/v1/evaluators", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+            assert answer.status_code == 200, answer.text
+    finally:
+        stop(process)
