@@ -4,7 +4,8 @@ by others, with the peers' verdicts; its README says how they were obtained) goe
 installed ``assay`` command, ``assay run SUITE --results FILE --out OUT``, and every sample's
 verdict, score and per-grader verdicts and scores must equal the peer's.
 
-``ASSAY_PEER_CORPUS`` names another corpus folder of the same layout. The corpus's own
+``ASSAY_PEER_CORPUS`` names another corpus folder of the same layout; without it the corpus is
+looked for beside the checkout, then at /work/shared (a clone elsewhere still finds it). The corpus's own
 ``allowed.json`` lists samples whose verdict is not fixed; ``NEWER_RELEASE`` below lists the
 samples where the peer that made ``expected.json`` is older than the release assay reads the
 suite as, each with the figure the newer release gives (so those are checked too).
@@ -23,7 +24,9 @@ import pytest
 
 ASSAY = Path(sys.executable).parent / "assay"
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = Path(os.environ.get("ASSAY_PEER_CORPUS") or REPO.parent / "shared" / "corpus" / "peers")
+# beside this checkout (as the workplace lays it out), else where the workplace keeps it
+_PLACES = [REPO.parent / "shared" / "corpus" / "peers", Path("/work/shared/corpus/peers")]
+CORPUS = Path(os.environ.get("ASSAY_PEER_CORPUS") or next((p for p in _PLACES if p.is_dir()), _PLACES[0]))
 
 NEWER_RELEASE: dict[tuple[str, str], float] = {
     # expected.json is waza at 091a1f9e, which graded no task `expected` lists. The suite loads
