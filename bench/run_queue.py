@@ -150,18 +150,27 @@ def fairness(pg: PostgresServer, rows: int, rounds: int) -> tuple[float, float]:
         fleet.stop()
 
 
-def main(argv: list[str] | None = None) -> dict[str, float] | None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def size_options(parser: argparse.ArgumentParser) -> None:
+    """``--quick``, ``--rows`` and ``--rounds``, as this bench and ``scale_out`` take them."""
     parser.add_argument("--quick", action="store_true", help="fewer rows and rounds")
     parser.add_argument("--rows", type=int, default=None)
     parser.add_argument("--rounds", type=int, default=None)
+
+
+def sizes(args: argparse.Namespace) -> tuple[int, int]:
+    """Rows of the task and rounds of runs: the options', else 2,000 x 1 (quick) or 10,000 x 3."""
+    return args.rows or (2_000 if args.quick else 10_000), args.rounds or (1 if args.quick else 3)
+
+
+def main(argv: list[str] | None = None) -> dict[str, float] | None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    size_options(parser)
     args = parser.parse_args(argv)
     problem = missing()
     if problem:
         print(f"run queue: {problem}; not measured")
         return None
-    rows = args.rows or (2_000 if args.quick else 10_000)
-    rounds = args.rounds or (1 if args.quick else 3)
+    rows, rounds = sizes(args)
     pg = PostgresServer().start()
     try:
         one = throughput(pg, 1, rows, rounds)

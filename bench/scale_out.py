@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "service"))
 
 from pg_server import PostgresServer, missing  # noqa: E402
-from run_queue import Fleet, presets, run_to_done, task  # noqa: E402
+from run_queue import Fleet, presets, run_to_done, size_options, sizes, task  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 STORED = re.compile(r"^assay_results_stored_total (\S+)$", re.M)
@@ -114,17 +114,14 @@ def report(rows: int, rounds: int, figures: list[dict[str, float]]) -> None:
 
 def main(argv: list[str] | None = None) -> list[dict[str, float]] | None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rows and rounds")
+    size_options(parser)
     parser.add_argument("--servers", default="1,2,3", help="the fleet sizes to measure, comma-separated")
-    parser.add_argument("--rows", type=int, default=None)
-    parser.add_argument("--rounds", type=int, default=None)
     args = parser.parse_args(argv)
     problem = missing()
     if problem:
         print(f"scale-out: {problem}; not measured")
         return None
-    rows = args.rows or (2_000 if args.quick else 10_000)
-    rounds = args.rounds or (1 if args.quick else 3)
+    rows, rounds = sizes(args)
     pg = PostgresServer().start()
     try:
         figures = [scale(pg, int(n), rows, rounds) for n in args.servers.split(",")]
