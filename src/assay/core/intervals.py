@@ -1,15 +1,18 @@
 """A summary's 95% intervals, from the compact outcomes a run keeps (``core.summary.Outcomes``:
 a pass flag and a score per decided result, and each result's cluster when samples are
-clustered): per-cluster tallies are taken with ``numpy.bincount``, never per-sample objects."""
+clustered). Without clusters the intervals come from three sums (``of_sums``: floats, no numpy);
+with clusters, per-cluster tallies are taken with ``numpy.bincount``, never per-sample objects,
+numpy being imported then and only then."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from assay.core import stats
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,8 @@ class Intervals:
 def of_arrays(passed: np.ndarray, scores: np.ndarray, clusters: np.ndarray | None = None) -> Intervals:
     """Intervals of decided results: ``passed`` 1/0, ``scores`` (NaN, a result without a
     score, counts as 0, as in the mean score), ``clusters`` each result's cluster index."""
+    import numpy as np
+
     n = len(passed)
     if n == 0:
         return Intervals()
@@ -74,9 +79,19 @@ def of_arrays(passed: np.ndarray, scores: np.ndarray, clusters: np.ndarray | Non
                      stats.mean_interval(n, float(s.sum()), float(s @ s), score_c), g, again)
 
 
+def of_sums(n: int, passed: float, score_sum: float, score_squares: float) -> Intervals:
+    """Intervals of ``n`` unclustered decided results from their sums: passes, scores and
+    squared scores (the same as ``of_arrays`` without clusters, in a few floats)."""
+    if n == 0:
+        return Intervals()
+    return Intervals(stats.rate_interval(passed, n), stats.mean_interval(n, score_sum, score_squares))
+
+
 def _repeats(sizes: np.ndarray, passes: np.ndarray) -> Repeats | None:
     """Vectorised over tasks: C(m, k) / C(n, k) is the product of (m - i) / (n - i) for i < k
     (``stats.pass_at_k`` and ``stats.pass_hat_k`` are the scalar forms the tests check it by)."""
+    import numpy as np
+
     many = sizes >= 2
     if not many.any():
         return None

@@ -1,6 +1,8 @@
 """Error bars: intervals for pass rates and mean scores, and paired tests of two runs.
 
-Pure math on compact inputs (counts, sums, and per-cluster tallies), numpy only. Every
+Pure math on compact inputs (counts, sums, and per-cluster tallies). Intervals from counts
+and sums are plain floats; numpy is imported only by the bootstraps, which resample arrays,
+so a run that prints Wilson and t intervals never loads it. Every
 function is checked against statsmodels and scipy on generated data (tests/core/test_stats.py).
 
 A *cluster* is the unit that is independent: a task whose runs, trials or repeats are graded
@@ -16,8 +18,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 CONFIDENCE = 0.95
 RESAMPLES = 10_000
@@ -159,6 +163,8 @@ def bootstrap_mean(values: Sequence[float] | np.ndarray, *, resamples: int = RES
                    confidence: float = CONFIDENCE) -> Interval | None:
     """Seeded percentile bootstrap interval of a mean. For paired runs, pass the per-cluster
     differences: resampling clusters is the paired (and clustered) bootstrap."""
+    import numpy as np
+
     x = np.asarray(values, dtype=np.float64)
     if len(x) < 2:
         return None
@@ -183,6 +189,8 @@ def paired_mean_interval(differences: Sequence[float] | np.ndarray, *, seed: int
                          confidence: float = CONFIDENCE) -> Interval | None:
     """95% interval of the mean of paired differences: the seeded bootstrap up to
     ``BOOTSTRAP_MAX`` pairs, the t interval beyond (bounded time on any run)."""
+    import numpy as np
+
     d = np.asarray(differences, dtype=np.float64)
     if len(d) <= BOOTSTRAP_MAX:
         return bootstrap_mean(d, seed=seed, confidence=confidence)
