@@ -31,7 +31,6 @@ from assay.runner.local_engine.stream import DatasetStream
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, suite_fingerprint
 from assay.runner.resume import Previous, read_previous
-from assay.runner.reviews import load_reviews
 from assay.runner.sizing import batch_sizes
 from assay.runner.suites import Suite, load_suite
 from assay.runner.suites.streamed import open_streamed
@@ -114,7 +113,7 @@ def run_suite_file(options: RunOptions, *, progress: Progress | None = None,
         dataset.scan()
     count = dataset.count if dataset is not None else len(suite.samples)
     clustered = bool(suite.clusters) or suite.repeats > 1
-    tally = RunTally(threshold=suite.threshold, reviews=load_reviews(options.out) if options.out is not None else [],
+    tally = RunTally(threshold=suite.threshold, reviews=_reviews(options.out),
                      max_problems=options.max_problems, junit=options.junit, suite_name=suite.name,
                      keep=options.export is not None or options.keep_verdicts or clustered,
                      count_judged=options.count_judged, clustered=clustered)
@@ -150,6 +149,16 @@ def run_suite_file(options: RunOptions, *, progress: Progress | None = None,
                        inconsistent=_inconsistent(tally.verdicts))
     write_summary(report, options.summary_json)
     return report
+
+
+def _reviews(out: Path | None) -> list[Any]:
+    """Reviews written beside the results file (none without ``--out``: the reviews module, and
+    calibration with it, are not loaded then)."""
+    if out is None:
+        return []
+    from assay.runner.reviews import load_reviews
+
+    return list(load_reviews(out))
 
 
 def open_suite(options: RunOptions, *, whole: bool) -> tuple[Suite, DatasetStream | None]:

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.core.aggregate import SampleVerdict
 from assay.core.result import Status
 from assay.core.summary import RunningSummary
 from assay.runner.report import JunitWriter
-from assay.runner.reviews import Review, apply_reviews
+
+if TYPE_CHECKING:
+    from assay.runner.reviews import Review
 
 
 class RunTally:
@@ -45,6 +48,8 @@ class RunTally:
 
     def add(self, verdicts: Sequence[SampleVerdict]) -> None:
         if self.reviews:
+            from assay.runner.reviews import apply_reviews
+
             verdicts = apply_reviews(verdicts, self.reviews, threshold=self.threshold)
         if self.running.cluster_of is not None:
             self._clusters = {v.id: v.cluster for v in verdicts if v.cluster is not None}
