@@ -45,6 +45,9 @@ class AssayFile(FileModel):
     cost_ordered: bool = Field(default=False, strict=True)
     repeats: int = Field(default=1, ge=1, le=100, strict=True,
                          description="Grade each sample this many times (LLM judges answer afresh each time).")
+    pass_k: int | None = Field(default=None, ge=1, le=100, strict=True,
+                               description="The k of pass@k and pass^k (default: `repeats`, else the most attempts "
+                                           "of any task); tasks with fewer scored attempts are reported apart.")
 
 
 detect = detect_assay
@@ -71,7 +74,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     return Suite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
                  cost_ordered=suite.cost_ordered, dialect=NAME, source=doc.path, definition=suite,
                  inputs=[doc.path] + ([source] if source is not None else []), repeats=suite.repeats,
-                 warnings=warnings)
+                 pass_k=suite.pass_k, warnings=warnings)
 
 
 def _with_id(row: object, index: int) -> object:
