@@ -2,7 +2,7 @@
 
 A run folds each graded chunk into a ``RunningSummary`` and lets the verdicts go, so its
 memory does not grow with the dataset's objects: what it keeps per sample is a few bytes per
-grader (``Outcomes``), for the statistics that need more than counts (intervals, bootstraps).
+grader (``Outcomes``), for the statistics that need more than counts (intervals, pass@k).
 ``summary()`` gives the ``SuiteSummary`` that ``summarize`` gives for the same verdicts, to
 the last bit (the sums are taken in the same order).
 
