@@ -5,6 +5,7 @@
     threshold: 0.8             # optional: minimum weighted score per sample
     cost_ordered: false        # optional: skip expensive graders once a cheap one failed
     repeats: 3                 # optional: grade each sample 3 times (judges answer afresh)
+    pass_k: 2                  # optional: the k of pass@k (default: repeats)
     graders:
       - {type: exact_match, name: exact, weight: 2}
 
