@@ -4,7 +4,7 @@ import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
 import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast, withColon } from './common/dom.js';
-import { fmtCi } from './common/intervals.js';
+import { fmtCi, fmtScoreCi } from './common/intervals.js';
 import { reasonOf } from './common/phrase.js';
 
 const root = document.getElementById('app');
@@ -97,7 +97,10 @@ function summaryView(summary) {
       h('div', { class: 'stat' }, h('div', { class: 'label' }, t('run.passRate')),
         h('div', { class: 'value', id: 'pass-rate' }, fmtPct(summary.passRate)),
         h('div', { class: 'ci', id: 'pass-rate-ci' }, ciNote(summary))),
-      card(t('run.meanScore'), fmtScore(summary.meanScore))),
+      h('div', { class: 'stat' }, h('div', { class: 'label' }, t('run.meanScore')),
+        h('div', { class: 'value', id: 'mean-score' }, fmtScore(summary.meanScore)),
+        h('div', { class: 'ci', id: 'mean-score-ci' },
+          summary.meanScoreCi ? t('run.ci', { ci: fmtScoreCi(summary.meanScoreCi) }) : ''))),
     h('h2', {}, t('run.perEvaluator')),
     h('table', { class: 'table cards', id: 'per-evaluator' },
       h('thead', {}, h('tr', {}, ['evaluator', 'passed', 'failed', 'error', 'pending', 'passRate', 'meanScore']
@@ -109,7 +112,7 @@ function summaryView(summary) {
         labelledCell('passRate', { class: 'num' }, fmtPct(rate(e)),
           h('span', { class: 'ci' }, ` ${fmtCi(e.passRateCi)}`)),
         labelledCell('meanScore', { class: 'num' }, fmtScore(e.meanScore),
-          h('span', { class: 'ci' }, e.meanScoreCi ? ` [${e.meanScoreCi.map((x) => x.toFixed(3)).join(', ')}]` : ''),
+          h('span', { class: 'ci' }, e.meanScoreCi ? ` ${fmtScoreCi(e.meanScoreCi)}` : ''),
         ))))),
   ];
 }
