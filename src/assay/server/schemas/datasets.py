@@ -52,6 +52,7 @@ class DatasetOut(ApiModel):
     description: str | None
     latest: DatasetVersionOut | None
     created_by_id: str | None
+    owner: str | None = Field(default=None, description="The name of the user who created it (who may change it).")
     created_at: str
     updated_at: str
 
