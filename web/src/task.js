@@ -3,7 +3,9 @@
 import { api, get, getPage } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
-import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon } from './common/dom.js';
+import { confirmDialog, errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon }
+  from './common/dom.js';
+import { mayChange, ownerBanner, refusal } from './common/owned.js';
 import { fmtCi } from './common/intervals.js';
 import { PAGE_SIZE, pager, readState, writeState } from './common/listing.js';
 
@@ -13,7 +15,36 @@ const POLL_MS = 1000;
 const TREND_RUNS = 50;
 const DEFAULTS = { page: 1 };
 
-const RUN_COLUMNS = ['run', 'status', 'progress', 'passRate', 'meanScore', 'createdAt'];
+const RUN_COLUMNS = ['run', 'status', 'progress', 'passRate', 'meanScore', 'createdAt', 'actions'];
+const problem = h('div', { id: 'task-problem' });
+
+/** Asks (saying what goes with it), then deletes; a refusal is shown with the rows in its way. */
+async function remove(path, title, text, done) {
+  if (!await confirmDialog(title, text, t('common.delete'))) return;
+  try {
+    await api('DELETE', path);
+    done();
+  } catch (err) {
+    mount(problem, refusal(err));
+  }
+}
+
+function deleteRun(run) {
+  remove(`/api/v1/runs/${run.id}`, t('run.delete'), t('run.deleteConfirm', { run: run.id.slice(0, 8),
+    results: run.done }), () => { toast(t('run.deleted')); render(false); });
+}
+
+/** The visitor's own copy of the task: the same dataset and weighted evaluators, under their name. */
+async function copyTask(task) {
+  try {
+    const made = await api('POST', '/api/v1/tasks', { name: t('owned.copyName', { name: task.name }),
+      description: task.description, datasetId: task.datasetId, pinnedVersion: task.pinnedVersion,
+      evaluators: task.evaluators.map((e) => ({ evaluatorId: e.evaluatorId, weight: e.weight })) });
+    window.location.href = `/tasks/${made.id}/edit`;
+  } catch (err) {
+    mount(problem, refusal(err));
+  }
+}
 
 function runRow(run) {
   const summary = run.summary || {};
@@ -26,7 +57,10 @@ function runRow(run) {
       ` ${run.done}/${run.total}`),
     cell('passRate', { class: 'num' }, fmtPct(summary.passRate), h('span', { class: 'ci' }, ` ${fmtCi(summary.passRateCi)}`)),
     cell('meanScore', { class: 'num' }, fmtScore(summary.meanScore)),
-    cell('createdAt', {}, fmtDate(run.createdAt)));
+    cell('createdAt', {}, fmtDate(run.createdAt)),
+    cell('actions', {}, mayChange(run) && !ACTIVE.includes(run.status) ? h('button', { type: 'button',
+      class: 'link danger delete-run', 'aria-label': t('run.deleteOf', { run: run.id.slice(0, 8) }),
+      onclick: () => deleteRun(run) }, t('common.delete')) : null));
 }
 
 /** Two finished runs to compare (newest against the one before, unless chosen): opens the compare page. */
@@ -77,10 +111,18 @@ async function render(first = true) {
   button.addEventListener('click', () => startRun(button));
   const points = finished.filter((r) => r.summary && r.summary.passRate !== null).reverse()
     .map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate, ci: r.summary.passRateCi }));
+  const mine = mayChange(task);
+  const removeTask = () => remove(`/api/v1/tasks/${task.id}`, t('task.delete'),
+    t('task.deleteConfirm', { name: task.name, runs: runs.total }), () => { window.location.href = '/tasks'; });
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/tasks', class: 'button secondary' }, `← ${t('editor.back')}`),
       h('h1', {}, task.name), h('div', { class: 'spacer' }),
-      h('a', { href: `/tasks/${task.id}/edit`, class: 'button secondary', id: 'edit-task' }, t('task.edit')), button),
+      mine ? [h('button', { type: 'button', class: 'secondary danger-text', id: 'delete-task', onclick: removeTask },
+        t('task.delete')),
+      h('a', { href: `/tasks/${task.id}/edit`, class: 'button secondary', id: 'edit-task' }, t('task.edit'))] : null,
+      button),
+    mine ? null : ownerBanner(task, 'task', () => copyTask(task)),
+    problem,
     task.description ? h('p', { class: 'lead' }, task.description) : null,
     h('p', { class: 'meta', id: 'task-dataset' }, withColon(t('task.dataset')), dataset
       ? [h('a', { href: `/datasets/${dataset.id}` }, dataset.name), task.datasetVersion

@@ -68,4 +68,5 @@ def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: Curre
                          "config": graded.config, "changedSince": changed})
     return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
                           "done": min(run.done, run.total), "error": run.error, "summary": summary,
+                          "createdById": run.created_by_id,
                           "evaluators": versions, "dataset": graded_dataset(session, run.dataset_version_id)})
