@@ -1,7 +1,7 @@
 """Two people share a workspace in the pages (issue 36 items 1-4), in Chromium: alice (admin)
 creates bob and his token on /users; bob sees alice's evaluator read-only under a banner naming
-her, copies it as his, runs her task (the run is his) and is offered no way to change or delete
-it; alice lists her evaluator's versions, diffs and restores one, deletes a run and a task from
+her, copies it and her dataset as his, runs her task (the run is his) and is offered no way to
+change or delete it; alice lists her evaluator's versions, diffs and restores one, deletes a run and a task from
 the pages, and a refused delete links to the task in its way. axe-core checks each new page."""
 
 from __future__ import annotations
@@ -86,6 +86,23 @@ def test_two_users_share_work_in_the_pages(browser, live):
         other.wait_for_selector("#owner-banner")
         assert other.locator("#delete-task").count() == 0 and other.locator("#edit-task").count() == 0
         assert serious_violations(other) == []
+        other.goto(f"{live.url}/tasks/{task['id']}/edit")  # her task's form: shown, nothing to save
+        other.wait_for_selector("#owner-banner")
+        assert other.locator("#save").count() == 0 and other.locator("#name").is_disabled()
+
+        # her dataset: read-only, copied as bob's (a dataset of his, version 1, his to change)
+        other.goto(f"{live.url}/datasets/{task['datasetId']}")
+        other.wait_for_selector("#owner-banner")
+        assert other.locator("#delete-dataset").count() == 0 and other.locator("#file-input").count() == 0
+        assert other.locator("button.delete-version").count() == 0
+        other.click("#copy-as-mine")
+        wait_until(other, f"location.pathname.startsWith('/datasets/') && !location.pathname.endsWith("
+                          f"'{task['datasetId']}')")
+        other.wait_for_selector("#delete-dataset")
+        assert other.locator("#owner-banner").count() == 0 and other.locator("#versions tbody tr").count() == 1
+
+        other.goto(f"{live.url}/tasks/{task['id']}")
+        other.wait_for_selector("#owner-banner")
         other.click("#start-run")
         other.wait_for_url("**/runs/*")
         run_id = other.evaluate("location.pathname.split('/').pop()")

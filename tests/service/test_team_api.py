@@ -81,6 +81,23 @@ def test_tasks_and_runs_are_deleted_and_a_refusal_lists_what_blocks_it(api):
     assert api.call("DELETE", f"/evaluators/{evaluator['id']}").status_code == 200  # nothing blocks it now
 
 
+def test_anyone_copies_a_dataset_as_theirs(api):
+    task = _task(api, [presets(api)["exact_match"]])
+    source = api.call("GET", f"/datasets/{task['datasetId']}").json()["data"]
+    copied = api.call("POST", f"/datasets/{source['id']}/copy", "bob", json={"name": "我的副本"})
+    assert copied.status_code == 200, copied.text
+    data = copied.json()["data"]
+    assert (data["name"], data["owner"], [v["number"] for v in data["versions"]]) == ("我的副本", "bob", [1])
+    assert data["latest"]["rowCount"] == source["latest"]["rowCount"] == 2
+    assert data["latest"]["columns"] == source["latest"]["columns"]
+    rows = lambda dataset_id: [r["row"] for r in api.call("GET", f"/datasets/{dataset_id}/rows").json()["data"]["items"]]  # noqa: E731
+    assert rows(data["id"]) == rows(source["id"])
+    assert api.call("PATCH", f"/datasets/{data['id']}", "bob", json={"name": "改名"}).status_code == 200
+    unnamed = api.call("POST", f"/datasets/{source['id']}/copy", "bob", json={}).json()["data"]
+    assert unnamed["name"] == "行 (copy)"
+    assert api.call("POST", f"/datasets/{'0' * 8}-0000-0000-0000-{'0' * 12}/copy", "bob", json={}).status_code == 404
+
+
 def test_a_dataset_a_run_graded_lists_those_runs(api):
     task = _task(api, [presets(api)["exact_match"]], name="评测")
     run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])

@@ -28,6 +28,17 @@ async function remove(path, title, text, done) {
 }
 
 
+/** "Copy as mine": a dataset of the visitor's holding this one's newest version. */
+async function copyDataset(dataset) {
+  try {
+    const made = await api('POST', `/api/v1/datasets/${dataset.id}/copy`,
+      { name: t('owned.copyName', { name: dataset.name }).slice(0, 200) });
+    window.location.href = `/datasets/${made.id}`;
+  } catch (err) {
+    mount(problem, refusal(err));
+  }
+}
+
 function versionsTable(dataset, shown, onShow) {
   const cell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`dataset.col.${key}`) } },
     ...children);
@@ -91,7 +102,7 @@ async function render() {
         h('button', { type: 'button', class: 'danger', id: 'delete-dataset', onclick: () => remove(
           `/api/v1/datasets/${dataset.id}`, t('dataset.deleteTitle'), t('evaluators.deleteConfirm',
             { name: dataset.name }), () => { window.location.href = '/datasets'; }) }, t('dataset.delete'))] : null),
-    mine ? null : ownerBanner(dataset, 'dataset'),
+    mine ? null : ownerBanner(dataset, 'dataset', () => copyDataset(dataset)),
     problem,
     details.form,
     dataset.description ? h('p', { class: 'lead', id: 'dataset-description' }, dataset.description) : null,

@@ -6,6 +6,7 @@ import { trend } from './common/charts.js';
 import { confirmDialog, errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon }
   from './common/dom.js';
 import { mayChange, ownerBanner, refusal } from './common/owned.js';
+import { copyTask } from './task/copy.js';
 import { fmtCi } from './common/intervals.js';
 import { PAGE_SIZE, pager, readState, writeState } from './common/listing.js';
 
@@ -34,17 +35,7 @@ function deleteRun(run) {
     results: run.done }), () => { toast(t('run.deleted')); render(false); });
 }
 
-/** The visitor's own copy of the task: the same dataset and weighted evaluators, under their name. */
-async function copyTask(task) {
-  try {
-    const made = await api('POST', '/api/v1/tasks', { name: t('owned.copyName', { name: task.name }),
-      description: task.description, datasetId: task.datasetId, pinnedVersion: task.pinnedVersion,
-      evaluators: task.evaluators.map((e) => ({ evaluatorId: e.evaluatorId, weight: e.weight })) });
-    window.location.href = `/tasks/${made.id}/edit`;
-  } catch (err) {
-    mount(problem, refusal(err));
-  }
-}
+const copy = (task) => copyTask(task).catch((err) => mount(problem, refusal(err)));
 
 function runRow(run) {
   const summary = run.summary || {};
@@ -121,7 +112,7 @@ async function render(first = true) {
         t('task.delete')),
       h('a', { href: `/tasks/${task.id}/edit`, class: 'button secondary', id: 'edit-task' }, t('task.edit'))] : null,
       button),
-    mine ? null : ownerBanner(task, 'task', () => copyTask(task)),
+    mine ? null : ownerBanner(task, 'task', () => copy(task)),
     problem,
     task.description ? h('p', { class: 'lead' }, task.description) : null,
     h('p', { class: 'meta', id: 'task-dataset' }, withColon(t('task.dataset')), dataset

@@ -18,6 +18,7 @@ from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, o
 from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.datasets import (
+    DatasetCopy,
     DatasetCreate,
     DatasetDetail,
     DatasetOut,
@@ -29,7 +30,7 @@ from assay.server.schemas.datasets import (
 from assay.server.service import Service
 from assay.service import datasets as ingest
 from assay.store import datasets as rows
-from assay.store.models import Dataset, DatasetVersion
+from assay.store.models import NAME_MAX, Dataset, DatasetVersion
 
 router = APIRouter(prefix="/datasets", tags=["datasets"], responses=ERROR_RESPONSES)
 
@@ -88,6 +89,20 @@ def list_datasets(session: SessionDep, user: CurrentUser, response: Response, wi
 @router.get("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Get a dataset and its versions")
 def get_dataset(dataset_id: str, session: SessionDep, _user: CurrentUser) -> Any:
     return Envelope(data=_detail(session, _found(session, dataset_id)))
+
+
+@router.post("/{dataset_id}/copy", response_model=Envelope[DatasetDetail],
+             summary="Copy a dataset as yours: its newest version becomes version 1 of a new dataset")
+def copy_dataset(dataset_id: str, body: DatasetCopy, service: ServiceDep, user: CurrentUser) -> Any:
+    with service.database.session() as session:
+        name = body.name or f"{_found(session, dataset_id).name} (copy)"
+    try:
+        copied = ingest.copy_dataset(service.database, dataset_id, name=name[:NAME_MAX], created_by_id=user.id,
+                                     limits=ingest.limits_of(service.settings), metrics=service.metrics)
+    except LookupError:
+        raise not_found("dataset", dataset_id) from None
+    with service.database.session() as session:
+        return Envelope(data=_detail(session, _found(session, copied)))
 
 
 @router.patch("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Rename a dataset or change its "

@@ -22,6 +22,12 @@ class DatasetCreate(ApiModel):
                                                           "expected, metadata; other fields go into metadata.")
 
 
+class DatasetCopy(ApiModel):
+    """``POST /datasets/{id}/copy``: the copy's name (the source's with "(copy)" when left out)."""
+
+    name: Name | None = None
+
+
 class DatasetUpdate(ApiModel):
     """Changes to a dataset: the fields given replace the stored ones (``description`` null
     clears it; ``name`` may not be null). Its versions and rows never change."""
