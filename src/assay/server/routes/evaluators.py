@@ -43,7 +43,7 @@ CONFIG_REQUIRED = Phrase("api.evaluator.config_required", "config: required when
 IN_USE = Phrase("api.evaluator.in_use", "evaluator {name} is attached to task(s) {tasks}; delete those tasks or "
                                         "detach it from them first")
 PRESET = {verb: Phrase(f"api.evaluator.preset_{verb}",
-                       f"evaluator {{id}} is a preset: presets are read-only and cannot be {verb}")
+                       f"evaluator {{name}} is a preset: presets are read-only and cannot be {verb}")
           for verb in ("updated", "deleted")}
 NOT_YOURS = {verb: Phrase(f"api.evaluator.not_yours_{verb}", "evaluator {name} belongs to {owner}; only its "
                                                              f"creator or an admin can have it {verb} (copy it as "
@@ -173,7 +173,7 @@ def _changeable(session: Session, evaluator_id: str, user: Principal,
                 verb: Literal["updated", "deleted"]) -> Evaluator:
     evaluator = _found(session, evaluator_id)
     if evaluator.is_preset:
-        raise ApiError(403, PRESET[verb](id=repr(evaluator.name)))
+        raise ApiError(403, PRESET[verb](name=repr(evaluator.name)))
     check_may_change(session, user, evaluator.created_by_id, NOT_YOURS[verb], evaluator.name)
     return evaluator
 

@@ -28,6 +28,7 @@ router = APIRouter(prefix="/users", tags=["users"], responses=ERROR_RESPONSES)
 ADMINS_ONLY = Phrase("api.users.admins_only", "only an admin lists, creates or changes users")
 OTHERS_TOKENS = Phrase("api.users.others_tokens", "only an admin manages another user's tokens")
 USER_NOT_FOUND = Phrase("api.not_found.user", "user {id} not found")
+BLANK_NAME = Phrase("api.users.blank_name", "name: must have a character other than spaces")
 NAME_TAKEN = Phrase("api.users.name_taken", "name: a user called {name} exists already")
 LAST_ADMIN = Phrase("api.users.last_admin", "{name} is the last admin: make another user an admin first")
 
@@ -65,9 +66,12 @@ def list_users(session: SessionDep, user: CurrentUser) -> Any:
 @router.post("", response_model=Envelope[UserOut], summary="Create a user (admins)")
 def create_user(body: UserCreate, session: SessionDep, user: CurrentUser) -> Any:
     _admin(user)
-    if users.get_user(session, body.name.strip()) is not None:
-        raise ApiError(409, NAME_TAKEN(name=repr(body.name.strip())))
-    made = users.create_user(session, body.name, is_admin=body.is_admin)
+    name = body.name.strip()
+    if not name:
+        raise ApiError(422, BLANK_NAME())
+    if users.get_user(session, name) is not None:
+        raise ApiError(409, NAME_TAKEN(name=repr(name)))
+    made = users.create_user(session, name, is_admin=body.is_admin)
     session.commit()
     return Envelope(data=user_out(made, 0))
 
