@@ -20,6 +20,7 @@ const QUERY = new URLSearchParams(window.location.search);
 const FROM_PRESET = QUERY.get('preset');
 const COPY_OF = QUERY.get('copy');
 const VERSION = Number(QUERY.get('version')) || null; // viewing an earlier save, read-only
+const RESTORED = Number(QUERY.get('restored')) || null; // just restored from the versions card
 const LANGUAGES = ['python', 'nodejs'];
 const template = (language) => t(`editor.template.${language}`);
 
@@ -74,6 +75,10 @@ async function start() {
       : FROM_PRESET ? fromPreset(FROM_PRESET) : COPY_OF ? copyOf(COPY_OF) : blank(),
     get('/pages/api/schemas'), get('/pages/api/form-facts')]);
     draw(evaluator, schemas, facts);
+    if (RESTORED) {
+      toast(t('versions.restored', { number: RESTORED, version: evaluator.version }));
+      window.history.replaceState(null, '', `/evaluators/${evaluator.id}`);
+    }
   } catch (err) {
     mount(root, errorState(err, start));
   }
@@ -104,14 +109,14 @@ function draw(evaluator, schemas, facts) {
   const nameField = labelled('name', 'editor.name', ui.name, { required: !readOnly });
   ui.description = h('textarea', { id: 'description', value: evaluator.description || '', readOnly, rows: 2,
     oninput: changed });
-  const types = readOnly ? ['preset'] : page.id ? [evaluator.type] : NEW_TYPES;
+  const types = evaluator.isPreset ? ['preset'] : page.id ? [evaluator.type] : NEW_TYPES;
   ui.type = select('type', types.map((v) => [v, t(`type.${v}`)]), evaluator.type, types.length === 1);
   ui.language = select('language', LANGUAGES.map((v) => [v, t(`language.${v}`)]), evaluator.config.language || 'python',
     readOnly);
   ui.languageField = h('label', { class: 'field' }, t('editor.language'), ui.language);
   ui.configCard = h('section', { class: 'card config' });
 
-  const back = h('a', { href: `/evaluators?tab=${readOnly ? 'presets' : 'custom'}`, class: 'button secondary',
+  const back = h('a', { href: `/evaluators?tab=${evaluator.isPreset ? 'presets' : 'custom'}`, class: 'button secondary',
     id: 'back' }, `← ${t('editor.back')}`);
   mount(root,
     h('div', { class: 'editor-head' }, back, ui.title, ui.dirty, h('div', { class: 'spacer' }), ui.save),
@@ -178,6 +183,7 @@ function draw(evaluator, schemas, facts) {
   drawConfig(evaluator.type, evaluator.config);
   page.ui = ui;
   page.readOnly = readOnly;
+  page.old = Boolean(old); // an earlier version: tested as shown, not as stored now
   page.state = () => ({ name: ui.name.value.trim(), description: ui.description.value, type: ui.type.value,
     config: current.getValue() });
   page.validate = () => [nameField.report(ui.name.value.trim() ? null : t('form.required')), ...current.validate()]
@@ -251,7 +257,7 @@ async function runTest(sample) {
   page.ui.editor?.clearError();
   let data;
   try {
-    if (page.id && !isDirty()) {
+    if (page.id && !isDirty() && !page.old) {
       data = await api('POST', `/api/v1/evaluators/${page.id}/test`, sample);
     } else {
       const { name, type, config } = page.state();

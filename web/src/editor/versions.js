@@ -77,10 +77,9 @@ export function versionsCard(evaluatorId, shown, canRestore) {
     if (!await confirmDialog(t('versions.restore'), t('versions.restoreConfirm', { number: v.number }),
       t('versions.restore'))) return;
     try {
-      const saved = await api('PUT', `/api/v1/evaluators/${evaluatorId}`, { name: v.name, description: v.description,
+      await api('PUT', `/api/v1/evaluators/${evaluatorId}`, { name: v.name, description: v.description,
         type: v.type, config: v.config });
-      toast(t('versions.restored', { number: v.number, version: saved.version }));
-      window.location.href = `/evaluators/${evaluatorId}`;
+      window.location.href = `/evaluators/${evaluatorId}?restored=${v.number}`; // the editor then says so
     } catch (err) {
       toast(t('common.error', { message: err.message }), 'error');
     }
