@@ -39,8 +39,8 @@ VERSION_GRADED = Phrase("api.dataset.version_graded", "version {number} of datas
 IN_USE = Phrase("api.dataset.in_use", "dataset {name} is graded by task(s) {tasks}; delete them or give them another "
                                       "dataset first")
 GRADED = Phrase("api.dataset.graded", "dataset {name} has versions that runs graded; delete those runs first")
-NO_VERSION = Phrase("api.dataset.no_version", "dataset {id} has no version yet: upload a file first")
-NO_SUCH_VERSION = Phrase("api.dataset.no_such_version", "dataset {id} has no version {number}")
+NO_VERSION = Phrase("api.dataset.no_version", "dataset {name} has no version yet: upload a file first")
+NO_SUCH_VERSION = Phrase("api.dataset.no_such_version", "dataset {name} has no version {number}")
 NOT_YOURS = Phrase("api.dataset.not_yours", "dataset {name} belongs to {owner}; only its creator or an admin can "
                                             "change it (copy it as yours to change it)")
 MAX_PAGE = 1000
@@ -143,11 +143,12 @@ def list_rows(dataset_id: str, session: SessionDep, _user: CurrentUser,
                                                    description="The version; the newest when left out.")] = None,
               offset: Annotated[int, Query(ge=0, le=MAX_NUMBER)] = 0,
               limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100) -> Any:
-    found = _version(session, _found(session, dataset_id), version)
+    dataset = _found(session, dataset_id)
+    found = _version(session, dataset, version)
     try:
         items = [DatasetRowOut(position=p, row=r) for p, r in rows.iter_rows(session, found.id, offset, offset + limit)]
     except LookupError:  # the version was deleted since it was found above
-        raise ApiError(404, NO_SUCH_VERSION(id=repr(dataset_id), number=found.number)) from None
+        raise ApiError(404, NO_SUCH_VERSION(name=repr(dataset.name), number=found.number)) from None
     return Envelope(data=DatasetRowPage(items=items, version=found.number, total=found.row_count, limit=limit,
                                         offset=offset))
 
@@ -201,8 +202,8 @@ def _version(session: Session, dataset: Dataset, number: int | None) -> DatasetV
     found = rows.latest_version(session, dataset.id) if number is None else rows.get_version(session, dataset.id,
                                                                                               number)
     if found is None:
-        raise ApiError(404, NO_VERSION(id=repr(dataset.id)) if number is None
-                       else NO_SUCH_VERSION(id=repr(dataset.id), number=number))
+        raise ApiError(404, NO_VERSION(name=repr(dataset.name)) if number is None
+                       else NO_SUCH_VERSION(name=repr(dataset.name), number=number))
     return found
 
 

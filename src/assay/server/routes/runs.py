@@ -32,7 +32,7 @@ router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 NOT_YOURS = {verb: Phrase(f"api.run.not_yours_{verb}", "run {name} was started by {owner}; only they or an admin "
                                                        f"can {verb} it")
              for verb in ("cancel", "delete")}
-FINISHED = Phrase("api.run.not_active", "run {id} is {status}; only queued or running runs can be cancelled")
+FINISHED = Phrase("api.run.not_active", "run {name} is {status}; only queued or running runs can be cancelled")
 STILL_ACTIVE = Phrase("api.run.active", "run {name} is {status}; cancel it before deleting it")
 BAD_CURSOR = Phrase("api.run.bad_cursor", "query parameter cursor: {cursor} is not a nextCursor this API gave; "
                                           "start again without it")
@@ -71,7 +71,7 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
     # The row tells the grading process, whichever it is.
     if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=ACTIVE_STATES):
         session.refresh(run)
-        raise ApiError(409, FINISHED(id=repr(run_id), status=run.status))
+        raise ApiError(409, FINISHED(name=repr(task_rows.run_name(session, run)), status=run.status))
     session.commit()
     service.worker.cancel(run_id)
     service.metrics.run_finished("cancelled")
