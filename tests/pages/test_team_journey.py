@@ -25,7 +25,7 @@ def _settled(tab) -> None:
     wait_until(tab, "!document.querySelector('.state.loading') && document.querySelector('main').children.length > 0")
 
 
-def test_two_users_share_work_in_the_pages(browser, live):
+def test_two_users_share_work_in_the_pages(browser, live, shots):
     with live.api() as api:
         made = api.post("/evaluators", json={"name": "同事的评估器", "type": "code",
                                              "config": {"language": "python", "code": CODE}})
@@ -66,12 +66,13 @@ def test_two_users_share_work_in_the_pages(browser, live):
         other.goto(f"{live.url}/evaluators/{evaluator['id']}")
         other.wait_for_selector("#owner-banner")
         assert "alice" in other.inner_text("#owner-banner")
-        assert other.locator("#save").count() == 0 and other.locator("#read-only").count() == 1
+        assert other.locator("#save").count() == 0 and other.inner_text("#read-only") == "只读"
         assert other.get_attribute(".cm-content", "contenteditable") == "false"
         assert other.locator("#name").evaluate("el => el.readOnly")
         assert other.locator("#versions-list .restore-version").count() == 0
         assert other.input_value("#type") == "code" and other.locator("#type").is_disabled()
         assert serious_violations(other) == []
+        other.screenshot(path=shots / "team-colleague-evaluator.png", full_page=True)
         other.click("#copy-as-mine")
         other.wait_for_url("**/evaluators/new?copy=*")
         other.wait_for_selector("#save")
@@ -127,11 +128,13 @@ def test_two_users_share_work_in_the_pages(browser, live):
         wait_until(tab, "document.querySelectorAll('#versions-list tbody tr').length === 3")
         first = tab.locator("#versions-list tr[data-number='1']")
         first.locator(".diff-version").click()
-        diff = tab.inner_text("#version-diff")  # from version 1 to the current one (3)
-        assert "- " + "    return {'passed': output == expected}" in diff
-        assert "+ " + "    return {'passed': output is expected}" in diff
+        assert tab.inner_text("#version-diff h3") == "第 1 版 → 第 3 版"
+        diff = tab.locator("#version-diff pre").text_content()  # from version 1 to the current one (3)
+        assert ("- " + "    return {'passed': output == expected}\n+ " + "    return {'passed': output is expected}"
+                in diff)
         assert tab.locator("#version-diff .add").count() == tab.locator("#version-diff .del").count() == 1
         assert serious_violations(tab) == []
+        tab.screenshot(path=shots / "team-versions-diff.png", full_page=True)
         first.locator(".restore-version").click()
         _confirm(tab)
         tab.wait_for_url("**?restored=1")

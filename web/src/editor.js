@@ -98,7 +98,7 @@ function draw(evaluator, schemas, facts) {
   ui.save = evaluator.isPreset ? [h('span', { class: 'badge' }, t('editor.readonly')),
     h('a', { class: 'button primary', id: 'use-preset', href: `/evaluators/new?preset=${evaluator.id}` },
       t('editor.usePreset'))]
-    : readOnly ? h('span', { class: 'badge', id: 'read-only' }, t('editor.readonly'))
+    : readOnly ? h('span', { class: 'badge', id: 'read-only' }, t('owned.readonly'))
     : h('button', { type: 'button', class: 'primary', id: 'save', title: t('editor.shortcut'), onclick: save },
       t('editor.save'));
   ui.name = h('input', { id: 'name', value: evaluator.isPreset ? presetLabel(evaluator.config) : evaluator.name,

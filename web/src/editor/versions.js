@@ -30,10 +30,10 @@ export function lineDiff(before, after) {
   while (i < n || j < m) {
     if (i < n && j < m && before[i] === after[j]) {
       out.push([' ', before[i]]); i += 1; j += 1;
-    } else if (j < m && (i === n || common[i][j + 1] >= common[i + 1][j])) {
-      out.push(['+', after[j]]); j += 1;
+    } else if (i < n && (j === m || common[i + 1][j] >= common[i][j + 1])) {
+      out.push(['-', before[i]]); i += 1; // what went before what came, as diff tools show it
     } else {
-      out.push(['-', before[i]]); i += 1;
+      out.push(['+', after[j]]); j += 1;
     }
   }
   return out;
