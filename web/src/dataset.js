@@ -2,12 +2,12 @@
 // picker), its versions, and a paged preview of one version's rows (?version=&page= in the URL).
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
-import { confirmDialog, errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
+import { errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { readState, writeState } from './common/listing.js';
 import { fmtBytes } from './dataset/format.js';
 import { detailsEditor } from './dataset/details.js';
 import { drawPreview } from './dataset/preview.js';
-import { mayChange, ownerBanner, refusal } from './common/owned.js';
+import { askThenDelete, mayChange, ownerBanner, refusal } from './common/owned.js';
 import { uploadBox } from './dataset/upload.js';
 
 const root = document.getElementById('app');
@@ -15,17 +15,8 @@ const DEFAULTS = { version: '', page: 1 };
 const VERSION_COLUMNS = ['number', 'file', 'format', 'rows', 'size', 'columns', 'createdAt', 'actions'];
 const problem = h('div', { id: 'dataset-problem' });
 
-/** Asks, then deletes (the dataset, or one version); the server refuses what a task or a run
- * still needs (409), and the refusal links to each of them. */
-async function remove(path, title, text, done) {
-  if (!await confirmDialog(title, text, t('common.delete'))) return;
-  try {
-    await api('DELETE', path);
-    done();
-  } catch (err) {
-    mount(problem, refusal(err));
-  }
-}
+/** Deletes after asking (the server refuses what other rows still need, 409: shown with links to them). */
+const remove = (path, title, text, done) => askThenDelete(path, title, text, done, problem);
 
 
 /** "Copy as mine": a dataset of the visitor's holding this one's newest version. */

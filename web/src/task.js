@@ -3,9 +3,9 @@
 import { api, get, getPage } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
-import { confirmDialog, errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon }
+import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon }
   from './common/dom.js';
-import { mayChange, ownerBanner, refusal } from './common/owned.js';
+import { askThenDelete, mayChange, ownerBanner, refusal } from './common/owned.js';
 import { copyTask } from './task/copy.js';
 import { fmtCi } from './common/intervals.js';
 import { PAGE_SIZE, pager, readState, writeState } from './common/listing.js';
@@ -19,16 +19,8 @@ const DEFAULTS = { page: 1 };
 const RUN_COLUMNS = ['run', 'status', 'progress', 'passRate', 'meanScore', 'createdAt', 'actions'];
 const problem = h('div', { id: 'task-problem' });
 
-/** Asks (saying what goes with it), then deletes; a refusal is shown with the rows in its way. */
-async function remove(path, title, text, done) {
-  if (!await confirmDialog(title, text, t('common.delete'))) return;
-  try {
-    await api('DELETE', path);
-    done();
-  } catch (err) {
-    mount(problem, refusal(err));
-  }
-}
+/** Deletes after asking (the server refuses what other rows still need, 409: shown with links to them). */
+const remove = (path, title, text, done) => askThenDelete(path, title, text, done, problem);
 
 function deleteRun(run) {
   remove(`/api/v1/runs/${run.id}`, t('run.delete'), t('run.deleteConfirm', { run: run.id.slice(0, 8),

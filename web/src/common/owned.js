@@ -1,8 +1,9 @@
 // Shared work, one rule (server/ownership.py): everyone reads everything and runs any task;
 // a row's creator and the admins change and delete it. A row the visitor may not change opens
 // read-only under a banner naming its owner, with "Copy as mine".
+import { api } from './api.js';
 import { me, t } from './boot.js';
-import { h } from './dom.js';
+import { confirmDialog, h, mount } from './dom.js';
 
 export { me };
 
@@ -28,4 +29,16 @@ export function refusal(err) {
     blocking.length ? h('ul', { class: 'blocking' }, blocking.map((row) => h('li', {},
       h('a', { href: `${PLACES[row.kind] || '/'}${row.id}` }, `${t(`owned.kind.${row.kind}`)} · ${row.name}`))))
       : null);
+}
+
+/** Asks (`text` says what goes with the row), then deletes; a refusal is shown in `holder`
+ * with a link to each row in its way. `done` runs once the row is gone. */
+export async function askThenDelete(path, title, text, done, holder) {
+  if (!await confirmDialog(title, text, t('common.delete'))) return;
+  try {
+    await api('DELETE', path);
+    done();
+  } catch (err) {
+    mount(holder, refusal(err));
+  }
 }
