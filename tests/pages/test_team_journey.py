@@ -159,7 +159,8 @@ def test_two_users_share_work_in_the_pages(browser, live, shots):
         assert tab.get_attribute("#refusal ul.blocking a", "href") == f"/tasks/{task['id']}"
         tab.click("#refusal ul.blocking a")
         tab.wait_for_url(f"**/tasks/{task['id']}")
-        tab.wait_for_selector("tr .delete-run")
+        tab.wait_for_selector("tr .delete-run")  # bob's run: alice, an admin, may delete it
+        assert tab.inner_text("td.started-by") == "bob"
         tab.click("tr .delete-run")
         _confirm(tab)
         wait_until(tab, "document.querySelectorAll('tr .delete-run').length === 0")

@@ -27,6 +27,21 @@ def _task(api, evaluator_ids, user="alice", name="共享任务"):
     return made.json()["data"]
 
 
+def _as_running(api, run_id):
+    """Mark a finished run as running again, in the database (a run that stays running for as
+    long as a test needs)."""
+    from sqlalchemy import text
+
+    from assay.store import Database
+
+    database = Database(api.database_url)
+    try:
+        with database.engine.begin() as connection:
+            connection.execute(text("UPDATE runs SET status = 'running' WHERE id = :id"), {"id": run_id})
+    finally:
+        database.dispose()
+
+
 def test_everyone_reads_and_runs_only_owners_and_admins_change(api):
     evaluator = _evaluator(api)
     task = _task(api, [evaluator["id"]])
@@ -39,8 +54,11 @@ def test_everyone_reads_and_runs_only_owners_and_admins_change(api):
     # bob runs alice's task: the run is bob's, and only bob (or an admin) cancels or deletes it
     started = api.call("POST", f"/tasks/{task['id']}/runs", "bob")
     assert started.status_code == 200, started.text
+    assert started.json()["data"]["startedBy"] == "bob"
     run = wait_for(api, started.json()["data"]["id"])
     assert run["createdById"] != evaluator["createdById"] and run["summary"]["samples"] == 2
+    assert run["startedBy"] == "bob"
+    assert [r["startedBy"] for r in api.call("GET", f"/tasks/{task['id']}/runs").json()["data"]] == ["bob"]
     refused = api.call("DELETE", f"/runs/{run['id']}", "alice")
     assert refused.status_code == 403 and "共享任务 (" in refused.json()["message"], refused.text
     assert "started by bob" in refused.json()["message"]
@@ -72,6 +90,11 @@ def test_tasks_and_runs_are_deleted_and_a_refusal_lists_what_blocks_it(api):
     assert refused.status_code == 409 and refused.json()["blocking"] == [
         {"kind": "task", "id": task["id"], "name": "用它的任务"}]
 
+    _as_running(api, run["id"])  # a run still going is cancelled first
+    refused = api.call("DELETE", f"/runs/{run['id']}")
+    assert refused.status_code == 409 and "'用它的任务 (" in refused.json()["message"], refused.text
+    assert "is running; cancel it before deleting it" in refused.json()["message"]
+    assert api.call("POST", f"/runs/{run['id']}/cancel").json()["data"]["status"] == "cancelled"
     deleted = api.call("DELETE", f"/runs/{run['id']}")
     assert deleted.status_code == 200 and api.call("GET", f"/runs/{run['id']}").status_code == 404
     assert api.call("GET", f"/runs/{run['id']}/results").status_code == 404

@@ -16,7 +16,7 @@ const POLL_MS = 1000;
 const TREND_RUNS = 50;
 const DEFAULTS = { page: 1 };
 
-const RUN_COLUMNS = ['run', 'status', 'progress', 'passRate', 'meanScore', 'createdAt', 'actions'];
+const RUN_COLUMNS = ['run', 'status', 'startedBy', 'progress', 'passRate', 'meanScore', 'createdAt', 'actions'];
 const problem = h('div', { id: 'task-problem' });
 
 /** Deletes after asking (the server refuses what other rows still need, 409: shown with links to them). */
@@ -36,6 +36,7 @@ function runRow(run) {
   return h('tr', { dataset: { id: run.id } },
     cell('run', {}, h('a', { href: `/runs/${run.id}` }, run.id.slice(0, 8))),
     cell('status', {}, h('span', { class: `badge run-${run.status}` }, t(`run.status.${run.status}`))),
+    cell('startedBy', { class: 'started-by' }, run.startedBy ?? t('owned.nobody')),
     cell('progress', {}, h('progress', { max: run.total || 1, value: run.done, 'aria-label': t('task.col.progress') }),
       ` ${run.done}/${run.total}`),
     cell('passRate', { class: 'num' }, fmtPct(summary.passRate), h('span', { class: 'ci' }, ` ${fmtCi(summary.passRateCi)}`)),

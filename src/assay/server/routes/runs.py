@@ -18,7 +18,7 @@ from assay.core.messages import Phrase
 from assay.core.result import Status
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found, shown
-from assay.server.ownership import check_may_change
+from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
 from assay.server.service import Service
@@ -42,11 +42,13 @@ EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluator
                   "passed", "score", "reason", "error", "latencyMs", "details", "createdAt")
 
 
-def run_out(run: Run) -> RunOut:
+def run_out(run: Run, started_by: str | None = None) -> RunOut:
+    """The run as answered; ``started_by``, the name of who started it, when the caller looked it up."""
     progress = run.done / run.total if run.total else 1.0
     return RunOut(id=run.id, task_id=run.task_id, dataset_version_id=run.dataset_version_id,
                   status=RunState(run.status), total=run.total, done=run.done, progress=round(min(progress, 1.0), 4),
                   summary=run.summary, error=run.error, error_id=run.error_id, created_by_id=run.created_by_id,
+                  started_by=started_by,
                   created_at=iso(run.created_at), started_at=iso(run.started_at), finished_at=iso(run.finished_at))
 
 
@@ -60,7 +62,8 @@ def result_out(result: EvaluationResult) -> ResultOut:
 
 @router.get("/{run_id}", response_model=Envelope[RunOut], summary="Get a run: progress and summary")
 def get_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
-    return Envelope(data=run_out(_found(session, run_id)))
+    run = _found(session, run_id)
+    return Envelope(data=run_out(run, owner_name(session, run.created_by_id)))
 
 
 @router.post("/{run_id}/cancel", response_model=Envelope[RunOut], summary="Cancel a queued or running run")
@@ -76,7 +79,8 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
     service.worker.cancel(run_id)
     service.metrics.run_finished("cancelled")
     session.refresh(run)
-    return Envelope(data=run_out(run))
+    return Envelope(data=run_out(run, user.name if run.created_by_id == user.id else owner_name(session,
+                                                                                              run.created_by_id)))
 
 
 @router.delete("/{run_id}", response_model=Envelope[dict[str, str]],

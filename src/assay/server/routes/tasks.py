@@ -29,6 +29,7 @@ from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 from assay.store import tasks as rows
+from assay.store import users
 from assay.store.models import ACTIVE_STATES, NAME_MAX, DatasetVersion, Task
 from assay.store.snapshot import RunEvaluator
 
@@ -209,7 +210,7 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
     session.commit()
     service.worker.submit(run.id)
     service.metrics.runs_started.inc()
-    return Envelope(data=run_out(run))
+    return Envelope(data=run_out(run, user.name))
 
 
 @router.get("/{task_id}/runs", response_model=Envelope[list[RunOut]], summary="List the task's runs",
@@ -219,7 +220,8 @@ def list_runs(task_id: str, session: SessionDep, _user: CurrentUser, response: R
     _found(session, task_id)
     found, total = run_rows.find_runs(session, task_id, status=status, window=checked(window, run_rows.RUN_SORTABLE))
     tell_total(response, total)
-    return Envelope(data=[run_out(r) for r in found])
+    starters = users.names(session, {r.created_by_id for r in found if r.created_by_id})
+    return Envelope(data=[run_out(r, starters.get(r.created_by_id or "")) for r in found])
 
 
 def _found(session: Session, task_id: str) -> Task:

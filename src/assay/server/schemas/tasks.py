@@ -103,6 +103,7 @@ class RunOut(ApiModel):
     error_id: str | None = Field(description="When the run failed on an internal error: quote it to the operator, "
                                              "whose server log has the details under this id.")
     created_by_id: str | None = Field(default=None, description="The user who started it (a run is theirs).")
+    started_by: str | None = Field(default=None, description="Their name.")
     created_at: str
     started_at: str | None
     finished_at: str | None
