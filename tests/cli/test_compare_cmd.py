@@ -59,7 +59,7 @@ def test_compare_json_has_the_documented_shape_and_reference_numbers(two_runs: P
 def test_fail_on_regression_gates_on_alpha(two_runs: Path) -> None:
     base, new = str(two_runs / "base.results.jsonl"), str(two_runs / "new.results.jsonl")
     fell = assay("compare", base, new, "--fail-on-regression")
-    assert fell.returncode == 1 and "regression: pass rate fell with p < 0.05 for exact, has, overall" in fell.stderr
+    assert fell.returncode == 1 and "regression: pass rate fell with p < 0.05 (adjusted: holm) for exact, has, overall" in fell.stderr
     assert assay("compare", base, new, "--fail-on-regression", "--alpha", "0.001").returncode == 0
     assert assay("compare", new, base, "--fail-on-regression").returncode == 0  # the other way it improved
     table = assay("compare", base, new)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -31,7 +31,6 @@ from assay.runner.files import open_regular
 from assay.runner.suites import Suite
 
 FINGERPRINT_KEY = "fingerprint"
-_BLOCK = 1024 * 1024
 
 
 def suite_fingerprint(suite: Suite) -> str:
@@ -136,44 +135,42 @@ def iter_results(log: ResultsLog) -> Iterator[tuple[int, SampleVerdict]]:
     ``log``'s fingerprints, ``good_bytes`` and ``torn_line`` as it goes (``log.verdicts`` is
     left alone). A damaged line is a SpecError with ``file:line``; ids are not checked for
     repeats here (``read_results`` and ``runner.resume`` do it)."""
+    for n, _, row in iter_rows(log):
+        yield n, verdict_from_row(row, f"{log.path}:{n}")
+
+
+def iter_rows(log: ResultsLog, keep: Callable[[int], bool] | None = None) -> Iterator[tuple[int, int, Any]]:
+    """``(line, position, parsed row)`` for each sample line of ``log.path`` (position: its
+    place among the samples, from 0), as ``iter_results`` reads them but not yet made
+    verdicts; with ``keep``, only the positions it keeps are parsed (and checked) at all."""
     path = log.path
+    position = -1
+    seen = log.fingerprints
     with open_regular(path, what="results file") as fh:
-        for n, line, last in _lines(fh):
+        for n, line in enumerate(fh, 1):
             if not line.strip():
                 log.good_bytes += len(line)
                 continue
-            if last and not line.endswith(b"\n"):
-                # A crash mid-write: even a line that parses lost its newline, so regrade it.
+            if line[-1:] != b"\n":
+                # A crash mid-write (only the last line can lack its newline): even a line that
+                # parses lost its newline, so regrade it.
                 log.torn_line = n
                 return
-            where = f"{path}:{n}"
+            position += 1
+            log.good_bytes += len(line)
+            if keep is not None and not keep(position):
+                continue
             try:
                 row = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
                 raise SpecError(f"damaged line (not JSON: {exc}); was the file edited, or written by two runs "
-                                "at once?", where=where) from None
-            verdict = verdict_from_row(row, where)
-            fingerprint = row.get(FINGERPRINT_KEY)
-            if fingerprint is not None and not isinstance(fingerprint, str):
-                raise SpecError(f"`{FINGERPRINT_KEY}` must be text, got {type(fingerprint).__name__}", where=where)
-            log.fingerprints.add(fingerprint)
-            log.good_bytes += len(line)
-            yield n, verdict
-
-
-def _lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
-    """``(number, line with its newline, whether it is the file's last)`` for each line."""
-    n, rest = 0, b""
-    while True:
-        block = fh.read(_BLOCK)
-        parts = (rest + block).split(b"\n") if block else [rest]
-        rest = parts.pop() if block else b""
-        for i, part in enumerate(parts):
-            n += 1
-            last = not block and i == len(parts) - 1
-            yield n, part if last else part + b"\n", last
-        if not block:
-            return
+                                "at once?", where=f"{path}:{n}") from None
+            fingerprint = row.get(FINGERPRINT_KEY) if type(row) is dict else None
+            if fingerprint is not None and type(fingerprint) is not str:
+                raise SpecError(f"`{FINGERPRINT_KEY}` must be text, got {type(fingerprint).__name__}",
+                                where=f"{path}:{n}")
+            seen.add(fingerprint)
+            yield n, position, row
 
 
 def verdict_from_row(row: Any, where: str) -> SampleVerdict:
