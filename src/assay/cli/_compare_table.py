@@ -20,12 +20,12 @@ TESTS = {"mcnemar": "exact McNemar test on the samples that changed",
          "sign": "sign test over tasks on the change in each task's pass rate (tasks graded several times)"}
 
 
-def _cells(g: dict[str, Any], alpha: float, where: dict[str, str]) -> list[str]:
+def _cells(g: dict[str, Any], alpha: float) -> list[str]:
     adjusted = g.get("p_value_adjusted")
     mark = " *" if adjusted is not None and adjusted < alpha else ""
     name = g["grader"] if g["grader"] != "overall" else "samples"
     if g.get("present", "both") != "both":
-        name += f" (only in {where[g['present']]})"
+        name += f" (only in {g['present']})"
     detects = g.get("detectable")
     return [name, str(g["pairs"]), figures.rate(g["base_pass_rate"], None), figures.rate(g["new_pass_rate"], None),
             figures.delta(g["delta"], g["delta_ci"]), figures.p_value(g["p_value"]),
@@ -35,8 +35,7 @@ def _cells(g: dict[str, Any], alpha: float, where: dict[str, str]) -> list[str]:
 
 
 def print_table(console: Console, doc: dict[str, Any], base: str, new: str, *, alpha: float) -> None:
-    where = {"base": base, "new": new}
-    rows = [_cells(g, alpha, where) for g in [*doc["graders"], doc["overall"]]]
+    rows = [_cells(g, alpha) for g in [*doc["graders"], doc["overall"]]]
     title = f"{new} against {base} (paired by sample id)"
     table = Table(title=title, title_justify="left")
     for col in COLUMNS:
@@ -46,10 +45,11 @@ def print_table(console: Console, doc: dict[str, Any], base: str, new: str, *, a
     if console.measure(table, options=console.options.update_width(10_000)).maximum <= console.width:
         console.print(table)
     else:  # too narrow for a row a grader: a block a grader, figures wrapped whole
-        console.print(title, markup=False, soft_wrap=True)
-        for row in rows:
-            console.print(row[0], markup=False, soft_wrap=True, style="bold")
-            _wrapped(console, [f"{label} {value}" for label, value in zip(COLUMNS[1:], row[1:], strict=True)])
+        console.print(title, markup=False)
+        for g, row in zip([*doc["graders"], doc["overall"]], rows, strict=True):
+            console.print(row[0], markup=False, style="bold")
+            if g.get("present", "both") == "both":
+                _wrapped(console, [f"{label} {value}" for label, value in zip(COLUMNS[1:], row[1:], strict=True)])
     _footnotes(console, doc, base, new, alpha)
 
 
