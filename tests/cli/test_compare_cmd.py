@@ -217,3 +217,20 @@ def test_at_80_columns_every_figure_is_whole_and_the_footnotes_name_the_test(tmp
     assert "Holm's step-down correction over 2 comparisons (1 grader and the samples' verdicts)" in flat
     wide = _on_a_terminal("compare", str(base), str(new), columns=200)
     assert "┃ grader" in wide  # wide enough: the table, a row a grader
+
+
+def test_a_grader_configured_differently_is_named(two_runs: Path, tmp_path: Path) -> None:
+    changed = tmp_path / "eval.yaml"
+    changed.write_text((two_runs / "eval.yaml").read_text().replace("{type: exact_match, name: exact}",
+                                                                    "{type: exact_match, name: exact, "
+                                                                    "config: {ignore_case: true}}"))
+    (tmp_path / "base.jsonl").write_text((two_runs / "base.jsonl").read_text())
+    r = assay("run", str(changed), "-q", "--results", str(tmp_path / "base.jsonl"), "--out", str(tmp_path / "out.jsonl"))
+    assert r.returncode == 1, r.stderr
+    base, new = str(two_runs / "base.results.jsonl"), str(tmp_path / "out.jsonl")
+    doc = json.loads(assay("compare", base, new, "--json").stdout)
+    assert {g["grader"]: g["config_changed"] for g in doc["graders"]} == {"exact": True, "has": False}
+    shown = assay("compare", base, new).stdout
+    assert "warning: grader 'exact' is configured differently in the two runs" in " ".join(shown.split())
+    same = json.loads(assay("compare", base, str(two_runs / "new.results.jsonl"), "--json").stdout)
+    assert not any(g["config_changed"] for g in same["graders"])

@@ -1,5 +1,6 @@
-"""The table `assay compare` prints: one row a grader when the terminal is wide enough, else
-one block a grader whose figures wrap between figures, never inside one; then footnotes that
+"""The table `assay compare` prints: one row a grader when the terminal is wide enough (and
+always into a pipe or file, at its full width), else one block a grader whose figures wrap
+between figures, never inside one; then footnotes that
 say which test gave each p-value, how the p-values were adjusted, and what is not compared."""
 
 from __future__ import annotations
@@ -42,9 +43,13 @@ def print_table(console: Console, doc: dict[str, Any], base: str, new: str, *, a
         table.add_column(col, justify="left" if col == "grader" else "right", no_wrap=True)
     for row in rows:
         table.add_row(*row)
-    if console.measure(table, options=console.options.update_width(10_000)).maximum <= console.width:
+    natural = console.measure(table, options=console.options.update_width(10_000)).maximum
+    if natural <= console.width or not console.is_terminal:  # a log or a file: never wrapped, never cut
+        width = console.width
+        console.width = max(natural, width)
         console.print(table)
-    else:  # too narrow for a row a grader: a block a grader, figures wrapped whole
+        console.width = width
+    else:  # a terminal too narrow for a row a grader: a block a grader, figures wrapped whole
         console.print(title, markup=False)
         for g, row in zip([*doc["graders"], doc["overall"]], rows, strict=True):
             console.print(row[0], markup=False, style="bold")

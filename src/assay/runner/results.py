@@ -31,6 +31,9 @@ from assay.runner.files import open_regular
 from assay.runner.suites import Suite
 
 FINGERPRINT_KEY = "fingerprint"
+CONFIGS_KEY = "grader_fingerprints"
+"""Each grader's own fingerprint (name -> hash of its type and config), so a comparison can
+say which grader changed its configuration between two runs."""
 
 
 def suite_fingerprint(suite: Suite) -> str:
@@ -47,7 +50,21 @@ def suite_fingerprint(suite: Suite) -> str:
     return digest[:16]
 
 
-def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None, codes: bool = False) -> bytes:
+def grader_fingerprints(suite: Suite) -> dict[str, str]:
+    """A short hash per grader name of what decides its results: its type and config (for a
+    task-level grader, every task's spec of that name). Weights are left out: they change the
+    sample's verdict, not the grader's."""
+    by_name: dict[str, list[Any]] = {}
+    for task, items in [("", suite.graders), *sorted(suite.sample_graders.items())]:
+        for s in items:
+            spec = {k: v for k, v in s.raw.model_dump(mode="json").items() if k != "weight"}
+            by_name.setdefault(s.name, []).append({"task": task, **spec})
+    return {name: hashlib.sha256(orjson.dumps(specs, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()[:12]
+            for name, specs in by_name.items()}
+
+
+def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None, codes: bool = False,
+                 configs: dict[str, str] | None = None) -> bytes:
     """One results line (with each result's reason code and arguments when ``codes`` asks:
     lines for the service, never for a results file). Values a JSON writer refuses (lone
     surrogates, integers beyond 64 bits) are normalised here as a last resort, so a line is
@@ -55,6 +72,8 @@ def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None, codes: 
     row = verdict.to_dict(codes)
     if fingerprint is not None:
         row[FINGERPRINT_KEY] = fingerprint
+    if configs:
+        row[CONFIGS_KEY] = configs
     try:
         return orjson.dumps(row) + b"\n"
     except (orjson.JSONEncodeError, TypeError):
@@ -70,9 +89,11 @@ class JsonlSink:
     """Appends verdicts as they finish; flushed and fsynced per chunk so a crash loses nothing
     that was reported done."""
 
-    def __init__(self, path: Path, *, fingerprint: str | None = None, append: bool = False) -> None:
+    def __init__(self, path: Path, *, fingerprint: str | None = None, append: bool = False,
+                 configs: dict[str, str] | None = None) -> None:
         self.path = path
         self.fingerprint = fingerprint
+        self.configs = configs
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh: IO[bytes] = path.open("ab" if append else "wb")
@@ -82,7 +103,7 @@ class JsonlSink:
 
     def __call__(self, verdicts: list[SampleVerdict]) -> None:
         try:
-            self._fh.write(b"".join(verdict_line(v, self.fingerprint) for v in verdicts))
+            self._fh.write(b"".join(verdict_line(v, self.fingerprint, configs=self.configs) for v in verdicts))
             self._fh.flush()
             if self._durable:  # a regular file, not /dev/null or a pipe: make the chunk durable
                 os.fsync(self._fh.fileno())

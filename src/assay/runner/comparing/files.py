@@ -72,7 +72,7 @@ def chained(first: LazyList, second: LazyList) -> LazyList:
     return LazyList(len(first) + len(second), fetch)
 
 
-class _Texts:
+class _Store:
     """Ids and reasons of the listed samples, by (run, position, grader); ``KEY`` for the id."""
 
     def __init__(self, path: Path) -> None:
@@ -133,13 +133,13 @@ def compare_files(base: Path, new: Path, *, adjust: str = "holm", alpha: float =
     base_only, new_only = _unpaired(b, ib), _unpaired(n, jn)
     comparison = Comparison(graders[:-1], graders[-1], [], []).finish(adjust, alpha)
     with tempfile.TemporaryDirectory(prefix="assay-compare-") as tmp:
-        texts = _Texts(Path(tmp) / "said.sqlite")
+        texts = _Store(Path(tmp) / "said.sqlite")
         try:
-            for run, read, own, side in ((0, b, base_only, 0), (1, n, new_only, 1)):
+            for run, read, own in ((0, b, base_only), (1, n, new_only)):
                 wanted = [read.first[own]]
                 for name, cut in flipped.items():
                     if cut is not None and name in read.tallies:
-                        wanted.append(read.tallies[name].reason_at[np.concatenate([cut[side], cut[side + 2]])])
+                        wanted.append(read.tallies[name].reason_at[np.concatenate([cut[run], cut[run + 2]])])
                         if run == 0:
                             wanted.append(read.first[np.concatenate([cut[0], cut[2]])])
                 texts.keep(run, np.concatenate(wanted), read)
@@ -159,6 +159,8 @@ def _grader(name: str, b: Run, n: Run, ib: np.ndarray, jn: np.ndarray, seed: int
     x, y = b.tallies.get(name), n.tallies.get(name)
     out = GraderComparison(name, 0, None, None, None, None, None, left_out=len(ib),
                            present=present(x is not None, y is not None))
+    before, after = b.configs.get(name), n.configs.get(name)
+    out.config_changed = bool(before and after and before != after)
     if x is None or y is None:
         return out, None
     ok = (x.attempts[ib] > 0) & (y.attempts[jn] > 0)
@@ -183,11 +185,11 @@ def _unpaired(run: Run, paired: np.ndarray) -> np.ndarray:
     return at[np.argsort(run.first[at], kind="stable")]
 
 
-def _ids(texts: _Texts, run: int, positions: np.ndarray) -> LazyList:
+def _ids(texts: _Store, run: int, positions: np.ndarray) -> LazyList:
     return LazyList(len(positions), lambda i, j: texts.texts(run, positions[i:j], KEY))
 
 
-def _flips(g: dict[str, Any], texts: _Texts, b: Run, n: Run, cut: Any) -> None:
+def _flips(g: dict[str, Any], texts: _Store, b: Run, n: Run, cut: Any) -> None:
     x, y = b.tallies[g["grader"]], n.tallies[g["grader"]]
     lists = []
     for way, bi, nj in (("to_fail", cut[0], cut[1]), ("to_pass", cut[2], cut[3])):

@@ -25,7 +25,7 @@ from assay.core.aggregate import SampleVerdict
 from assay.core.compare import OVERALL, Reasoned, grader_reason, overall_reason
 from assay.core.result import Status
 from assay.runner.files import open_regular
-from assay.runner.results import ResultsLog, iter_rows, verdict_from_row
+from assay.runner.results import CONFIGS_KEY, ResultsLog, iter_rows, verdict_from_row
 from assay.runner.reviews import apply_reviews, load_reviews
 
 PASSED, REASONED, FAILED, LEFT_OUT = 0, 1, 2, 3
@@ -45,6 +45,8 @@ class Outcome(NamedTuple):
     """The verdict's code, then each result's (``PASSED`` ... ``LEFT_OUT``)."""
     scores: list[float]
     """The verdict's score, then each result's; NaN for none."""
+    configs: dict[str, str] | None = None
+    """Each grader's fingerprint (its type and config) where the run recorded them."""
 
 
 def _code(status: Status, reasoned: bool) -> int:
@@ -156,7 +158,10 @@ def _jsonl_outcomes(path: Path) -> Iterator[Outcome]:
         got = _quick(row) if not reviewed else None
         if got is None:
             v = verdict_from_row(row, f"{path}:{n}")
-            got = outcome_of(apply_reviews([v], reviews)[0] if v.id in reviewed else v)
+            configs = row.get(CONFIGS_KEY)
+            got = outcome_of(apply_reviews([v], reviews)[0] if v.id in reviewed else v)._replace(
+                configs=configs if isinstance(configs, dict) and all(isinstance(c, str) for c in configs.values())
+                else None)
         yield got
 
 
@@ -185,7 +190,10 @@ def _quick(row: Any) -> Outcome | None:
         return None
     if verdict == FAILED and any(c != PASSED for c in codes[1:]):
         codes[0] = REASONED
-    return Outcome(sample_id, cluster, tuple(names), codes, scores)
+    configs = row.get(CONFIGS_KEY)
+    if configs is not None and not (type(configs) is dict and all(type(v) is str for v in configs.values())):
+        return None
+    return Outcome(sample_id, cluster, tuple(names), codes, scores, configs)
 
 
 # An export of assay's verdicts as one JSON document, under `samples` or `verdicts`.

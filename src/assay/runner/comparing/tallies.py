@@ -49,6 +49,8 @@ class Run:
     """In the order first seen, ``OVERALL`` (the samples' verdicts) first."""
     tallies: dict[str, Tally]
     samples: int
+    configs: dict[str, set[str]]
+    """Each grader's fingerprints as the run's samples recorded them (none: not recorded)."""
 
 
 def read_run(path: Path, fmt: RunFormat) -> Run:
@@ -59,7 +61,10 @@ def read_run(path: Path, fmt: RunFormat) -> Run:
     shapes: dict[tuple[str, ...], int] = {}
     clusters, checks, ids = array("q"), array("I"), IdHashes()
     shape_of, code, score = array("h"), array("b"), array("d")
+    configs: list[dict[str, str]] = []
     for o in fmt.outcomes(path):
+        if o.configs is not None and (not configs or o.configs != configs[-1]) and o.configs not in configs:
+            configs.append(o.configs)
         key = o.cluster or o.id
         h = hash(key)
         clusters.append(h)
@@ -88,7 +93,11 @@ def read_run(path: Path, fmt: RunFormat) -> Run:
     for name, g in graders.items():
         at, obs = columns(g)
         tallies[name] = _tally(len(keys), inverse[at], at, codes[obs], scores[obs])
-    return Run(path, fmt, keys, first, list(graders), tallies, len(shape_of))
+    fingerprints: dict[str, set[str]] = {}
+    for seen in configs:
+        for name, fingerprint in seen.items():
+            fingerprints.setdefault(name, set()).add(fingerprint)
+    return Run(path, fmt, keys, first, list(graders), tallies, len(shape_of), fingerprints)
 
 
 def _columns(shape_of: np.ndarray, shapes: list[list[int]]) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:
