@@ -26,8 +26,18 @@ def write_json(value: Any, out: IO[str], depth: int = 0) -> None:
         started = False
         for item in value:
             out.write(("," if started else "[") + "\n" + pad)
-            write_json(item, out, depth + 1)
+            if isinstance(item, (list, Mapping)) and _plain(item):  # one call to orjson, indented to fit
+                out.write(orjson.dumps(item, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n" + pad))
+            else:
+                write_json(item, out, depth + 1)
             started = True
         out.write("\n" + "  " * depth + "]" if started else "[]")
     else:
         out.write(orjson.dumps(value).decode())
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` holds only what orjson writes itself (no lazily read lists inside)."""
+    items = value.values() if isinstance(value, Mapping) else value
+    return all(not isinstance(v, (Mapping, Sequence)) or isinstance(v, str) or
+               (isinstance(v, (list, dict)) and _plain(v)) for v in items)

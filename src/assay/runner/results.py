@@ -169,7 +169,7 @@ def iter_rows(log: ResultsLog, keep: Callable[[int], bool] | None = None) -> Ite
     seen = log.fingerprints
     with open_regular(path, what="results file") as fh:
         for n, line in enumerate(fh, 1):
-            if not line.strip():
+            if line[:1] != b"{" and not line.strip():  # (a results line starts with "{": no copy to strip)
                 log.good_bytes += len(line)
                 continue
             if line[-1:] != b"\n":

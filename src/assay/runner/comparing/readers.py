@@ -99,8 +99,8 @@ class Texts(NamedTuple):
 
 
 def texts_of(position: int, key: str, results: Sequence[Reasoned]) -> Texts:
-    reasons = {name: str(said) for name in {r.name for r in results}
-               if (said := grader_reason(results, name)) is not None}
+    failed = {r.name for r in results if r.status is Status.FAILED}
+    reasons = {name: str(said) for name in failed if (said := grader_reason(results, name)) is not None}
     overall = overall_reason(results, {})
     if overall is not None:
         reasons[OVERALL] = str(overall)
@@ -138,13 +138,15 @@ class _Light(NamedTuple):
 
 
 def _jsonl_texts_at(path: Path, positions: Container[int]) -> Iterator[Texts]:
-    """The texts of a well-formed line come from its row (results files hold no reason codes),
-    those of another line or a reviewed sample from its verdict, as the first pass read them."""
+    """The texts of a line come from its row (results files hold no reason codes; the first
+    pass checked every line), those of a reviewed sample from its verdict, as the first pass
+    read them."""
     review = _reviewed(path)
     reviewed = {r.sample_id for r in load_reviews(path)}
     for n, position, row in iter_rows(ResultsLog(path), positions.__contains__):
-        if not reviewed and _quick(row) is not None:
-            results = [_Light(r["name"], _STATUS[r["status"]], r.get("reason")) for r in row["results"]]
+        if row["id"] not in reviewed:
+            results = [_Light(r["name"], _STATUS[r["status"]], r.get("reason"), r.get("reason_code"), r.get("reason_args"))
+                       for r in row["results"]]
             yield texts_of(position, row.get("cluster") or row["id"], results)
         else:
             v = review(verdict_from_row(row, f"{path}:{n}"))
