@@ -145,8 +145,8 @@ def _jsonl_texts_at(path: Path, positions: Container[int]) -> Iterator[Texts]:
     reviewed = {r.sample_id for r in load_reviews(path)}
     for n, position, row in iter_rows(ResultsLog(path), positions.__contains__):
         if row["id"] not in reviewed:
-            results = [_Light(r["name"], _STATUS[r["status"]], r.get("reason"), r.get("reason_code"), r.get("reason_args"))
-                       for r in row["results"]]
+            results = [_Light(r["name"], _STATUS[r["status"]], r.get("reason"), r.get("reason_code"),
+                              r.get("reason_args")) for r in row["results"]]
             yield texts_of(position, row.get("cluster") or row["id"], results)
         else:
             v = review(verdict_from_row(row, f"{path}:{n}"))
