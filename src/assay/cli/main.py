@@ -139,19 +139,32 @@ def compare_cmd(
     new: Annotated[str, typer.Argument(help="The new run: a results JSONL (or a run id with --service).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
     fail_on_regression: Annotated[bool, typer.Option(
-        "--fail-on-regression", help="Exit 1 when a pass rate fell with p < --alpha (a CI gate).")] = False,
+        "--fail-on-regression", help="Exit 1 when a pass rate fell with adjusted p < --alpha, or with --margin "
+                                     "when a drop of the margin or more cannot be ruled out (a CI gate).")] = False,
     alpha: Annotated[float, typer.Option("--alpha", min=0.0, max=1.0, help="Significance level.")] = 0.05,
+    adjust: Annotated[str, typer.Option(
+        "--adjust", help="Correct the p-values for the number of graders compared: holm (default), bh "
+                         "(Benjamini-Hochberg) or none.")] = "holm",
+    margin: Annotated[Optional[float], typer.Option(
+        "--margin", min=0.0, max=100.0, help="Gate on non-inferiority instead: each grader's pass rate must be "
+                                             "shown to have dropped by less than M points (the lower end of its "
+                                             "paired 95% interval above -M).")] = None,
+    allow_empty: Annotated[bool, typer.Option(
+        "--allow-empty", help="Report a comparison of nothing (an empty run, no sample or no grader in both) "
+                              "with a warning and exit 0, instead of exit 2.")] = False,
     service: Annotated[Optional[str], typer.Option(
         "--service", help="An assay service's URL: BASE and NEW are its run ids.")] = None,
     token: Annotated[Optional[str], typer.Option(
         "--token", envvar="ASSAY_TOKEN", help="API token for --service (default: ASSAY_TOKEN).")] = None,
 ) -> None:
-    """Compare two runs sample by sample: pass rates, paired 95% intervals, exact McNemar p-values,
-    the samples that flipped; exit 1 with --fail-on-regression when a pass rate fell significantly."""
-    from assay.cli.compare_cmd import compare
+    """Compare two runs sample by sample: pass rates, paired 95% intervals, exact p-values adjusted
+    for the graders compared, the samples that flipped; exit 1 with --fail-on-regression when a
+    pass rate fell significantly, 2 when there is nothing to compare."""
+    from assay.cli.compare_cmd import Options, compare
 
-    _delegate(compare, base, new, service=service, token=token, as_json=as_json,
-              fail_on_regression=fail_on_regression, alpha=alpha)
+    options = Options(as_json=as_json, fail_on_regression=fail_on_regression, alpha=alpha, adjust=adjust,
+                      margin=None if margin is None else margin / 100, allow_empty=allow_empty)
+    _delegate(compare, base, new, service=service, token=token, options=options)
 
 
 @app.command("review")

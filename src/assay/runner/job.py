@@ -29,7 +29,7 @@ from assay.runner.ids import IdIndex
 from assay.runner.local_engine.repeats import run_attempts, sample_ids
 from assay.runner.local_engine.stream import DatasetStream
 from assay.runner.resources import Defaults, build_resources
-from assay.runner.results import JsonlSink, suite_fingerprint
+from assay.runner.results import JsonlSink, grader_fingerprints, suite_fingerprint
 from assay.runner.resume import Previous, read_previous
 from assay.runner.sizing import batch_sizes
 from assay.runner.suites import Suite, load_suite
@@ -128,7 +128,8 @@ def run_suite_file(options: RunOptions, *, progress: Progress | None = None,
     out = options.out
     previous = _resume(out, suite, dataset, fingerprint, tally) if options.resume and out is not None else None
     done = previous.ids if previous is not None else IdIndex()
-    sink = JsonlSink(out, fingerprint=fingerprint, append=options.resume) if out is not None else None
+    sink = JsonlSink(out, fingerprint=fingerprint, append=options.resume,
+                     configs=grader_fingerprints(suite)) if out is not None else None
 
     def graded(verdicts: list) -> None:
         if sink is not None:

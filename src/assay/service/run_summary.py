@@ -195,13 +195,15 @@ def _pair(interval: tuple[float, float] | None) -> list[float] | None:
     return list(interval) if interval else None
 
 
-def compare(session: Session, base: tuple[str, dict[str, float]], new: tuple[str, dict[str, float]]) -> dict[str, Any]:
+def compare(session: Session, base: tuple[str, dict[str, float]], new: tuple[str, dict[str, float]], *,
+            adjust: str = "holm", alpha: float = 0.05) -> dict[str, Any]:
     """Run ``new`` against run ``base`` (each: run id, evaluator weights), as ``assay compare
     --json`` prints it (``schemas.compare`` makes it camelCase); each evaluator's entry names
     it by ``grader`` (its name) and ``evaluator_id``."""
     names: dict[str, str] = {}
     doc = compare_runs(run_verdicts(session, base[0], base[1], names, codes=True),
-                       run_verdicts(session, new[0], new[1], names, codes=True), labels=names).to_dict()
+                       run_verdicts(session, new[0], new[1], names, codes=True), labels=names, adjust=adjust,
+                       alpha=alpha).to_dict()
     for g in doc["graders"]:
         g["evaluator_id"], g["grader"] = g["grader"], names.get(g["grader"], g["grader"])
     for g in [*doc["graders"], doc["overall"]]:
