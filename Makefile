@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh
+.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh foreign-runs
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -90,6 +90,11 @@ test: setup lint typecheck layers browser web-deps postgres
 # directory the fetch tool mirrored (or a source folder); REV a revision in it (default HEAD).
 peers-refresh: setup
 	$(BIN)/python tests/peers/refresh.py $(WAZA) --rev $(or $(REV),HEAD) $(if $(WRITE),--write)
+
+# Not part of `make test` or CI: regenerates tests/peers/foreign/runs/ with real promptfoo (npm)
+# and Inspect AI (PyPI), installed into a temporary directory; the runs themselves are committed.
+foreign-runs:
+	bash tests/peers/foreign/make_foreign_runs.sh
 
 bench: setup wrk
 	$(BIN)/python bench/run.py

@@ -1,0 +1,53 @@
+"""Runs written by other tools, read as assay's verdicts so that `assay compare` and
+`assay report` answer for them as for assay's own results files.
+
+One module per tool, alike: ``claims(doc)`` says whether a parsed JSON document is that tool's,
+``verdicts``/``read_*`` map it (``promptfoo``: ``promptfoo eval -o results.json``;
+``inspect_log``: Inspect AI's ``.eval`` and ``.json`` logs). ``read_foreign`` tells them apart by
+content, never by the file's name: a zip is an Inspect ``.eval`` log; a JSON document is parsed
+and offered to each tool's ``claims``. assay's own JSON lines (whose first key is ``id``) are
+left alone without a parse, so a large results file costs nothing here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+
+from assay.core.aggregate import SampleVerdict
+from assay.core.errors import SpecError
+from assay.runner.files import open_regular
+from assay.runner.foreign import inspect_log, promptfoo
+
+FORMATS = (promptfoo.FORMAT, inspect_log.FORMAT)
+_ZIP = b"PK\x03\x04"
+_FIRST_KEY = re.compile(rb'\A\s*\{\s*"((?:[^"\\]|\\.){0,64})"')
+_HEAD = 4096
+
+
+def read_foreign(path: Path) -> list[SampleVerdict] | None:
+    """The verdicts of ``path`` when another tool wrote it; None for assay's own results
+    (the caller reads those). SpecError, naming the file and the place, for a damaged file."""
+    with open_regular(path, what="results file") as fh:
+        head = fh.read(_HEAD)
+        if head.startswith(_ZIP):
+            fh.close()
+            return inspect_log.read_zip(path)
+        first = _FIRST_KEY.match(head)
+        if first is None or first.group(1) == b"id":
+            return None  # not a JSON object, or assay's own line
+        data = head + fh.read()
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if first.group(1) in (b"evalId", b"version"):  # how promptfoo's and Inspect's files begin
+            raise SpecError(f"damaged or truncated JSON ({exc}); a promptfoo or Inspect AI file must be "
+                            "whole", where=str(path)) from None
+        return None  # JSON lines, or not JSON: the results reader says what is wrong
+    if promptfoo.claims(doc):
+        return promptfoo.verdicts(doc, where=str(path))
+    if inspect_log.claims(doc):
+        return inspect_log.read_json(path, doc)
+    return None
