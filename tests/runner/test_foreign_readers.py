@@ -160,8 +160,48 @@ def test_an_unrelated_json_document_is_left_to_assays_reader(tmp_path: Path) -> 
 @pytest.mark.parametrize("name", ["inspect_b.eval", "inspect_b.json"])
 def test_inspect_ai_and_the_plain_reader_agree(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     through_inspect = read_foreign(RUNS / name)
-    monkeypatch.setattr(inspect_log, "_with_inspect_ai", lambda path: None)
+    monkeypatch.setattr(inspect_log, "_inspect_api", lambda: None)
     plain = read_foreign(RUNS / name)
     assert through_inspect is not None and plain is not None
     key = lambda v: v.id  # noqa: E731
     assert [v.to_dict() for v in sorted(through_inspect, key=key)] == [v.to_dict() for v in sorted(plain, key=key)]
+
+
+def test_an_older_version_3_file_without_failure_reasons_reads_alike() -> None:
+    """Files from before ``failureReason`` (and with the provider as a bare id) give the same
+    verdicts: an error is a failure nothing graded."""
+    doc = json.loads((RUNS / "promptfoo_b.json").read_text())
+    current = [(v.id, v.status, [r.status for r in v.results]) for v in promptfoo.verdicts(doc, "x.json")]
+    for row in rows_of(doc):
+        del row["failureReason"]
+        row["provider"] = row["provider"]["id"]
+    older = [(v.id, v.status, [r.status for r in v.results]) for v in promptfoo.verdicts(doc, "x.json")]
+    assert older == current
+    assert {status for _, status, _ in older} == {Status.PASSED, Status.FAILED, Status.ERROR}
+
+
+@pytest.mark.parametrize("name", ["promptfoo_b.json", "inspect_b.json", "inspect_b.eval"])
+def test_a_file_cut_anywhere_is_refused_as_damaged_never_a_crash(name: str, tmp_path: Path) -> None:
+    data = (RUNS / name).read_bytes()
+    cut = tmp_path / name
+    for at in range(32, len(data), max(1, len(data) // 40)):  # from past the first key, which tells the tool
+        cut.write_bytes(data[:at])
+        with pytest.raises(SpecError) as got:
+            load_verdicts(cut)
+        assert str(cut) in str(got.value)
+
+
+def test_a_changed_byte_inside_an_eval_member_is_caught_by_its_checksum(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """By the plain reader (Inspect's own does not check checksums)."""
+    import zipfile
+
+    monkeypatch.setattr(inspect_log, "_inspect_api", lambda: None)
+    data = bytearray((RUNS / "inspect_b.eval").read_bytes())
+    with zipfile.ZipFile(RUNS / "inspect_b.eval") as log:
+        info = next(i for i in log.infolist() if i.filename == "samples/japan_epoch_1.json")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start + info.compress_size // 2] ^= 0x01
+    (tmp_path / "flipped.eval").write_bytes(bytes(data))
+    with pytest.raises(SpecError, match=r"flipped.eval: samples/japan_epoch_1.json: damaged"):
+        load_verdicts(tmp_path / "flipped.eval")

@@ -1,6 +1,8 @@
 """Inspect AI eval logs (``.eval``, and ``.json`` from ``--log-format json``), read as assay's
 verdicts: through ``inspect_ai.log`` when Inspect is installed, by ``_eval_zip`` and a JSON
-parse otherwise; both give the same dicts to one mapping.
+parse otherwise (or when the file's name does not end in .eval or .json, by which Inspect picks
+its reader); both give the same dicts to one mapping. The plain reader is the stricter: it
+checks each member's checksum, which Inspect's does not.
 
 - **id**: the sample's id; with several epochs each is an attempt, ``id#r<epoch>``, clustered by
   the sample id (so intervals cluster by task and a comparison pairs tasks).
@@ -18,7 +20,7 @@ parse otherwise; both give the same dicts to one mapping.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +47,39 @@ def claims(doc: Any) -> bool:
 
 def read_zip(path: Path) -> list[SampleVerdict]:
     """The samples of a ``.eval`` log."""
-    loaded = _with_inspect_ai(path)
-    if loaded is not None:
-        return verdicts(*loaded, where=str(path))
+    return _read(path, lambda: _plain_zip(path))
+
+
+def read_json(path: Path, doc: dict[str, Any]) -> list[SampleVerdict]:
+    """The samples of a JSON log (already parsed: content told it apart)."""
+    return _read(path, lambda: _plain_json(path, doc))
+
+
+def _read(path: Path, plain: Callable[[], list[SampleVerdict]]) -> list[SampleVerdict]:
+    """Through ``inspect_ai.log`` when it is installed and can tell the format by the file's
+    name (it goes by the suffix), else ``plain``. When Inspect fails, the plain reader reads
+    the file too, to name the damaged member or line if it finds one; Inspect's own error else."""
+    log_api = _inspect_api() if path.suffix.lower() in (".eval", ".json") else None
+    if log_api is None:
+        return plain()
+    try:
+        header = log_api.read_eval_log(str(path), header_only=True).model_dump(mode="json", exclude={"samples"})
+        samples = [s.model_dump(mode="json", include=_SAMPLE_FIELDS)
+                   for s in log_api.read_eval_log_samples(str(path), all_samples_required=False)]
+    except Exception as exc:  # Inspect's own errors are many; what a person needs is which file, and where
+        plain()
+        raise SpecError(f"Inspect AI cannot read this log: {type(exc).__name__}: {exc}", where=str(path)) from None
+    return verdicts(header, samples, where=str(path))
+
+
+def _inspect_api() -> Any:
+    try:
+        return importlib.import_module("inspect_ai.log")
+    except ImportError:
+        return None
+
+
+def _plain_zip(path: Path) -> list[SampleVerdict]:
     with EvalZip(path) as log:
         header = log.document("header.json") or log.document("_journal/start.json")
         if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
@@ -56,11 +88,7 @@ def read_zip(path: Path) -> list[SampleVerdict]:
         return verdicts(header, log.samples(), where=str(path))
 
 
-def read_json(path: Path, doc: dict[str, Any]) -> list[SampleVerdict]:
-    """The samples of a JSON log (already parsed: content told it apart)."""
-    loaded = _with_inspect_ai(path)
-    if loaded is not None:
-        return verdicts(*loaded, where=str(path))
+def _plain_json(path: Path, doc: dict[str, Any]) -> list[SampleVerdict]:
     samples = doc.get("samples")
     if samples is None:
         raise SpecError("the log holds no samples (written with --no-log-samples?): nothing to pair",
@@ -68,20 +96,6 @@ def read_json(path: Path, doc: dict[str, Any]) -> list[SampleVerdict]:
     if not isinstance(samples, list):
         raise SpecError("`samples` must be a list", where=str(path))
     return verdicts(doc, samples, where=str(path))
-
-
-def _with_inspect_ai(path: Path) -> tuple[dict[str, Any], Iterator[Any]] | None:
-    """Header and samples as ``inspect_ai.log`` reads them, as plain dicts; None without Inspect."""
-    try:
-        log_api = importlib.import_module("inspect_ai.log")
-    except ImportError:
-        return None
-    try:
-        header = log_api.read_eval_log(str(path), header_only=True).model_dump(mode="json", exclude={"samples"})
-        samples = list(log_api.read_eval_log_samples(str(path), all_samples_required=False))
-    except Exception as exc:  # Inspect's own errors are many; what a person needs is which file
-        raise SpecError(f"Inspect AI cannot read this log: {type(exc).__name__}: {exc}", where=str(path)) from None
-    return header, (s.model_dump(mode="json", include=_SAMPLE_FIELDS) for s in samples)
 
 
 def verdicts(header: dict[str, Any], samples: Iterable[Any], where: str) -> list[SampleVerdict]:
