@@ -63,12 +63,13 @@ def verdicts(doc: dict[str, Any], where: str) -> list[SampleVerdict]:
             raise SpecError(f"a result must be an object, got {type(row).__name__}",
                             where=f"{where}: results.results[{i}]")
     keys = _test_keys(rows)
-    columns = {_column(row) for row in rows}
-    seen: dict[str, int] = {}
-    tasks = [keys[i] if len(columns) == 1 else f"{_column(row)} / {keys[i]}" for i, row in enumerate(rows)]
+    columns = [_column(row) for row in rows]
+    one_column = len(set(columns)) <= 1
+    tasks = [key if one_column else f"{column} / {key}" for key, column in zip(keys, columns, strict=True)]
     counts: dict[str, int] = {}
     for task in tasks:
         counts[task] = counts.get(task, 0) + 1
+    seen: dict[str, int] = {}
     out = []
     for i, (row, task) in enumerate(zip(rows, tasks, strict=True)):
         n = seen[task] = seen.get(task, 0) + 1
