@@ -171,3 +171,18 @@ def test_an_old_or_damaged_promptfoo_file_says_what_and_where(tmp_path: Path) ->
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     refused(assay("report", tmp_path / "bad.json"), "bad.json", "results.results[4].gradingResult.componentResults[1]",
             "pass")
+
+
+def test_promptfoos_json_lines_compare_as_its_json_does() -> None:
+    lines = compared(RUNS / "promptfoo_a.jsonl", RUNS / "promptfoo_b.jsonl")
+    whole = compared(RUNS / "promptfoo_a.json", RUNS / "promptfoo_b.json")
+    assert lines == whole
+    mixed = compared(RUNS / "promptfoo_a.json", RUNS / "promptfoo_b.jsonl")
+    assert mixed["overall"]["to_fail"] == whole["overall"]["to_fail"]
+
+
+def test_a_truncated_promptfoo_jsonl_names_the_line(tmp_path: Path) -> None:
+    data = (RUNS / "promptfoo_b.jsonl").read_bytes()
+    lines = data.split(b"\n")
+    (tmp_path / "cut.jsonl").write_bytes(b"\n".join(lines[:5]) + b"\n" + lines[5][:100])
+    refused(assay("report", tmp_path / "cut.jsonl"), "cut.jsonl:6", "truncated")

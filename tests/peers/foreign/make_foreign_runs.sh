@@ -13,14 +13,17 @@ promptfoo_version="${PROMPTFOO_VERSION:-0.121.20}"
 inspect_version="${INSPECT_VERSION:-0.3.285}"
 mkdir -p "$out"
 
-# promptfoo: the same suite twice, the provider's variant a then b; -o writes its output JSON.
+# promptfoo: the same suite twice, the provider's variant a then b; -o writes its output JSON
+# (and, in a run of its own, its JSON lines).
 (cd "$work" && npm init -y >/dev/null && npm install --no-audit --no-fund "promptfoo@$promptfoo_version" >/dev/null)
 cp "$here/promptfoo/promptfooconfig.yaml" "$here/promptfoo/provider.js" "$work/"
 for variant in a b; do
-  (cd "$work" && FIXTURE_VARIANT=$variant PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1 \
-    PROMPTFOO_CONFIG_DIR="$work/.promptfoo" ./node_modules/.bin/promptfoo eval -c promptfooconfig.yaml \
-    -o "$out/promptfoo_$variant.json" --no-cache --no-table --no-write --no-progress-bar) || [ $? -eq 100 ]
-done  # promptfoo exits 100 when a test failed, as the fixture's tests are meant to
+  for format in json jsonl; do
+    (cd "$work" && FIXTURE_VARIANT=$variant PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1 \
+      PROMPTFOO_CONFIG_DIR="$work/.promptfoo" ./node_modules/.bin/promptfoo eval -c promptfooconfig.yaml \
+      -o "$out/promptfoo_$variant.$format" --no-cache --no-table --no-write --no-progress-bar) || [ $? -eq 100 ]
+  done  # promptfoo exits 100 when a test failed, as the fixture's tests are meant to
+done
 
 # Inspect AI: the fixture task for variant a and b, two epochs, in both log formats.
 python3 -m venv "$work/venv"

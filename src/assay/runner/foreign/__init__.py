@@ -2,7 +2,8 @@
 `assay report` answer for them as for assay's own results files.
 
 One module per tool, alike: ``claims(doc)`` says whether a parsed JSON document is that tool's,
-``verdicts``/``read_*`` map it (``promptfoo``: ``promptfoo eval -o results.json``;
+``verdicts``/``read_*`` map it (``promptfoo``: ``promptfoo eval -o results.json``, and its
+``.jsonl`` lines;
 ``inspect_log``: Inspect AI's ``.eval`` and ``.json`` logs). ``read_foreign`` tells them apart by
 content, never by the file's name: a zip is an Inspect ``.eval`` log; a JSON document is parsed
 and offered to each tool's ``claims``. assay's own JSON lines (whose first key is ``id``) are
@@ -45,9 +46,32 @@ def read_foreign(path: Path) -> list[SampleVerdict] | None:
         if first.group(1) in (b"evalId", b"version"):  # how promptfoo's and Inspect's files begin
             raise SpecError(f"damaged or truncated JSON ({exc}); a promptfoo or Inspect AI file must be "
                             "whole", where=str(path)) from None
-        return None  # JSON lines, or not JSON: the results reader says what is wrong
+        return _promptfoo_lines(path, data)
     if promptfoo.claims(doc):
         return promptfoo.verdicts(doc, where=str(path))
     if inspect_log.claims(doc):
         return inspect_log.read_json(path, doc)
     return None
+
+
+def _promptfoo_lines(path: Path, data: bytes) -> list[SampleVerdict] | None:
+    """promptfoo's JSON lines when the first line is one of its results, else None (assay's
+    own results reader then reads the file, and says what is wrong with it)."""
+    lines = data.split(b"\n")
+    try:
+        first = orjson.loads(lines[0])
+    except orjson.JSONDecodeError:
+        return None
+    if not promptfoo.claims_row(first):
+        return None
+    rows, places = [], []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(orjson.loads(line))
+        except orjson.JSONDecodeError as exc:
+            raise SpecError(f"damaged or truncated line of promptfoo's JSON lines ({exc})",
+                            where=f"{path}:{n}") from None
+        places.append(f"{path}:{n}")
+    return promptfoo.rows_verdicts(rows, places)

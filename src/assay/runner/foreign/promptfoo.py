@@ -1,4 +1,5 @@
-"""promptfoo's output JSON (``promptfoo eval -o results.json``), read as assay's verdicts.
+"""promptfoo's output JSON (``promptfoo eval -o results.json``), read as assay's verdicts, and
+its JSON lines (``-o results.jsonl``: one EvaluateResult a line, read alike).
 
 The file is ``{evalId, results: {version, results: [EvaluateResult], ...}, config, ...}``; every
 ``results.version`` from 3 on is read (the shape promptfoo has written since it dropped the
@@ -50,6 +51,13 @@ def claims(doc: Any) -> bool:
         "evalId" in doc or "config" in doc or "prompts" in inner or "table" in inner)
 
 
+def claims_row(row: Any) -> bool:
+    """True when ``row`` is one line of promptfoo's JSON lines output (``-o results.jsonl``):
+    one EvaluateResult."""
+    return isinstance(row, dict) and isinstance(row.get("testCase"), dict) and "promptIdx" in row and (
+        "gradingResult" in row or "success" in row)
+
+
 def verdicts(doc: dict[str, Any], where: str) -> list[SampleVerdict]:
     """The samples of a promptfoo output file; SpecError naming the entry for a damaged one."""
     inner = doc["results"]
@@ -58,10 +66,14 @@ def verdicts(doc: dict[str, Any], where: str) -> list[SampleVerdict]:
         raise SpecError(f"promptfoo results version {version!r} is older than {FIRST_VERSION}, the first assay "
                         "reads; export it again with a current promptfoo (`promptfoo export`)", where=where)
     rows = inner["results"]
-    for i, row in enumerate(rows):
+    return rows_verdicts(rows, [f"{where}: results.results[{i}]" for i in range(len(rows))])
+
+
+def rows_verdicts(rows: list[Any], places: list[str]) -> list[SampleVerdict]:
+    """The samples of promptfoo's EvaluateResult rows, ``places[i]`` naming where row i is."""
+    for row, place in zip(rows, places, strict=True):
         if not isinstance(row, dict):
-            raise SpecError(f"a result must be an object, got {type(row).__name__}",
-                            where=f"{where}: results.results[{i}]")
+            raise SpecError(f"a result must be an object, got {type(row).__name__}", where=place)
     keys = _test_keys(rows)
     columns = [_column(row) for row in rows]
     one_column = len(set(columns)) <= 1
@@ -75,7 +87,7 @@ def verdicts(doc: dict[str, Any], where: str) -> list[SampleVerdict]:
         n = seen[task] = seen.get(task, 0) + 1
         repeated = counts[task] > 1
         sample_id = attempt_id(task, n) if repeated else task
-        out.append(_verdict(row, sample_id, task if repeated else None, f"{where}: results.results[{i}]"))
+        out.append(_verdict(row, sample_id, task if repeated else None, places[i]))
     return out
 
 
