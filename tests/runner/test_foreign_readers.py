@@ -205,3 +205,12 @@ def test_a_changed_byte_inside_an_eval_member_is_caught_by_its_checksum(tmp_path
     (tmp_path / "flipped.eval").write_bytes(bytes(data))
     with pytest.raises(SpecError, match=r"flipped.eval: samples/japan_epoch_1.json: damaged"):
         load_verdicts(tmp_path / "flipped.eval")
+
+
+def test_a_zip_that_is_not_an_inspect_log_says_so(tmp_path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "other.zip", "w") as z:
+        z.writestr("readme.txt", "hello")
+    with pytest.raises(SpecError, match=r"other.zip: a zip without Inspect's header.json"):
+        load_verdicts(tmp_path / "other.zip")

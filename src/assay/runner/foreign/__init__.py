@@ -2,12 +2,12 @@
 `assay report` answer for them as for assay's own results files.
 
 One module per tool, alike: ``claims(doc)`` says whether a parsed JSON document is that tool's,
-``verdicts``/``read_*`` map it (``promptfoo``: ``promptfoo eval -o results.json``, and its
-``.jsonl`` lines;
-``inspect_log``: Inspect AI's ``.eval`` and ``.json`` logs). ``read_foreign`` tells them apart by
-content, never by the file's name: a zip is an Inspect ``.eval`` log; a JSON document is parsed
-and offered to each tool's ``claims``. assay's own JSON lines (whose first key is ``id``) are
-left alone without a parse, so a large results file costs nothing here.
+``verdicts``/``read_*`` map it (``promptfoo``: ``promptfoo eval -o results.json``, and its JSON
+lines; ``inspect_log``: Inspect AI's ``.eval`` and ``.json`` logs). ``read_foreign`` tells them
+apart by content, never by the file's name: a zip is an Inspect ``.eval`` log; a JSON document
+is parsed and offered to each tool's ``claims``, and JSON lines whose first line is a promptfoo
+result are promptfoo's. assay's own JSON lines (whose first key is ``id``) are left alone
+without a parse, so a large results file costs nothing here.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from assay.core.errors import SpecError
 from assay.runner.files import open_regular
 from assay.runner.foreign import inspect_log, promptfoo
 
-FORMATS = (promptfoo.FORMAT, inspect_log.FORMAT)
 _ZIP = b"PK\x03\x04"
 _FIRST_KEY = re.compile(rb'\A\s*\{\s*"((?:[^"\\]|\\.){0,64})"')
 _HEAD = 4096

@@ -31,7 +31,6 @@ from assay.runner.foreign._eval_zip import EvalZip
 from assay.runner.foreign._results import errored, graded, number, obj, text
 from assay.runner.local_engine.repeats import attempt_id
 
-FORMAT = "Inspect AI"
 MODEL_GRADED = frozenset({"model_graded_qa", "model_graded_fact"})
 """Inspect's scorers whose verdict a model gives."""
 _LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}

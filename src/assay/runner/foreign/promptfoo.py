@@ -33,7 +33,6 @@ from assay.core.result import GraderResult, Kind, Status
 from assay.runner.foreign._results import errored, graded, number, obj, text, weight_of
 from assay.runner.local_engine.repeats import attempt_id
 
-FORMAT = "promptfoo"
 FIRST_VERSION = 3
 MODEL_GRADED = frozenset({
     "llm-rubric", "g-eval", "factuality", "model-graded-factuality", "model-graded-closedqa",
