@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh foreign-runs
+.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -93,6 +93,7 @@ peers-refresh: setup
 
 # Not part of `make test` or CI: regenerates tests/peers/foreign/runs/ with real promptfoo (npm)
 # and Inspect AI (PyPI), installed into a temporary directory; the runs themselves are committed.
+.PHONY: foreign-runs
 foreign-runs:
 	bash tests/peers/foreign/make_foreign_runs.sh
 
