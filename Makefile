@@ -102,6 +102,12 @@ test: setup lint typecheck layers browser web-deps postgres
 peers-refresh: setup
 	$(BIN)/python tests/peers/refresh.py $(WAZA) --rev $(or $(REV),HEAD) $(if $(WRITE),--write)
 
+# Not part of `make test` or CI: regenerates tests/peers/foreign/runs/ with real promptfoo (npm)
+# and Inspect AI (PyPI), installed into a temporary directory; the runs themselves are committed.
+.PHONY: foreign-runs
+foreign-runs:
+	bash tests/peers/foreign/make_foreign_runs.sh
+
 bench: setup wrk
 	$(BIN)/python bench/run.py
 
