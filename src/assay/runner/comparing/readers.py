@@ -25,6 +25,7 @@ from assay.core.aggregate import SampleVerdict
 from assay.core.compare import OVERALL, Reasoned, grader_reason, overall_reason
 from assay.core.result import Status
 from assay.runner.files import open_regular
+from assay.runner.foreign import read_foreign_once
 from assay.runner.results import CONFIGS_KEY, ResultsLog, iter_rows, verdict_from_row
 from assay.runner.reviews import apply_reviews, load_reviews
 
@@ -227,8 +228,15 @@ def _document_verdicts(path: Path) -> Iterator[SampleVerdict]:
     return (review(verdict_from_row(row, f"{path}: samples[{i}]")) for i, row in enumerate(rows))
 
 
+# Runs other tools wrote (promptfoo, Inspect AI: ``runner.foreign``), read whole and mapped.
+
+def _foreign_verdicts(path: Path) -> Iterator[SampleVerdict]:
+    return iter(read_foreign_once(path) or ())
+
+
+FOREIGN = RunFormat("promptfoo or Inspect AI", lambda path: read_foreign_once(path) is not None, _foreign_verdicts)
 DOCUMENT = RunFormat("assay document", _is_document, _document_verdicts)
 JSONL = RunFormat("assay", lambda path: True, _jsonl_verdicts, _jsonl_outcomes, _jsonl_texts_at)
 
-FORMATS: tuple[RunFormat, ...] = (DOCUMENT, JSONL)
+FORMATS: tuple[RunFormat, ...] = (FOREIGN, DOCUMENT, JSONL)
 """Tried in order: the first whose ``claims`` says yes reads the file; JSONL claims every file."""

@@ -13,6 +13,7 @@ without a parse, so a large results file costs nothing here.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import orjson
@@ -51,6 +52,20 @@ def read_foreign(path: Path) -> list[SampleVerdict] | None:
     if inspect_log.claims(doc):
         return inspect_log.read_json(path, doc)
     return None
+
+
+def read_foreign_once(path: Path) -> tuple[SampleVerdict, ...] | None:
+    """``read_foreign``, remembered for the last few files as they are now (their size and
+    modification time): a comparison asks whether a file is another tool's, then reads it, then
+    reads the samples it lists again, and another tool's file is parsed whole each time."""
+    stat = path.stat()
+    return _read_cached(path.resolve(), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=2)
+def _read_cached(path: Path, size: int, mtime_ns: int) -> tuple[SampleVerdict, ...] | None:
+    found = read_foreign(path)
+    return None if found is None else tuple(found)
 
 
 def _promptfoo_lines(path: Path, data: bytes) -> list[SampleVerdict] | None:
