@@ -31,12 +31,14 @@ from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.logs import JsonFormatter, log_stray_output
 from assay.server.pages import install as install_pages
-from assay.server.routes import compare, datasets, evaluators, health, runs, tasks, tokens
+from assay.server.routes import compare, datasets, evaluators, health, online_rules, otlp, runs, tasks, tokens
 from assay.server.service import Service
 from assay.settings import Settings
 from assay.store.migrate import upgrade
 
 API_PREFIX = "/api/v1"
+OTLP_PATH = "/v1/traces"
+"""OTLP/HTTP's trace export path (``server.routes.otlp``): protobuf or JSON, gzip allowed."""
 log = logging.getLogger("assay.server")
 
 
@@ -65,7 +67,8 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.state.service = service
     errors.install(app)
     app.include_router(health.router)
-    for module in (evaluators, datasets, tasks, runs, compare, tokens):
+    app.include_router(otlp.router)
+    for module in (evaluators, datasets, tasks, runs, compare, tokens, online_rules):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 
@@ -74,6 +77,8 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
         return path.endswith(("/dataset", "/versions"))
 
     def limit_for(path: str) -> int:
+        if path == OTLP_PATH:
+            return settings.otlp_max_body_bytes
         return settings.api_max_upload_bytes if is_upload(path) else settings.api_max_body_bytes
 
     def is_json(path: str) -> bool:
@@ -86,7 +91,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.add_middleware(DatabaseAdmission, limit=settings.database_pool_size + settings.database_pool_overflow,
                        queue=settings.database_queue, wait_s=settings.database_wait_ms / 1000, exempt=needs_no_database,
                        metrics=service.metrics)
-    app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
+    app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json, inflates=lambda path: path == OTLP_PATH)
     if fast_test:  # in front of the two above
         app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)
     # added last: the outermost layer (request ids, security headers, body timeout, HTTP metrics)
