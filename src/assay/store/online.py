@@ -31,11 +31,15 @@ def insert_spans(session: Session, user_id: str, spans: Sequence[Any]) -> set[tu
     rows = {(s.trace_id, s.span_id): {"user_id": user_id, "received_at": now,
                                       **{c: getattr(s, c) for c in _SPAN_COLUMNS}} for s in spans}
     values = list(rows.values())  # a span twice in one batch: once
-    for first in range(0, len(values), _CHUNK):
-        statement = (_insert(session, OnlineSpan).values(values[first:first + _CHUNK])
-                     .on_conflict_do_nothing(index_elements=["user_id", "trace_id", "span_id"])
-                     .returning(OnlineSpan.trace_id, OnlineSpan.span_id))
-        inserted.update((t, s) for t, s in session.execute(statement).all())
+    if not values:
+        return inserted
+    # One statement compiled once (and cached), executed over many parameter sets: SQLAlchemy
+    # batches them into multi-row INSERTs with RETURNING ("insertmanyvalues") on both databases.
+    statement = (_insert(session, OnlineSpan.__table__)
+                 .on_conflict_do_nothing(index_elements=["user_id", "trace_id", "span_id"])
+                 .returning(OnlineSpan.trace_id, OnlineSpan.span_id))
+    result = session.connection().execute(statement, values)
+    inserted.update((t, s) for t, s in result.all())
     return inserted
 
 
@@ -91,13 +95,12 @@ def jobs_of(session: Session, rule_ids: Iterable[str], targets: Iterable[str]) -
 
 def add_jobs(session: Session, jobs: Sequence[dict[str, Any]]) -> int:
     """Insert jobs, ignoring those already there (by rule, target, generation); returns how many were new."""
-    added = 0
-    for first in range(0, len(jobs), _CHUNK):
-        statement = (_insert(session, OnlineJob).values(list(jobs[first:first + _CHUNK]))
-                     .on_conflict_do_nothing(index_elements=["rule_id", "target", "generation"])
-                     .returning(OnlineJob.id))
-        added += len(session.execute(statement).all())
-    return added
+    if not jobs:
+        return 0
+    statement = (_insert(session, OnlineJob.__table__)
+                 .on_conflict_do_nothing(index_elements=["rule_id", "target", "generation"])
+                 .returning(OnlineJob.id))
+    return len(session.connection().execute(statement, list(jobs)).all())
 
 
 def push_back(session: Session, job_ids: Sequence[int], due_at: datetime, ready: bool) -> None:
@@ -167,8 +170,8 @@ def give_back(session: Session, holder: str) -> None:
 
 def insert_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     if rows:
-        session.execute(_insert(session, OnlineResult).values(list(rows)).on_conflict_do_nothing(
-            index_elements=["rule_id", "target", "generation", "evaluator_id", "evaluator_version"]))
+        session.connection().execute(_insert(session, OnlineResult.__table__).on_conflict_do_nothing(
+            index_elements=["rule_id", "target", "generation", "evaluator_id", "evaluator_version"]), list(rows))
 
 
 def judge_calls_since(session: Session, rule_id: str, since: datetime) -> int:
