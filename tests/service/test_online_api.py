@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "online"))
 from otlp_build import NOW_NS, chat_attributes, new_trace_id, request, span  # noqa: E402
 from service_support import make_api  # noqa: E402
@@ -218,3 +220,33 @@ def test_backfill_grades_stored_spans_and_skips_what_it_graded(api):
     assert [r["status"] for r in _results(api, rule["id"], 1)] == ["passed"]
     again = api.call("POST", f"/online-rules/{rule['id']}/backfill", json=window).json()["data"]
     assert again == {"spansRead": 1, "jobsAdded": 0}
+
+
+def test_two_models_and_two_windows_compared_unpaired(api):
+    from assay.core import stats
+
+    rule = _rule(api, _evaluator(api))
+    day = 86400 * 10**9
+    spans = []
+    for i in range(40):
+        model = "gpt-4o" if i < 20 else "gpt-4o-mini"
+        says = "Paris" if (i < 15 or 20 <= i < 25) else "Lyon"
+        spans.append(span(new_trace_id(), (i + 1).to_bytes(8, "big"), "chat",
+                          chat_attributes("q", says, model=model), start_ns=NOW_NS + (i % 2) * day))
+    assert _post(api, request(*spans)).status_code == 200
+    assert len(_results(api, rule["id"], 40)) == 40
+    by_model = api.call("GET", f"/online-rules/{rule['id']}/compare", params={
+        "split": "gen_ai.request.model", "base": "gpt-4o", "new": "gpt-4o-mini", "from": "2026-05-28T00:00:00Z",
+        "to": "2026-06-01T00:00:00Z"}).json()["data"]
+    overall = by_model["overall"]
+    assert by_model["paired"] is False and [g["grader"] for g in by_model["graders"]] == ["mentions Paris"]
+    assert (overall["baseGraded"], overall["newGraded"], overall["delta"]) == (20, 20, -0.5)
+    assert overall["pValue"] == pytest.approx(stats.two_proportion_p(15, 20, 5, 20))
+    assert overall["deltaCi"] == pytest.approx(list(stats.unpaired_rate_interval(15, 20, 5, 20)))
+    windows = api.call("GET", f"/online-rules/{rule['id']}/compare", params={
+        "base": "2026-05-28T00:00:00Z/2026-05-29T00:00:00Z",
+        "new": "2026-05-29T00:00:00Z/2026-05-30T00:00:00Z"}).json()["data"]["overall"]
+    assert (windows["baseGraded"], windows["newGraded"]) == (20, 20)
+    assert windows["basePassRate"] == 11 / 20 and windows["newPassRate"] == 9 / 20  # even i: day 1
+    bad = api.call("GET", f"/online-rules/{rule['id']}/compare", params={"base": "yesterday", "new": "today"})
+    assert bad.status_code == 422 and "query parameter base: 'yesterday' is not START/END" in bad.json()["message"]

@@ -121,6 +121,17 @@ def test_an_instrumented_application_is_graded_once_across_retries_and_restarts(
             entries = {e["value"]: e for e in summary.json()["data"]}
             assert entries["gpt-4o"]["passRate"] == 1.0 and entries["gpt-4o"]["passRateCi"][0] < 1.0
             assert entries["gpt-4o-mini"]["notCounted"] == {"not_applicable": 1}
+            user_env = {**os.environ, "ASSAY_TOKEN": token}
+            compared = assay("compare", "gpt-4o", "gpt-4o-mini", "--service", server.url, "--rule", span_rule,
+                             "--split", "gen_ai.request.model", "--json", env=user_env)
+            assert compared.returncode == 0, compared.stderr
+            overall = json.loads(compared.stdout)["overall"]
+            assert (overall["base_graded"], overall["new_graded"], overall["base_pass_rate"]) == (1, 0, 1.0)
+            assert overall["new_not_counted"] == {"not_applicable": 1} and overall["delta"] is None
+            table = assay("compare", "gpt-4o", "gpt-4o-mini", "--service", server.url, "--rule", span_rule,
+                          "--split", "gen_ai.request.model", env=user_env)
+            assert table.returncode == 0 and "unpaired" in table.stdout
+            assert assay("compare", "a", "b", "--split", "x", env=user_env).returncode == 2
         database = Database(db_url)
         with database.session() as session:
             assert session.query(OnlineSpan).count() == len(spans) == 4

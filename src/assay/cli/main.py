@@ -136,13 +136,20 @@ def compare_cmd(
         "--service", help="An assay service's URL: BASE and NEW are its run ids.")] = None,
     token: Annotated[Optional[str], typer.Option(
         "--token", envvar="ASSAY_TOKEN", help="API token for --service (default: ASSAY_TOKEN).")] = None,
+    rule: Annotated[Optional[str], typer.Option(
+        "--rule", help="An online rule's id (with --service): BASE and NEW are windows START/END in ISO 8601, "
+                       "or with --split two values of an attribute; compared unpaired.")] = None,
+    split: Annotated[Optional[str], typer.Option(
+        "--split", help="With --rule: an attribute of the graded spans (gen_ai.request.model); BASE and NEW are "
+                        "two of its values over the last day.")] = None,
 ) -> None:
     """Compare two runs sample by sample: pass rates, paired 95% intervals, exact McNemar p-values,
-    the samples that flipped; exit 1 with --fail-on-regression when a pass rate fell significantly."""
+    the samples that flipped; exit 1 with --fail-on-regression when a pass rate fell significantly.
+    With --rule, two windows or two attribute values of an online rule, unpaired."""
     from assay.cli.compare_cmd import compare
 
     _delegate(compare, base, new, service=service, token=token, as_json=as_json,
-              fail_on_regression=fail_on_regression, alpha=alpha)
+              fail_on_regression=fail_on_regression, alpha=alpha, rule=rule, split=split)
 
 
 @app.command("review")

@@ -28,7 +28,7 @@ from assay.server.schemas.online import (
     ResultsPage,
 )
 from assay.server.schemas.tasks import TaskEvaluatorIn
-from assay.service.online import rules, summary
+from assay.service.online import compare, rules, summary
 from assay.service.online.filters import FilterError, parse
 from assay.store.models import is_row_id
 from assay.store.online_models import OnlineResult, OnlineRule
@@ -37,6 +37,8 @@ router = APIRouter(prefix="/online-rules", tags=["online"], responses=ERROR_RESP
 NOT_YOURS = Phrase("api.online_rule.not_yours", "online rule {id} belongs to another user")
 BAD_CURSOR = Phrase("api.online_rule.cursor", "query parameter cursor: {cursor} is no cursor of this list")
 BAD_WINDOW = Phrase("api.online_rule.window", "from must be before to (and at most {days} days before it)")
+BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} is not START/END, two ISO 8601 "
+                                              "times with START before END (or give split= to compare two values)")
 MAX_SUMMARY_DAYS = 400
 STATUSES = Literal["passed", "failed", "error", "pending", "not_applicable", "skipped"]
 When = Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset is given.")]
@@ -165,6 +167,38 @@ def rule_summary(rule_id: str, session: SessionDep, user: CurrentUser,
     if not start_at < stop_at or stop_at - start_at > timedelta(days=MAX_SUMMARY_DAYS):
         raise ApiError(422, BAD_WINDOW(days=MAX_SUMMARY_DAYS))
     return Envelope(data=summary.summary(session, rule, start=start_at, stop=stop_at, by=by, split=split))
+
+
+@router.get("/{rule_id}/compare", response_model=Envelope[dict[str, Any]],
+            summary="Two windows, or two values of an attribute, of one rule compared (unpaired)")
+def rule_compare(rule_id: str, session: SessionDep, user: CurrentUser,
+                 base: Annotated[str, Query(max_length=200, description=(
+                     "A window START/END (ISO 8601), or with `split` a value of that attribute."))],
+                 new: Annotated[str, Query(max_length=200, description="As `base`.")],
+                 split: Annotated[str | None, Query(max_length=200, description=(
+                     "An attribute of the graded span: `base` and `new` are two of its values."))] = None,
+                 start: Annotated[When, Query(alias="from")] = None,
+                 stop: Annotated[When, Query(alias="to")] = None) -> Any:
+    rule = _rule(session, rule_id, user)
+    if split is None:
+        parts = [_window(base, "base"), _window(new, "new")]
+    else:
+        stop_at = _utc(stop) or datetime.now(UTC)
+        start_at = _utc(start) or stop_at - timedelta(days=1)
+        parts = [compare.Slice(start_at, stop_at, split, base), compare.Slice(start_at, stop_at, split, new)]
+    return Envelope(data=compare.compare(session, rule, parts[0], parts[1]))
+
+
+def _window(text: str, name: str) -> compare.Slice:
+    first, _, last = text.partition("/")
+    try:
+        start, stop = _utc(datetime.fromisoformat(first)), _utc(datetime.fromisoformat(last))
+    except ValueError:
+        raise ApiError(422, BAD_PERIOD(name=name, value=repr(text))) from None
+    assert start is not None and stop is not None
+    if not start < stop:
+        raise ApiError(422, BAD_PERIOD(name=name, value=repr(text)))
+    return compare.Slice(start, stop)
 
 
 @router.post("/{rule_id}/backfill", response_model=Envelope[BackfillOut],
