@@ -58,9 +58,19 @@ def conversation_spans(session: Session, user_id: str, conversation_id: str, lim
                                 .order_by(OnlineSpan.start_ns).limit(limit)))
 
 
-def one_span(session: Session, user_id: str, trace_id: str, span_id: str) -> OnlineSpan | None:
-    return session.scalars(select(OnlineSpan).where(OnlineSpan.user_id == user_id, OnlineSpan.trace_id == trace_id,
-                                                    OnlineSpan.span_id == span_id)).first()
+def spans_by_ids(session: Session, keys: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], OnlineSpan]:
+    """The spans of ``(user id, trace id, span id)`` keys that are stored, by key."""
+    found: dict[tuple[str, str, str], OnlineSpan] = {}
+    wanted = set(keys)
+    for first in range(0, len(keys), _CHUNK):
+        part = keys[first:first + _CHUNK]
+        for span in session.scalars(select(OnlineSpan).where(
+                OnlineSpan.user_id.in_({k[0] for k in part}), OnlineSpan.trace_id.in_({k[1] for k in part}),
+                OnlineSpan.span_id.in_({k[2] for k in part}))):
+            key = (span.user_id, span.trace_id, span.span_id)
+            if key in wanted:
+                found[key] = span
+    return found
 
 
 def spans_between(session: Session, user_id: str, start_ns: int, stop_ns: int, after_id: int,
@@ -157,9 +167,11 @@ def claim_jobs(session: Session, holder: str, lease_s: float, limit: int) -> lis
     return taken
 
 
-def finish_job(session: Session, job_id: int, holder: str) -> None:
-    session.execute(update(OnlineJob).where(OnlineJob.id == job_id, OnlineJob.holder == holder)
-                    .values(state=JobState.DONE, lease_until=None).execution_options(synchronize_session=False))
+def finish_jobs(session: Session, job_ids: Sequence[int], holder: str) -> None:
+    """Mark ``holder``'s jobs done (a job taken over by another server meanwhile is left to it)."""
+    if job_ids:
+        session.execute(update(OnlineJob).where(OnlineJob.id.in_(list(job_ids)), OnlineJob.holder == holder)
+                        .values(state=JobState.DONE, lease_until=None).execution_options(synchronize_session=False))
 
 
 def give_back(session: Session, holder: str) -> None:

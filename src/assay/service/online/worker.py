@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
 from assay.core.sample import Sample
 from assay.service.fairness import acting_for
 from assay.service.grading import Grading
@@ -36,7 +39,7 @@ from assay.store.online_models import OnlineJob, OnlineRule, OnlineSpan, Scope
 from assay.store.outage import Backoff, DatabaseHealth, is_outage
 
 log = logging.getLogger("assay.server.online")
-CLAIM = 16
+CLAIM = 64
 NOT_APPLICABLE = "not_applicable"
 SKIPPED = "skipped"
 NO_CONTENT = ("no content to grade: the span carries no messages (turn content capture on: "
@@ -114,67 +117,84 @@ class OnlineWorker:
                 self._wake.clear()
 
     def run_once(self) -> int:
-        """Claim due jobs and grade them; returns how many were graded."""
+        """Claim due jobs and grade them; returns how many were graded. A claim's jobs are read
+        in one transaction (their rules, evaluators, spans), graded, and their results written
+        with the jobs marked done in another."""
         with self.database.session() as session:
             jobs = rows.claim_jobs(session, self.holder, self.lease_s, CLAIM)
+        if not jobs:
+            return 0
+        with self.database.session() as session:
+            rules = {r.id: r for r in session.scalars(select(OnlineRule).where(
+                OnlineRule.id.in_({job.rule_id for job in jobs})))}
+            wanted = {link["evaluatorId"] for rule in rules.values() for link in rule.evaluators}
+            evaluators = {e.id: e for e in session.scalars(select(Evaluator).where(Evaluator.id.in_(wanted)))}
+            spent = {rule.id: rows.judge_calls_since(session, rule.id, rows.start_of_day())
+                     for rule in rules.values() if rule.judge_budget_per_day is not None}
+            targets = self._targets(session, jobs)
+        results: list[dict[str, Any]] = []
         for job in jobs:
             if self._stopping.is_set():
                 break
-            self.grade_job(job)
+            rule = rules.get(job.rule_id)
+            if rule is not None:
+                results += self._grade(job, rule, evaluators, targets[job.id], spent)
+        with self.database.session() as session:
+            rows.insert_results(session, results)
+            rows.finish_jobs(session, [job.id for job in jobs], self.holder)
         return len(jobs)
 
-    def grade_job(self, job: OnlineJob) -> None:
-        with self.database.session() as session:
-            rule = session.get(OnlineRule, job.rule_id)
-            if rule is None:
-                return
-            target = self._target(session, job)
-            evaluators = [(session.get(Evaluator, link["evaluatorId"]), float(link.get("weight", 1.0)))
-                          for link in rule.evaluators]
-            spent = rows.judge_calls_since(session, rule.id, rows.start_of_day())
-            budget = rule.judge_budget_per_day
+    def _grade(self, job: OnlineJob, rule: OnlineRule, evaluators: dict[str, Evaluator], target: Target,
+               spent: dict[str, int]) -> list[dict[str, Any]]:
+        """The result rows of one job: one per evaluator of its rule."""
         results: list[dict[str, Any]] = []
-        for evaluator, weight in evaluators:
+        budget = rule.judge_budget_per_day
+        for link in rule.evaluators:
+            evaluator = evaluators.get(link["evaluatorId"])
             if evaluator is None or target.span is None:
                 continue
             base = {"rule_id": job.rule_id, "target": job.target, "generation": job.generation,
                     "trace_id": target.span.trace_id, "span_id": target.span.span_id, "evaluator_id": evaluator.id,
                     "evaluator_version": evaluator_version(evaluator), "evaluator_name": evaluator.name,
-                    "weight": weight, "at": _at(target.span), "graded_at": utcnow(), "details": {},
-                    "latency_ms": 0.0, "passed": False, "score": None, "error_code": None}
+                    "weight": float(link.get("weight", 1.0)), "at": _at(target.span), "graded_at": utcnow(),
+                    "details": {}, "latency_ms": 0.0, "passed": False, "score": None, "error_code": None}
             grader = self.grading.grader(evaluator)
             kind = "llm" if grader.traits.judge else grader.kind
             if target.sample is None:
                 results.append(base | {"kind": kind, "status": NOT_APPLICABLE, "reason": NO_CONTENT})
                 continue
-            if grader.traits.judge and budget is not None and spent >= budget:
+            if grader.traits.judge and budget is not None and spent.get(rule.id, 0) >= budget:
                 results.append(base | {"kind": kind, "status": SKIPPED, "error_code": "budget",
                                        "reason": f"the rule's daily budget of {budget} judge calls is used up"})
                 continue
             with acting_for(job.user_id):
                 result = self.grading.grade(grader, target.sample)
-            spent += grader.traits.judge
+            if grader.traits.judge:
+                spent[rule.id] = spent.get(rule.id, 0) + 1
             results.append(base | {"kind": kind, "status": str(result.status.value), "passed": bool(result.passed),
                                    "score": result.score, "reason": result.reason, "details": result.details or {},
                                    "error_code": result.error.value if result.error else None,
                                    "latency_ms": float(result.latency_ms or 0.0)})
-        with self.database.session() as session:
-            rows.insert_results(session, results)
-            rows.finish_job(session, job.id, self.holder)
+        return results
 
-    def _target(self, session: Any, job: OnlineJob) -> Target:
-        if job.scope == Scope.SPAN:
-            trace_id, _, span_id = job.target.partition(":")
-            span = rows.one_span(session, job.user_id, trace_id, span_id)
-            return Target(span_sample(span) if span is not None else None, span)
-        if job.scope == Scope.TRACE:
-            spans = rows.trace_spans(session, job.user_id, job.target, self.max_spans)
-        else:
-            spans = rows.conversation_spans(session, job.user_id, job.target, self.max_spans)
-        if not spans:
-            return Target(None, None)
-        root = next((s for s in spans if s.parent_span_id is None), spans[0])
-        return Target(group_sample(job.target, spans), root)
+    def _targets(self, session: Session, jobs: list[OnlineJob]) -> dict[int, Target]:
+        """What each job grades: span jobs' spans read together, a trace's or a conversation's each."""
+        out: dict[int, Target] = {}
+        wanted = [(job, *job.target.partition(":")[::2]) for job in jobs if job.scope == Scope.SPAN]
+        found = rows.spans_by_ids(session, [(job.user_id, trace, span) for job, trace, span in wanted])
+        for job, trace, span_id in wanted:
+            span = found.get((job.user_id, trace, span_id))
+            out[job.id] = Target(span_sample(span) if span is not None else None, span)
+        for job in jobs:
+            if job.scope == Scope.SPAN:
+                continue
+            if job.scope == Scope.TRACE:
+                spans = rows.trace_spans(session, job.user_id, job.target, self.max_spans)
+            else:
+                spans = rows.conversation_spans(session, job.user_id, job.target, self.max_spans)
+            root = next((s for s in spans if s.parent_span_id is None), spans[0]) if spans else None
+            out[job.id] = Target(group_sample(job.target, spans) if spans else None, root)
+        return out
 
 
 def _at(span: OnlineSpan) -> datetime:
