@@ -250,3 +250,49 @@ def test_two_models_and_two_windows_compared_unpaired(api):
     assert windows["basePassRate"] == 11 / 20 and windows["newPassRate"] == 9 / 20  # even i: day 1
     bad = api.call("GET", f"/online-rules/{rule['id']}/compare", params={"base": "yesterday", "new": "today"})
     assert bad.status_code == 422 and "query parameter base: 'yesterday' is not START/END" in bad.json()["message"]
+
+
+def test_a_conversation_is_graded_across_its_traces(api):
+    rule = _rule(api, _evaluator(api), scope="conversation", quietS=0, filter="")
+    first, second = new_trace_id(), new_trace_id()
+    conversation = {"gen_ai.conversation.id": "conv-42"}
+    assert _post(api, request(
+        span(first, b"\x31" * 8, "chat", {**chat_attributes("Capital of France?", "Lyon"), **conversation}),
+        span(second, b"\x32" * 8, "chat", {**chat_attributes("Sure?", "Sorry: Paris"), **conversation},
+             start_ns=NOW_NS + 10**9))).status_code == 200
+    [result] = _results(api, rule["id"], 1)
+    assert (result["target"], result["status"], result["generation"]) == ("conv-42", "passed", 1)
+    assert result["spanId"] == "31" * 8  # filed under the conversation's first root span
+    third = new_trace_id()
+    _post(api, request(span(third, b"\x33" * 8, "chat", {**chat_attributes("Thanks", "Lyon!"), **conversation},
+                            start_ns=NOW_NS + 2 * 10**9)))
+    later = _results(api, rule["id"], 2)
+    assert sorted((r["generation"], r["status"]) for r in later) == [(1, "passed"), (2, "failed")]
+
+
+def test_a_rule_spends_at_most_its_daily_judge_budget(tmp_path, judge_server):
+    from assay.runner.resources import build_resources
+    from assay.settings import Settings
+
+    resources = build_resources(Settings.from_env({
+        "ASSAY_JUDGE_BASE_URL": judge_server.url, "ASSAY_JUDGE_API_KEY": "test-key", "ASSAY_JUDGE_MODEL": "judge-test",
+        "ASSAY_JUDGE_CACHE": "off"}))
+    try:
+        for api in make_api(f"sqlite:///{tmp_path / 'j.db'}", resources):
+            judge = api.call("POST", "/evaluators", json={"name": "judge", "type": "llm",
+                                                          "config": {"rubric": "the answer is right"}})
+            assert judge.status_code == 200, judge.text
+            rule = _rule(api, judge.json()["data"]["id"], judgeBudgetPerDay=2)
+            before = len(judge_server.requests)
+            spans = [span(new_trace_id(), bytes([i + 1]) * 8, "chat", chat_attributes("q", f"answer {i}"))
+                     for i in range(5)]
+            assert _post(api, request(*spans)).status_code == 200
+            results = _results(api, rule["id"], 5)
+            assert sorted(r["status"] for r in results) == ["passed", "passed", "skipped", "skipped", "skipped"]
+            assert {r["errorCode"] for r in results if r["status"] == "skipped"} == {"budget"}
+            asked = [r.body["messages"][-1]["content"] for r in judge_server.requests[before:]]
+            # The judge saw two of the outputs (a grading may take more than one request of it).
+            assert len({n for n in range(5) for text in asked if f"answer {n}" in text}) == 2
+    finally:
+        resources.code_runner.close()
+        resources.judge_client.close()

@@ -20,7 +20,7 @@ Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False, description=(
     "trace is in or out of every rule at the same rate."))]
 Quiet = Annotated[int, Field(ge=0, le=86_400, description="Seconds without a new span before a trace or a "
                                                           "conversation is graded.")]
-Budget = Annotated[int | None, Field(ge=0, le=10_000_000, description="Judge calls a day (UTC); past it, judge "
+Budget = Annotated[int | None, Field(ge=0, le=10_000_000, description="Judge gradings a day (UTC); past it, judge "
                                                                        "evaluators are skipped. null: no limit.")]
 
 
