@@ -199,6 +199,8 @@ class Settings:
     online_max_backlog: int = setting(100_000, "ASSAY_ONLINE_MAX_BACKLOG", "online gradings waiting, on every server of the database, past which `POST /v1/traces` answers 429 with `Retry-After` instead of queueing more", unit="jobs", section="online")
     online_workers: int = setting(2, "ASSAY_ONLINE_WORKERS", "threads of one server grading online rules' jobs; 0: this server grades none (it still takes spans)", unit="threads", minimum=0, section="online")
     online_max_group_spans: int = setting(1000, "ASSAY_ONLINE_MAX_GROUP_SPANS", "the most spans of one trace or conversation read into one sample", unit="spans", section="online")
+    otlp_export_url: str | None = setting(None, "ASSAY_OTLP_EXPORT_URL", "an OTLP/HTTP endpoint (a collector, Phoenix, Logfire: the base URL, as `OTEL_EXPORTER_OTLP_ENDPOINT`) that every online verdict is sent to as a `gen_ai.evaluation.result` event at `/v1/logs`, parented to the graded span; unset: none is sent", _url, section="online")
+    otlp_export_headers: str | None = setting(None, "ASSAY_OTLP_EXPORT_HEADERS", "headers of those requests, `key=value` pairs separated by commas, values URL-encoded (as `OTEL_EXPORTER_OTLP_HEADERS`)", _raw_text, section="online")
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     """The environment the settings came from: what programs run by graders inherit, and where a
     judge config that names its key's variable finds it."""

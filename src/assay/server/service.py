@@ -15,6 +15,7 @@ from assay.server.auth import TokenCache
 from assay.service.fairness import FairGate, fair_resources
 from assay.service.grading import Grading
 from assay.service.metrics import Metrics
+from assay.service.online.export import ResultExporter, parse_headers
 from assay.service.online.intake import Intake
 from assay.service.online.worker import OnlineWorker
 from assay.service.reaper import UploadReaper
@@ -84,7 +85,8 @@ class Service:
         return cls(settings=settings, database=database, grading=grading, tokens=tokens, worker=worker, changes=changes,
                    gate=gate, metrics=metrics, reaper=UploadReaper(background, health=health),
                    background=background, health=health, intake=Intake(database, settings),
-                   online=OnlineWorker(background, grading, settings, health), owns_resources=owns_resources,
+                   online=OnlineWorker(background, grading, settings, health, _exporter(settings)),
+                   owns_resources=owns_resources,
                    pool_gauges=meter_pool(database, metrics))
 
     def start(self) -> list[str]:
@@ -122,3 +124,10 @@ class Service:
                 if not alive:
                     return f"{name} stopped: restart this server (the log says why)"
         return problem
+
+
+def _exporter(settings: Settings) -> ResultExporter | None:
+    """The sender of verdicts to ``ASSAY_OTLP_EXPORT_URL``, when it is set."""
+    if settings.otlp_export_url is None:
+        return None
+    return ResultExporter(settings.otlp_export_url, parse_headers(settings.otlp_export_headers))

@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from assay.core.sample import Sample
 from assay.service.fairness import acting_for
 from assay.service.grading import Grading
+from assay.service.online.export import ResultExporter
 from assay.service.online.mapping import group_sample, span_sample
 from assay.settings import Settings
 from assay.store import online as rows
@@ -62,7 +63,7 @@ class Target:
 
 class OnlineWorker:
     def __init__(self, database: Database, grading: Grading, settings: Settings,
-                 health: DatabaseHealth | None = None) -> None:
+                 health: DatabaseHealth | None = None, exporter: ResultExporter | None = None) -> None:
         self.database = database
         self.grading = grading
         self.threads_wanted = settings.online_workers
@@ -70,12 +71,16 @@ class OnlineWorker:
         self.lease_s = float(settings.run_lease_s) * 4
         self.max_spans = settings.online_max_group_spans
         self.health = health or DatabaseHealth()
+        self.exporter = exporter
+        """Sends each verdict as a ``gen_ai.evaluation.result`` event (``ASSAY_OTLP_EXPORT_URL``), when set."""
         self.holder = f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
+        if self.exporter is not None:
+            self.exporter.start()
         for n in range(self.threads_wanted):
             thread = threading.Thread(target=self._loop, name=f"assay-online-{n}", daemon=True)
             thread.start()
@@ -89,6 +94,8 @@ class OnlineWorker:
         self._wake.set()
         for thread in self._threads:
             thread.join(timeout=30)
+        if self.exporter is not None:
+            self.exporter.close()
         try:
             with self.database.session() as session:
                 rows.give_back(session, self.holder)
@@ -96,7 +103,8 @@ class OnlineWorker:
             log.warning("could not give back online jobs: %s", exc)
 
     def alive(self) -> bool:
-        return all(thread.is_alive() for thread in self._threads)
+        threads_alive = all(thread.is_alive() for thread in self._threads)
+        return threads_alive and (self.exporter is None or self.exporter.alive())
 
     def _loop(self) -> None:
         backoff = Backoff()
@@ -142,6 +150,10 @@ class OnlineWorker:
         with self.database.session() as session:
             rows.insert_results(session, results)
             rows.finish_jobs(session, [job.id for job in jobs], self.holder)
+        if self.exporter is not None and results:
+            response_ids = {t.span.span_id: str(t.span.attributes["gen_ai.response.id"]) for t in targets.values()
+                            if t.span is not None and t.span.attributes.get("gen_ai.response.id")}
+            self.exporter.offer(results, response_ids)
         return len(jobs)
 
     def _grade(self, job: OnlineJob, rule: OnlineRule, evaluators: dict[str, Evaluator], target: Target,
