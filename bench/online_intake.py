@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def batches(count: int, size: int) -> list[bytes]:
     return out
 
 
-def post_all(port: int, token: str, bodies: list[bytes], deadline: float, latencies: list[float],
+def post_all(port: int, token: str, bodies: Iterable[bytes], deadline: float, latencies: list[float],
              sent: list[int], errors: list[str]) -> None:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/x-protobuf"}
@@ -72,6 +73,44 @@ def post_all(port: int, token: str, bodies: list[bytes], deadline: float, latenc
         elif len(errors) < 5:
             errors.append(str(response.status))
     connection.close()
+
+
+def lazy_batches(count: int, size: int) -> Iterator[bytes]:
+    """``count`` batches made as they are sent (the client's memory stays flat too)."""
+    for _ in range(count):
+        yield batches(1, size)[0]
+
+
+def memory_round(database_url: str, folder: Path, total: int, opts: argparse.Namespace) -> list[tuple[int, float]]:
+    """(spans stored so far, the server's RSS in MiB) at each tenth of ``total`` spans."""
+    env = {**os.environ, "ASSAY_DATABASE_URL": database_url, "ASSAY_JUDGE_CACHE": "off",
+           "ASSAY_ONLINE_MAX_BACKLOG": "10000000"}
+    service.cli("users", "create", "bench", env=env)
+    token = service.cli("tokens", "create", "bench", env=env).strip().splitlines()[-1]
+    port = service.free_port()
+    process = service.start([sys.executable, "-m", "assay.cli.main", "serve", "--host", "127.0.0.1", "--port",
+                             str(port), "--log-level", "warning"], env, folder / "server.log", port)
+    try:
+        base = f"http://127.0.0.1:{port}/api/v1"
+        evaluator = service.request(base + "/evaluators", token, {"name": "says Paris", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}})["data"]["id"]
+        service.request(base + "/online-rules", token, {"name": "10% of answers", "sampleRate": 0.1,
+                                                        "evaluators": [{"evaluatorId": evaluator}]})
+        points = [(0, rss_mb(process.pid))]
+        step = total // 10
+        for _ in range(10):
+            per_client = step // opts.batch // opts.clients
+            threads = [threading.Thread(target=post_all, args=(port, token, lazy_batches(per_client, opts.batch),
+                                                               time.monotonic() + 3600, [], [], []))
+                       for _ in range(opts.clients)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            points.append((points[-1][0] + per_client * opts.batch * opts.clients, rss_mb(process.pid)))
+        return points
+    finally:
+        service.stop(process)
 
 
 def backlog(database_url: str) -> int:
@@ -139,7 +178,15 @@ def main(argv: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--batch", type=int, default=100, help="spans per export request")
+    parser.add_argument("--memory-spans", type=int, default=0,
+                        help="instead: send this many spans to a SQLite server and print its RSS at each tenth")
     opts = parser.parse_args(argv)
+    if opts.memory_spans:
+        with tempfile.TemporaryDirectory(prefix="assay-online-") as folder:
+            points = memory_round(f"sqlite:///{folder}/assay.db", Path(folder), opts.memory_spans, opts)
+        print(f"online intake, server RSS (MiB) as {opts.memory_spans:,} spans arrive (SQLite; load "
+              f"{os.getloadavg()[0]:.2f}): " + ", ".join(f"{n:,}: {mb:.0f}" for n, mb in points))
+        return {}
     if opts.quick:
         opts.duration, opts.rounds = 5.0, 1
     figures: dict[str, list[dict[str, Any]]] = {}
