@@ -296,3 +296,17 @@ def test_a_rule_spends_at_most_its_daily_judge_budget(tmp_path, judge_server):
     finally:
         resources.code_runner.close()
         resources.judge_client.close()
+
+
+def test_the_filter_check_previews_the_recent_spans_it_takes(api):
+    trace = new_trace_id()
+    _post(api, request(span(trace, b"\x41" * 8, "chat gpt-4o", chat_attributes("q", "a")),
+                       span(trace, b"\x42" * 8, "chat mini", chat_attributes("q", "a", model="gpt-4o-mini"),
+                            start_ns=NOW_NS + 5),
+                       span(trace, b"\x43" * 8, "GET /", {"http.method": "GET"})))
+    _post(api, request(span(new_trace_id(), b"\x44" * 8, "chat", chat_attributes("q", "a"))), user="bob")
+    check = api.call("POST", "/online-rules/filter-check", json={
+        "filter": 'gen_ai.request.model startswith "gpt-4o"', "preview": True}).json()["data"]
+    assert (check["valid"], check["scanned"]) == (True, 3)  # alice's spans only
+    assert [(m["spanId"], m["model"]) for m in check["matches"]] == [("42" * 8, "gpt-4o-mini"), ("41" * 8, "gpt-4o")]
+    assert check["matches"][1]["start"] == "2026-05-28T20:26:40Z"

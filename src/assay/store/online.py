@@ -58,6 +58,12 @@ def conversation_spans(session: Session, user_id: str, conversation_id: str, lim
                                 .order_by(OnlineSpan.start_ns).limit(limit)))
 
 
+def recent_spans(session: Session, user_id: str, limit: int) -> list[OnlineSpan]:
+    """The user's spans that started last, newest first."""
+    return list(session.scalars(select(OnlineSpan).where(OnlineSpan.user_id == user_id)
+                                .order_by(OnlineSpan.start_ns.desc()).limit(limit)))
+
+
 def spans_by_ids(session: Session, keys: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], OnlineSpan]:
     """The spans of ``(user id, trace id, span id)`` keys that are stored, by key."""
     found: dict[tuple[str, str, str], OnlineSpan] = {}

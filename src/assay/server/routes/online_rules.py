@@ -26,10 +26,12 @@ from assay.server.schemas.online import (
     OnlineRuleOut,
     OnlineRuleUpdate,
     ResultsPage,
+    SpanPreviewOut,
 )
 from assay.server.schemas.tasks import TaskEvaluatorIn
 from assay.service.online import compare, rules, summary
 from assay.service.online.filters import FilterError, parse
+from assay.service.online.mapping import model_of
 from assay.store.models import is_row_id
 from assay.store.online_models import OnlineResult, OnlineRule
 
@@ -96,13 +98,19 @@ def list_rules(session: SessionDep, user: CurrentUser) -> Any:
     return Envelope(data=[rule_out(r) for r in rules.of_user(session, user.id)])
 
 
-@router.post("/filter-check", response_model=Envelope[FilterCheckOut], summary="Validate a filter")
-def check_filter(body: FilterCheckIn, _user: CurrentUser) -> Any:
+@router.post("/filter-check", response_model=Envelope[FilterCheckOut],
+             summary="Validate a filter, and preview the recent spans it takes")
+def check_filter(body: FilterCheckIn, session: SessionDep, user: CurrentUser) -> Any:
     try:
         parse(body.filter)
     except FilterError as exc:
         return Envelope(data=FilterCheckOut(valid=False, message=str(exc), position=exc.position))
-    return Envelope(data=FilterCheckOut(valid=True))
+    if not body.preview:
+        return Envelope(data=FilterCheckOut(valid=True))
+    scanned, matches = rules.preview(session, user.id, body.filter)
+    return Envelope(data=FilterCheckOut(valid=True, scanned=scanned, matches=[SpanPreviewOut(
+        trace_id=s.trace_id, span_id=s.span_id, name=s.name, model=model_of(s.attributes),
+        start=iso(datetime.fromtimestamp(s.start_ns / 1e9, UTC))) for s in matches]))
 
 
 @router.get("/{rule_id}", response_model=Envelope[OnlineRuleOut], summary="One online rule")

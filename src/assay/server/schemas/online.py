@@ -100,9 +100,20 @@ class BackfillOut(ApiModel):
 
 class FilterCheckIn(ApiModel):
     filter: Filter
+    preview: bool = Field(default=False, description="Also list the caller's recent spans the filter takes.")
+
+
+class SpanPreviewOut(ApiModel):
+    trace_id: str
+    span_id: str
+    name: str
+    model: str | None
+    start: str
 
 
 class FilterCheckOut(ApiModel):
     valid: bool
     message: str | None = None
     position: int | None = None
+    scanned: int = Field(default=0, description="How many of the caller's most recent spans were looked at.")
+    matches: list[SpanPreviewOut] = Field(default_factory=list, description="Up to 20 of them the filter takes.")

@@ -83,7 +83,7 @@ def group_sample(sample_id: str, spans: Sequence[SpanLike]) -> Sample | None:
     root = next((s for s in ordered if s.parent_span_id is None), ordered[0])
     duration = max(0.0, (max(s.end_ns for s in ordered) - min(s.start_ns for s in ordered)) / 1e6)
     metadata = _metadata(root, None) | {"spans": len(ordered), "traces": sorted({s.trace_id for s in ordered})}
-    models = [_model(s.attributes) for s in ordered if _model(s.attributes)]
+    models = [model_of(s.attributes) for s in ordered if model_of(s.attributes)]
     if models:
         metadata["model"] = models[-1]
     metadata["tokens"] = _sum_tokens(ordered)
@@ -96,7 +96,7 @@ def _latency(span: SpanLike) -> float:
     return max(0.0, (span.end_ns - span.start_ns) / 1e6)
 
 
-def _model(attributes: dict[str, Any]) -> str | None:
+def model_of(attributes: dict[str, Any]) -> str | None:
     for key in ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"):
         value = attributes.get(key)
         if value:
@@ -129,7 +129,7 @@ def _sum_tokens(spans: Sequence[SpanLike]) -> dict[str, int]:
 
 def _metadata(span: SpanLike, exchange: LlmExchange | None) -> dict[str, Any]:
     out: dict[str, Any] = {"traceId": span.trace_id, "spanId": span.span_id, "name": span.name,
-                           "model": _model(span.attributes), "tokens": _tokens(span.attributes),
+                           "model": model_of(span.attributes), "tokens": _tokens(span.attributes),
                            "latency_ms": _latency(span), "operation": span.attributes.get("gen_ai.operation.name"),
                            "attributes": span.attributes}
     if span.status_code == ERROR_STATUS:

@@ -16,7 +16,7 @@ from assay.service.online.otlp import SpanRecord
 from assay.service.online.schedule import LiveRule, plan
 from assay.store import online as rows
 from assay.store.models import Evaluator, utcnow
-from assay.store.online_models import OnlineRule
+from assay.store.online_models import OnlineRule, OnlineSpan
 
 BAD_FILTER = Phrase("online.bad_filter", "filter: {problem}")
 NO_EVALUATOR = Phrase("online.no_evaluator", "evaluators[{index}].evaluatorId: evaluator {id} not found")
@@ -80,6 +80,18 @@ def update(session: Session, rule: OnlineRule, fields: RuleFields) -> OnlineRule
 
 def fields_of(rule: OnlineRule) -> RuleFields:
     return RuleFields(**{name: getattr(rule, name) for name in RuleFields.__dataclass_fields__})
+
+
+PREVIEW_SCANNED = 500
+PREVIEW_SHOWN = 20
+
+
+def preview(session: Session, user_id: str, text: str) -> tuple[int, list[OnlineSpan]]:
+    """How many of the user's most recent spans were read (at most ``PREVIEW_SCANNED``), and up
+    to ``PREVIEW_SHOWN`` of them that ``text`` (a valid filter) takes, newest first."""
+    matches = parse(text)
+    recent = rows.recent_spans(session, user_id, PREVIEW_SCANNED)
+    return len(recent), [span for span in recent if matches(span)][:PREVIEW_SHOWN]
 
 
 def of_user(session: Session, user_id: str | None) -> list[OnlineRule]:
