@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from sqlalchemy.orm import Session
 
-from assay.core.messages import Phrase
+from assay.core.messages import Phrase, code_and_args
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import NOT_NULL, ApiError, not_found
@@ -104,7 +104,9 @@ def check_filter(body: FilterCheckIn, session: SessionDep, user: CurrentUser) ->
     try:
         parse(body.filter)
     except FilterError as exc:
-        return Envelope(data=FilterCheckOut(valid=False, message=str(exc), position=exc.position))
+        code, args = code_and_args(exc.said)
+        return Envelope(data=FilterCheckOut(valid=False, message=str(exc), message_code=code, message_args=args,
+                                            position=exc.position))
     if not body.preview:
         return Envelope(data=FilterCheckOut(valid=True))
     scanned, matches = rules.preview(session, user.id, body.filter)

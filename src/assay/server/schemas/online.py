@@ -114,6 +114,8 @@ class SpanPreviewOut(ApiModel):
 class FilterCheckOut(ApiModel):
     valid: bool
     message: str | None = None
+    message_code: str | None = None
+    message_args: dict[str, Any] | None = None
     position: int | None = None
     scanned: int = Field(default=0, description="How many of the caller's most recent spans were looked at.")
     matches: list[SpanPreviewOut] = Field(default_factory=list, description="Up to 20 of them the filter takes.")

@@ -35,6 +35,8 @@ TOO_DEEP = Phrase("filter.too_deep", "at position {position}: nested deeper than
 class FilterError(ValueError):
     def __init__(self, message: str, position: int) -> None:
         super().__init__(message)
+        self.said = message
+        """The phrase said (its code and arguments travel with it to the pages)."""
         self.position = position
 
 
