@@ -98,3 +98,46 @@ def test_the_online_pages_fit_a_phone_and_pass_axe(browser, live, locale):
         assert not found, found
     finally:
         context.close()
+
+
+def test_traces_are_searched_and_a_trace_shows_its_verdicts(page, live):
+    with live.api() as api:
+        evaluator = api.post("/evaluators", json={"name": "巴黎检查", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}}).json()["data"]["id"]
+        rule = api.post("/online-rules", json={"name": "链路检查", "filter": 'gen_ai.operation.name == "chat"',
+                                               "evaluators": [{"evaluatorId": evaluator}]}).json()["data"]
+    trace, root = new_trace_id(), b"\x61" * 8
+    spans = [span(trace, root, "invoke_agent 商店", {"gen_ai.operation.name": "invoke_agent"}),
+             span(trace, b"\x62" * 8, "chat gpt-4o", chat_attributes("q", "Paris"), parent=root)]
+    answer = httpx.post(live.url + "/v1/traces", content=request(*spans).SerializeToString(), timeout=30,
+                        headers={"Authorization": f"Bearer {live.token}", "Content-Type": "application/x-protobuf"})
+    assert answer.status_code == 200
+    with live.api() as api:
+        deadline = time.monotonic() + 30
+        while not api.get(f"/online-rules/{rule['id']}/results").json()["data"]["results"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    problems = policy_violations(page)
+    page.goto(live.url + "/online")
+    page.click("#to-traces")
+    page.wait_for_url("**/traces")
+    page.fill("#trace-filter", 'span.name startswith "invoke_agent 商"')
+    page.select_option("#trace-verdict", "passed")
+    page.click("#trace-search button[type=submit]")
+    wait_until(page, "document.querySelectorAll('#traces tbody tr').length === 1")
+    assert "verdict=passed" in page.url
+    page.click(f"#traces tbody tr[data-id='{trace.hex()}'] a")
+    page.wait_for_url(f"**/traces/{trace.hex()}")
+    wait_until(page, "document.querySelectorAll('#spans tbody tr').length === 2")
+    chat = page.query_selector(f"#spans tbody tr[data-id='{'62' * 8}']")
+    assert chat.get_attribute("data-depth") == "1" and chat.query_selector(".badge.status-passed")
+    page.goto(live.url + "/traces?filter=" + "a%20%3D%3D")
+    wait_until(page, "document.querySelector('#filter-problem') !== null")
+    page.set_viewport_size({"width": 375, "height": 812})
+    for path in ("/traces", f"/traces/{trace.hex()}"):
+        page.goto(live.url + path)
+        wait_until(page, "document.querySelector('main') && !document.querySelector('.state.loading')")
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+        assert serious_violations(page) == []
+    assert not problems, problems

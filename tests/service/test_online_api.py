@@ -311,3 +311,27 @@ def test_the_filter_check_previews_the_recent_spans_it_takes(api):
     assert (check["valid"], check["scanned"]) == (True, 3)  # alice's spans only
     assert [(m["spanId"], m["model"]) for m in check["matches"]] == [("42" * 8, "gpt-4o-mini"), ("41" * 8, "gpt-4o")]
     assert check["matches"][1]["start"] == "2026-05-28T20:26:40Z"
+
+
+def test_traces_are_searched_and_shown_with_their_verdicts(api):
+    rule = _rule(api, _evaluator(api))
+    good, bad = new_trace_id(), new_trace_id()
+    root = b"\x51" * 8
+    _post(api, request(span(good, root, "invoke_agent shop", {"gen_ai.operation.name": "invoke_agent"}),
+                       span(good, b"\x52" * 8, "chat gpt-4o", chat_attributes("q", "Paris"), parent=root,
+                            start_ns=NOW_NS + 1),
+                       span(bad, b"\x53" * 8, "chat gpt-4o", chat_attributes("q", "Rome"), start_ns=NOW_NS + 2)))
+    assert len(_results(api, rule["id"], 2)) == 2
+    found = api.call("GET", "/traces", params={"filter": 'gen_ai.operation.name == "chat"'}).json()["data"]
+    assert found["scanned"] == 3
+    assert [(t["traceId"], t["name"], t["spans"], t["verdicts"]) for t in found["traces"]] == [
+        (bad.hex(), "chat gpt-4o", 1, {"failed": 1}), (good.hex(), "invoke_agent shop", 2, {"passed": 1})]
+    passed = api.call("GET", "/traces", params={"verdict": "passed"}).json()["data"]["traces"]
+    assert [t["traceId"] for t in passed] == [good.hex()]
+    assert api.call("GET", "/traces", params={"filter": "a =="}).status_code == 422
+    spans = api.call("GET", f"/traces/{good.hex()}").json()["data"]
+    assert [(s["name"], s["depth"], [v["status"] for v in s["verdicts"]]) for s in spans] == [
+        ("invoke_agent shop", 0, []), ("chat gpt-4o", 1, ["passed"])]
+    assert spans[1]["model"] == "gpt-4o" and spans[1]["verdicts"][0]["ruleId"] == rule["id"]
+    assert api.call("GET", f"/traces/{good.hex()}", user="bob").status_code == 404  # alice's traces are hers
+    assert api.call("GET", "/traces/nothex").status_code == 404

@@ -89,7 +89,8 @@ async function start() {
   mount(root, loading());
   try {
     const [rules, facts] = await Promise.all([get('/api/v1/online-rules'), get('/pages/api/form-facts')]);
-    mount(root, h('div', { class: 'page-head' }, h('h1', {}, t('online.title'))),
+    mount(root, h('div', { class: 'page-head' }, h('h1', {}, t('online.title')), h('div', { class: 'spacer' }),
+      h('a', { href: '/traces', class: 'button secondary', id: 'to-traces' }, t('traces.title'))),
       h('p', { class: 'hint' }, t('online.intro')), h('section', { class: 'card' }, rulesTable(rules)), ruleForm(facts));
   } catch (err) {
     mount(root, errorState(err, start));

@@ -31,7 +31,18 @@ from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.logs import JsonFormatter, log_stray_output
 from assay.server.pages import install as install_pages
-from assay.server.routes import compare, datasets, evaluators, health, online_rules, otlp, runs, tasks, tokens
+from assay.server.routes import (
+    compare,
+    datasets,
+    evaluators,
+    health,
+    online_rules,
+    otlp,
+    runs,
+    tasks,
+    tokens,
+    traces,
+)
 from assay.server.service import Service
 from assay.settings import Settings
 from assay.store.migrate import upgrade
@@ -68,7 +79,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     errors.install(app)
     app.include_router(health.router)
     app.include_router(otlp.router)
-    for module in (evaluators, datasets, tasks, runs, compare, tokens, online_rules):
+    for module in (evaluators, datasets, tasks, runs, compare, tokens, online_rules, traces):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 

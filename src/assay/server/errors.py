@@ -33,7 +33,7 @@ EVALUATOR_EXECUTION_FAILED = 503002
 
 log = logging.getLogger("assay.server")
 
-Row = Literal["evaluator", "run", "task", "dataset", "online rule"]
+Row = Literal["evaluator", "run", "task", "dataset", "online rule", "trace"]
 NOT_FOUND: dict[Row, Phrase] = {row: Phrase(f"api.not_found.{row.replace(' ', '_')}", f"{row} {{id}} not found")
                                 for row in get_args(Row)}
 AT_PARAMETER = Phrase("api.at_parameter", "{where} parameter {path}: {problem}")

@@ -119,3 +119,39 @@ class FilterCheckOut(ApiModel):
     position: int | None = None
     scanned: int = Field(default=0, description="How many of the caller's most recent spans were looked at.")
     matches: list[SpanPreviewOut] = Field(default_factory=list, description="Up to 20 of them the filter takes.")
+
+
+class TraceOut(ApiModel):
+    trace_id: str
+    name: str
+    start: str
+    duration_ms: float
+    spans: int
+    verdicts: dict[str, int]
+
+
+class TraceList(ApiModel):
+    scanned: int = Field(description="How many of your latest spans the search looked at.")
+    traces: list[TraceOut]
+
+
+class SpanVerdictOut(ApiModel):
+    rule_id: str
+    evaluator_name: str
+    generation: int
+    status: str
+    score: float | None
+    reason: str | None
+
+
+class TraceSpanOut(ApiModel):
+    span_id: str
+    parent_span_id: str | None
+    name: str
+    depth: int
+    start: str
+    duration_ms: float
+    status: str
+    model: str | None
+    attributes: dict[str, Any]
+    verdicts: list[SpanVerdictOut]
