@@ -133,7 +133,10 @@ def push_back(session: Session, job_ids: Sequence[int], due_at: datetime, ready:
 
 def backlog(session: Session) -> int:
     """Jobs not graded yet, on every server of the database."""
-    return session.scalar(select(func.count()).where(OnlineJob.state != JobState.DONE)) or 0
+    # IN over the two open states, not "!= done": the (state, due_at) index answers it without
+    # reading the done jobs, which are nearly all of them.
+    return session.scalar(select(func.count()).where(OnlineJob.state.in_((JobState.PENDING.value,
+                                                                          JobState.LEASED.value)))) or 0
 
 
 def _claimable(now: datetime) -> ColumnElement[bool]:
