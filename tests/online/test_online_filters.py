@@ -62,6 +62,10 @@ def test_a_filter_is_bounded():
         parse("a" * 2001)
     with pytest.raises(FilterError, match="nested deeper than 32 levels"):
         parse("(" * 40 + "a" + ")" * 40)
+    with pytest.raises(FilterError, match="nested deeper than 32 levels"):
+        parse("not " * 400 + "a")
+    long_chain = " and ".join(["a"] * 300)  # within 2,000 characters: parsed and evaluated without recursion trouble
+    assert parse(long_chain)(S()) is False
 
 
 def test_sampling_is_deterministic_and_nested():

@@ -146,6 +146,9 @@ class _Parser:
         return left
 
     def negation(self, depth: int) -> Predicate:
+        if depth > MAX_DEPTH:
+            position = self.peek().position
+            raise FilterError(TOO_DEEP(position=position, limit=MAX_DEPTH), position)
         if self.is_word("not"):
             self.take()
             inner = self.negation(depth + 1)
