@@ -75,14 +75,9 @@ def post_all(port: int, token: str, bodies: Iterable[bytes], deadline: float, la
     connection.close()
 
 
-def lazy_batches(count: int, size: int) -> Iterator[bytes]:
-    """``count`` batches made as they are sent (the client's memory stays flat too)."""
-    for _ in range(count):
-        yield batches(1, size)[0]
-
-
-def memory_round(database_url: str, folder: Path, total: int, opts: argparse.Namespace) -> list[tuple[int, float]]:
-    """(spans stored so far, the server's RSS in MiB) at each tenth of ``total`` spans."""
+def served(database_url: str, folder: Path) -> tuple[Any, int, str]:
+    """``assay serve`` on ``database_url`` with a user's token and a preset rule grading 10% of the
+    chat spans: (its process, its port, the token)."""
     env = {**os.environ, "ASSAY_DATABASE_URL": database_url, "ASSAY_JUDGE_CACHE": "off",
            "ASSAY_ONLINE_MAX_BACKLOG": "10000000"}
     service.cli("users", "create", "bench", env=env)
@@ -95,7 +90,24 @@ def memory_round(database_url: str, folder: Path, total: int, opts: argparse.Nam
         evaluator = service.request(base + "/evaluators", token, {"name": "says Paris", "type": "preset", "config": {
             "presetType": "regex", "params": {"pattern": "Paris"}}})["data"]["id"]
         service.request(base + "/online-rules", token, {"name": "10% of answers", "sampleRate": 0.1,
+                                                        "filter": 'gen_ai.operation.name == "chat"',
                                                         "evaluators": [{"evaluatorId": evaluator}]})
+    except BaseException:
+        service.stop(process)
+        raise
+    return process, port, token
+
+
+def lazy_batches(count: int, size: int) -> Iterator[bytes]:
+    """``count`` batches made as they are sent (the client's memory stays flat too)."""
+    for _ in range(count):
+        yield batches(1, size)[0]
+
+
+def memory_round(database_url: str, folder: Path, total: int, opts: argparse.Namespace) -> list[tuple[int, float]]:
+    """(spans stored so far, the server's RSS in MiB) at each tenth of ``total`` spans."""
+    process, port, token = served(database_url, folder)
+    try:
         points = [(0, rss_mb(process.pid))]
         step = total // 10
         for _ in range(10):
@@ -126,20 +138,8 @@ def backlog(database_url: str) -> int:
 
 
 def one_round(database_url: str, folder: Path, opts: argparse.Namespace) -> dict[str, Any]:
-    env = {**os.environ, "ASSAY_DATABASE_URL": database_url, "ASSAY_JUDGE_CACHE": "off",
-           "ASSAY_ONLINE_MAX_BACKLOG": "10000000"}
-    service.cli("users", "create", "bench", env=env)
-    token = service.cli("tokens", "create", "bench", env=env).strip().splitlines()[-1]
-    port = service.free_port()
-    process = service.start([sys.executable, "-m", "assay.cli.main", "serve", "--host", "127.0.0.1", "--port",
-                             str(port), "--log-level", "warning"], env, folder / "server.log", port)
+    process, port, token = served(database_url, folder)
     try:
-        base = f"http://127.0.0.1:{port}/api/v1"
-        evaluator = service.request(base + "/evaluators", token, {"name": "says Paris", "type": "preset", "config": {
-            "presetType": "regex", "params": {"pattern": "Paris"}}})["data"]["id"]
-        service.request(base + "/online-rules", token, {"name": "10% of answers", "sampleRate": 0.1,
-                                                        "filter": 'gen_ai.operation.name == "chat"',
-                                                        "evaluators": [{"evaluatorId": evaluator}]})
         per_client = int(opts.duration * SPANS_TARGET * 1.5 / opts.batch / opts.clients) + 1
         work = [batches(per_client, opts.batch) for _ in range(opts.clients)]
         warm: list[float] = []

@@ -15,7 +15,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from assay.core import stats
-from assay.service.online.summary import DECIDED, Tally
+from assay.service.online.summary import Tally
 from assay.store.online_models import OnlineResult, OnlineRule, OnlineSpan
 
 OVERALL = "overall"
@@ -49,16 +49,7 @@ def tallies(session: Session, rule: OnlineRule, part: Slice) -> dict[str, Tally]
             if raw is None or str(raw) != part.value:
                 continue
         for key in (row[0], OVERALL):
-            tally = out[key]
-            if row[1] not in DECIDED:
-                tally.other[row[1]] = tally.other.get(row[1], 0) + 1
-                continue
-            tally.n += 1
-            tally.passed += bool(row[2])
-            if row[3] is not None:
-                tally.score_n += 1
-                tally.score_sum += float(row[3])
-                tally.score_squares += float(row[3]) ** 2
+            out[key].add(row[1], row[2], row[3])
     return out
 
 

@@ -47,6 +47,18 @@ class Tally:
     score_squares: float = 0.0
     other: dict[str, int] = field(default_factory=dict)
 
+    def add(self, status: str, passed: bool, score: float | None) -> None:
+        """Count one result: a decided one in the rate and the mean, any other apart."""
+        if status not in DECIDED:
+            self.other[status] = self.other.get(status, 0) + 1
+            return
+        self.n += 1
+        self.passed += bool(passed)
+        if score is not None:
+            self.score_n += 1
+            self.score_sum += float(score)
+            self.score_squares += float(score) ** 2
+
     def to_dict(self) -> dict[str, Any]:
         rate = self.passed / self.n if self.n else None
         mean = self.score_sum / self.score_n if self.score_n else None
@@ -85,16 +97,7 @@ def summary(session: Session, rule: OnlineRule, *, start: datetime, stop: dateti
             if value not in values and len(values) >= MAX_VALUES:
                 value = "(other)"
             values[value] += 1
-        tally = tallies[(bucket_of(row[0], by), value)]
-        if row[1] not in DECIDED:
-            tally.other[row[1]] = tally.other.get(row[1], 0) + 1
-            continue
-        tally.n += 1
-        tally.passed += bool(row[2])
-        if row[3] is not None:
-            tally.score_n += 1
-            tally.score_sum += float(row[3])
-            tally.score_squares += float(row[3]) ** 2
+        tallies[(bucket_of(row[0], by), value)].add(row[1], row[2], row[3])
     out = []
     for (moment, value), tally in sorted(tallies.items(), key=lambda item: (item[0][0], item[0][1] or "")):
         entry: dict[str, Any] = {"start": moment.isoformat().replace("+00:00", "Z"), **tally.to_dict()}
