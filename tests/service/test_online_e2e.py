@@ -166,3 +166,40 @@ def _no_exporter_env(monkeypatch):
     for name in list(os.environ):
         if name.startswith("OTEL_"):
             monkeypatch.delenv(name)
+
+
+@pytest.mark.postgres
+def test_spans_sent_while_postgresql_restarts_arrive_once_it_is_back(own_postgres, tmp_path):
+    url = own_postgres.new_database()
+    server, token = _server(tmp_path, url)
+    try:
+        spans = _application_spans()
+        exporter = OTLPSpanExporter(endpoint=server.url + "/v1/traces", headers={"Authorization": f"Bearer {token}"},
+                                    timeout=60)
+        assert httpx.get(server.url + "/ready", timeout=10).status_code == 200
+        own_postgres.shut_down()
+        try:
+            body = _encoded(spans)
+            refused = httpx.post(server.url + "/v1/traces", content=body, timeout=30, headers={
+                "Authorization": f"Bearer {token}", "Content-Type": "application/x-protobuf"})
+            assert refused.status_code == 503 and refused.headers.get("retry-after"), refused.text
+            outcome: list[SpanExportResult] = []
+            sender = threading.Thread(target=lambda: outcome.append(exporter.export(spans)))
+            sender.start()
+            time.sleep(1.5)
+        finally:
+            own_postgres.launch()
+        sender.join(timeout=90)
+        assert outcome == [SpanExportResult.SUCCESS]
+        database = Database(url)
+        with database.session() as session:
+            assert session.query(OnlineSpan).count() == len(spans)
+        database.dispose()
+    finally:
+        server.stop()
+
+
+def _encoded(spans) -> bytes:
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    return encode_spans(spans).SerializePartialToString()
