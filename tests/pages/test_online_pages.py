@@ -141,3 +141,24 @@ def test_traces_are_searched_and_a_trace_shows_its_verdicts(page, live):
         assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
         assert serious_violations(page) == []
     assert not problems, problems
+
+
+def test_a_rule_is_turned_off_and_deleted_on_its_page(page, live):
+    with live.api() as api:
+        evaluator = api.post("/evaluators", json={"name": "开关检查", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}}).json()["data"]["id"]
+        rule = api.post("/online-rules", json={"name": "将被删除", "evaluators": [{"evaluatorId": evaluator}]}
+                        ).json()["data"]
+    page.goto(live.url + f"/online/{rule['id']}")
+    wait_until(page, "document.querySelector('#rule-enabled') !== null")
+    page.uncheck("#rule-enabled")
+    with live.api() as api:
+        deadline = time.monotonic() + 10
+        while api.get(f"/online-rules/{rule['id']}").json()["data"]["enabled"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    page.click("#delete-rule")
+    page.click("dialog.confirm button[value=ok]")
+    page.wait_for_url("**/online")
+    with live.api() as api:
+        assert api.get(f"/online-rules/{rule['id']}").status_code == 404

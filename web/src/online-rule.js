@@ -1,10 +1,10 @@
 // /online/{id}: one online rule's dashboard: its pass rate per hour over the last day, each
 // hour's 95% interval drawn, one chart per model (gen_ai.request.model of the graded span);
 // then its results, newest first, filtered by verdict, a page at a time.
-import { get } from './common/api.js';
+import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
-import { errorState, fmtDate, fmtScore, h, loading, mount } from './common/dom.js';
+import { confirmDialog, errorState, fmtDate, fmtScore, h, loading, mount, toast } from './common/dom.js';
 
 const root = document.getElementById('app');
 const STATUSES = ['', 'passed', 'failed', 'error', 'not_applicable', 'skipped'];
@@ -69,6 +69,34 @@ function results(rule) {
     h('label', { for: 'verdict', class: 'inline' }, t('online.verdict')), status), body, more);
 }
 
+function controls(rule) {
+  const enabled = h('input', { type: 'checkbox', id: 'rule-enabled', checked: rule.enabled });
+  enabled.addEventListener('change', async () => {
+    enabled.disabled = true;
+    try {
+      await api('PATCH', `/api/v1/online-rules/${rule.id}`, { enabled: enabled.checked });
+      toast(t(enabled.checked ? 'online.turnedOn' : 'online.turnedOff'));
+    } catch (err) {
+      enabled.checked = !enabled.checked;
+      toast(t('common.error', { message: err.message }), 'error');
+    } finally {
+      enabled.disabled = false;
+    }
+  });
+  const remove = h('button', { type: 'button', class: 'danger', id: 'delete-rule', onclick: async () => {
+    if (!await confirmDialog(t('online.deleteTitle'), t('online.deleteConfirm', { name: rule.name }),
+      t('common.delete'))) return;
+    try {
+      await api('DELETE', `/api/v1/online-rules/${rule.id}`);
+      window.location.href = '/online';
+    } catch (err) {
+      toast(t('common.error', { message: err.message }), 'error');
+    }
+  } }, t('common.delete'));
+  return h('div', { class: 'actions' }, h('label', { class: 'inline', for: 'rule-enabled' }, enabled, ' ',
+    t('online.enabled')), remove);
+}
+
 async function start() {
   mount(root, loading());
   try {
@@ -79,7 +107,7 @@ async function start() {
         h('h1', {}, rule.name)),
       h('section', { class: 'card' }, h('p', {}, `${t('online.scopeLabel')}: ${t(`online.scope.${rule.scope}`)} · `
         + `${(rule.sampleRate * 100).toFixed(0)}% · ${t(rule.enabled ? 'online.on' : 'online.off')}`),
-      h('p', {}, h('code', { id: 'rule-filter' }, rule.filter || t('online.everySpan')))),
+      h('p', {}, h('code', { id: 'rule-filter' }, rule.filter || t('online.everySpan'))), controls(rule)),
       h('section', { class: 'card' }, h('h2', {}, t('online.passRate')), h('p', { class: 'hint' }, t('online.passRateHint')),
         charts(numbers)),
       results(rule));
