@@ -112,6 +112,10 @@ def main() -> None:
 
     run_queue.main(["--quick"] if "--quick" in sys.argv else [])
     print()
+    import online_intake  # POST /v1/traces: spans/s, p99 latency, grading lag, with a 10% rule
+
+    online_intake.main(["--quick"] if "--quick" in sys.argv else [])
+    print()
     import scale_out  # N servers on one PostgreSQL: results/s per server, the database's CPU share
 
     scale_out.main(["--quick"] if "--quick" in sys.argv else [])

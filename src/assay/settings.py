@@ -30,6 +30,7 @@ SECTIONS = {
     "general": "what every way in reads (library, `assay run`, the service)",
     "service": "`assay serve`",
     "queue": "the run queue of `assay serve`, shared by every server of one database",
+    "online": "online evaluation in `assay serve` (`POST /v1/traces`, online rules)",
 }
 """The README table each setting is listed in."""
 
@@ -193,6 +194,13 @@ class Settings:
     sandbox_workers: int = setting(0, "ASSAY_SANDBOX_WORKERS", "sandbox workers per language in one server; 0: four per core (code sleeping or blocked uses no CPU; code that runs long is lowered in CPU priority). With `SANDBOX_URL`, the sandbox service's `--workers` (0: one per core, its default)", unit="workers", minimum=0, section="queue")
     run_engine: str = setting("local", "ASSAY_RUN_ENGINE", "`ray`: grade the slices on a Ray cluster (`pip install 'assay[ray]'`)", _engine, section="queue")
     ray_address: str | None = setting(None, "RAY_ADDRESS", "the Ray cluster to grade on (Ray's own variable); unset: a local Ray on this machine's cores", _raw_text, section="queue")
+    otlp_max_body_bytes: int = setting(16 << 20, "ASSAY_OTLP_MAX_BODY_BYTES", "the largest OTLP export request to `POST /v1/traces`, as sent and once inflated from gzip", unit="bytes", section="online")
+    otlp_max_attribute_chars: int = setting(256 << 10, "ASSAY_OTLP_MAX_ATTRIBUTE_CHARS", "the longest text of one span attribute kept; longer text is cut there and the attribute's key listed in the span's `assay.truncated`", unit="characters", section="online")
+    online_max_backlog: int = setting(100_000, "ASSAY_ONLINE_MAX_BACKLOG", "online gradings waiting, on every server of the database, past which `POST /v1/traces` answers 429 with `Retry-After` instead of queueing more", unit="jobs", section="online")
+    online_workers: int = setting(2, "ASSAY_ONLINE_WORKERS", "threads of one server grading online rules' jobs; 0: this server grades none (it still takes spans)", unit="threads", minimum=0, section="online")
+    online_max_group_spans: int = setting(1000, "ASSAY_ONLINE_MAX_GROUP_SPANS", "the most spans of one trace or conversation read into one sample", unit="spans", section="online")
+    otlp_export_url: str | None = setting(None, "ASSAY_OTLP_EXPORT_URL", "an OTLP/HTTP endpoint (a collector, Phoenix, Logfire: the base URL, as `OTEL_EXPORTER_OTLP_ENDPOINT`) that every online verdict is sent to as a `gen_ai.evaluation.result` event at `/v1/logs`, parented to the graded span; unset: none is sent", _url, section="online")
+    otlp_export_headers: str | None = setting(None, "ASSAY_OTLP_EXPORT_HEADERS", "headers of those requests, `key=value` pairs separated by commas, values URL-encoded (as `OTEL_EXPORTER_OTLP_HEADERS`)", _raw_text, section="online")
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
     """The environment the settings came from: what programs run by graders inherit, and where a
     judge config that names its key's variable finds it."""

@@ -217,3 +217,19 @@ def test_paired_interval_coverage() -> None:
     tables = rng.multinomial(150, cells, size=RUNS)
     found = [stats.paired_rate_interval(*map(int, t)) for t in tables]
     assert 0.93 <= _covers(found, truth) <= 0.97
+
+
+@pytest.mark.parametrize("base, new", [((30, 100), (45, 100)), ((1, 7), (6, 9)), ((0, 20), (0, 30)),
+                                       ((480, 1000), (20, 25)), ((12, 12), (3, 40))])
+def test_unpaired_rate_difference_matches_statsmodels(base, new):
+    """Newcombe's unpaired interval and the pooled z test, as statsmodels computes them."""
+    from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
+
+    lo, hi = stats.unpaired_rate_interval(base[0], base[1], new[0], new[1])
+    ref_lo, ref_hi = confint_proportions_2indep(new[0], new[1], base[0], base[1], method="newcomb", compare="diff")
+    assert lo == pytest.approx(ref_lo, abs=1e-9) and hi == pytest.approx(ref_hi, abs=1e-9)
+    p = stats.two_proportion_p(base[0], base[1], new[0], new[1])
+    if (base[0] + new[0]) in (0, base[1] + new[1]):
+        assert p == 1.0
+    else:
+        assert p == pytest.approx(proportions_ztest([new[0], base[0]], [new[1], base[1]])[1], rel=1e-9)

@@ -32,14 +32,25 @@ def comparison_from_service(url: str, base: str, new: str, token: str | None, *,
     """``GET {url}/api/v1/runs/{base}/compare/{new}``, its camelCase keys turned back to the
     snake_case of ``assay compare --json`` (the flips' reason codes, which serve the pages, left
     out: the same fields as a comparison of files)."""
+    return _service_data(url, f"/api/v1/runs/{base}/compare/{new}", {"adjust": adjust, "alpha": str(alpha)}, token)
+
+
+def online_comparison(url: str, rule: str, base: str, new: str, split: str | None,
+                      token: str | None) -> dict[str, Any]:
+    """``GET {url}/api/v1/online-rules/{rule}/compare``: two windows (``START/END``) or, with
+    ``split``, two values of that attribute, compared unpaired; snake_case keys as above."""
+    params = {"base": base, "new": new, **({"split": split} if split else {})}
+    return _service_data(url, f"/api/v1/online-rules/{rule}/compare", params, token)
+
+
+def _service_data(url: str, path: str, params: dict[str, str], token: str | None) -> dict[str, Any]:
     import httpx2
     from pydantic.alias_generators import to_snake
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    endpoint = f"{url.rstrip('/')}/api/v1/runs/{base}/compare/{new}"
+    endpoint = url.rstrip("/") + path
     try:
-        reply = httpx2.get(endpoint, headers=headers, params={"adjust": adjust, "alpha": alpha},
-                           timeout=SERVICE_TIMEOUT_S)
+        reply = httpx2.get(endpoint, params=params, headers=headers, timeout=SERVICE_TIMEOUT_S)
     except httpx2.HTTPError as exc:
         raise AssayError(f"--service {url}: cannot reach the service ({exc})") from None
     try:
@@ -84,9 +95,18 @@ class Options:
     allow_empty: bool = False
 
 
-def compare(base: str, new: str, *, service: str | None, token: str | None, options: Options) -> int:
+def compare(base: str, new: str, *, service: str | None, token: str | None, options: Options,
+            rule: str | None = None, split: str | None = None) -> int:
     if options.adjust not in ADJUSTMENTS:
         raise AssayError(f"--adjust: unknown method {options.adjust!r}; use {', '.join(ADJUSTMENTS)}")
+    if rule is not None:
+        if service is None:
+            raise AssayError("--rule needs --service: the online rule's results are in an assay service")
+        doc = online_comparison(service, rule, base, new, split, token)
+        show_unpaired(doc, base, new, as_json=options.as_json, alpha=options.alpha)
+        return gate(doc, options.alpha, options.margin) if options.fail_on_regression else 0
+    if split is not None:
+        raise AssayError("--split needs --rule: it names an attribute of an online rule's spans")
     if service is not None:
         doc = comparison_from_service(service, base, new, token, adjust=options.adjust, alpha=options.alpha)
         return report(doc, base, new, options)
@@ -137,6 +157,33 @@ def gate(doc: dict[str, Any], alpha: float, margin: float | None = None) -> int:
         print(f"regression: a drop of {margin * 100:g} pts or more is not ruled out for "
               f"{', '.join(f'{g} ({why})' for g, why in failed)}", file=sys.stderr)
     return 1
+
+
+def show_unpaired(doc: dict[str, Any], base: str, new: str, *, as_json: bool, alpha: float) -> None:
+    """An online rule's two slices: independent samples, so no pairs and no flips."""
+    if as_json:
+        import orjson
+
+        print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        return
+    from rich.table import Table
+
+    from assay.cli._console import make_console
+    from assay.runner import figures
+
+    console = make_console()
+    table = Table(title=f"{new} against {base} (unpaired: independent samples of traffic)", title_justify="left")
+    for col in ("grader", "base n", "new n", "base", "new", "delta, pts [95% CI]", "p", "score delta"):
+        table.add_column(col, justify="left" if col == "grader" else "right", no_wrap=True)
+    for g in [*doc["graders"], doc["overall"]]:
+        mark = " *" if g["p_value"] is not None and g["p_value"] < alpha else ""
+        table.add_row(g["grader"] if g["grader"] != "overall" else "[bold]overall[/]", str(g["base_graded"]),
+                      str(g["new_graded"]), figures.rate(g["base_pass_rate"], g["base_pass_rate_ci"]),
+                      figures.rate(g["new_pass_rate"], g["new_pass_rate_ci"]), figures.delta(g["delta"], g["delta_ci"]),
+                      figures.p_value(g["p_value"]) + mark, figures.delta(g["score_delta"], None, percent=False))
+    console.print(table)
+    console.print(f"* p < {alpha:g}: pooled two-proportion z test; the interval is Newcombe's for independent "
+                  "samples. Errors, not-applicable and skipped results are left out of both sides.", markup=False)
 
 
 def show(doc: dict[str, Any], base: str, new: str, *, as_json: bool, alpha: float) -> None:

@@ -156,15 +156,22 @@ def compare_cmd(
         "--service", help="An assay service's URL: BASE and NEW are its run ids.")] = None,
     token: Annotated[Optional[str], typer.Option(
         "--token", envvar="ASSAY_TOKEN", help="API token for --service (default: ASSAY_TOKEN).")] = None,
+    rule: Annotated[Optional[str], typer.Option(
+        "--rule", help="An online rule's id (with --service): BASE and NEW are windows START/END in ISO 8601, "
+                       "or with --split two values of an attribute; compared unpaired.")] = None,
+    split: Annotated[Optional[str], typer.Option(
+        "--split", help="With --rule: an attribute of the graded spans (gen_ai.request.model); BASE and NEW are "
+                        "two of its values over the last day.")] = None,
 ) -> None:
     """Compare two runs sample by sample: pass rates, paired 95% intervals, exact p-values adjusted
     for the graders compared, the samples that flipped; exit 1 with --fail-on-regression when a
-    pass rate fell significantly, 2 when there is nothing to compare."""
+    pass rate fell significantly, 2 when there is nothing to compare. With --rule, two windows or
+    two attribute values of an online rule, unpaired."""
     from assay.cli.compare_cmd import Options, compare
 
     options = Options(as_json=as_json, fail_on_regression=fail_on_regression, alpha=alpha, adjust=adjust,
                       margin=None if margin is None else margin / 100, allow_empty=allow_empty)
-    _delegate(compare, base, new, service=service, token=token, options=options)
+    _delegate(compare, base, new, service=service, token=token, options=options, rule=rule, split=split)
 
 
 @app.command("review")

@@ -283,6 +283,34 @@ def paired_rate_interval(both: int, base_only: int, new_only: int, neither: int,
     return max(-1.0, lo), min(1.0, hi)
 
 
+def unpaired_rate_interval(base_passed: int, base_n: int, new_passed: int, new_n: int,
+                           confidence: float = CONFIDENCE) -> Interval | None:
+    """Newcombe's (1998) method 10 interval for new rate minus base rate on independent samples
+    (the two Wilson intervals combined; no pairing)."""
+    w1, w2 = wilson(base_passed, base_n, confidence), wilson(new_passed, new_n, confidence)
+    if w1 is None or w2 is None:
+        return None
+    (l1, u1), (l2, u2) = w1, w2
+    p1, p2 = base_passed / base_n, new_passed / new_n
+    delta = p2 - p1
+    lo = delta - math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2)
+    hi = delta + math.sqrt((u2 - p2) ** 2 + (p1 - l1) ** 2)
+    return max(-1.0, lo), min(1.0, hi)
+
+
+def two_proportion_p(base_passed: int, base_n: int, new_passed: int, new_n: int) -> float | None:
+    """Two-sided p-value of the pooled two-proportion z test (independent samples); None
+    without samples on both sides, 1.0 when every one passed or every one failed."""
+    if base_n == 0 or new_n == 0:
+        return None
+    pooled = (base_passed + new_passed) / (base_n + new_n)
+    variance = pooled * (1 - pooled) * (1 / base_n + 1 / new_n)
+    if variance <= 0:
+        return 1.0
+    z = (new_passed / new_n - base_passed / base_n) / math.sqrt(variance)
+    return min(1.0, math.erfc(abs(z) / math.sqrt(2)))  # two-sided normal tail: 2 * (1 - Phi(|z|))
+
+
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Chance that at least one of ``k`` attempts drawn from ``n`` (``c`` passed) passed: the
     unbiased pass@k estimator (Chen et al. 2021)."""

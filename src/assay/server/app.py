@@ -37,9 +37,12 @@ from assay.server.routes import (
     evaluator_versions,
     evaluators,
     health,
+    online_rules,
+    otlp,
     runs,
     tasks,
     tokens,
+    traces,
     users,
 )
 from assay.server.service import Service
@@ -47,6 +50,8 @@ from assay.settings import Settings
 from assay.store.migrate import upgrade
 
 API_PREFIX = "/api/v1"
+OTLP_PATH = "/v1/traces"
+"""OTLP/HTTP's trace export path (``server.routes.otlp``): protobuf or JSON, gzip allowed."""
 log = logging.getLogger("assay.server")
 
 
@@ -75,7 +80,8 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.state.service = service
     errors.install(app)
     app.include_router(health.router)
-    for module in (evaluators, evaluator_versions, datasets, tasks, runs, compare, tokens, users):
+    app.include_router(otlp.router)
+    for module in (evaluators, evaluator_versions, datasets, tasks, runs, compare, tokens, users, online_rules, traces):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 
@@ -84,6 +90,8 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
         return path.endswith(("/dataset", "/versions"))
 
     def limit_for(path: str) -> int:
+        if path == OTLP_PATH:
+            return settings.otlp_max_body_bytes
         return settings.api_max_upload_bytes if is_upload(path) else settings.api_max_body_bytes
 
     def is_json(path: str) -> bool:
@@ -96,7 +104,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.add_middleware(DatabaseAdmission, limit=settings.database_pool_size + settings.database_pool_overflow,
                        queue=settings.database_queue, wait_s=settings.database_wait_ms / 1000, exempt=needs_no_database,
                        metrics=service.metrics)
-    app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json)
+    app.add_middleware(BodyLimit, limit_for=limit_for, is_json=is_json, inflates=lambda path: path == OTLP_PATH)
     if fast_test:  # in front of the two above
         app.add_middleware(FastTest, service=service, prefix=API_PREFIX, max_body_bytes=settings.api_max_body_bytes)
     # added last: the outermost layer (request ids, security headers, body timeout, HTTP metrics)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from http import HTTPStatus
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import orjson
 from fastapi import FastAPI, Request
@@ -33,9 +33,9 @@ EVALUATOR_EXECUTION_FAILED = 503002
 
 log = logging.getLogger("assay.server")
 
-Row = Literal["evaluator", "run", "task", "dataset"]
-NOT_FOUND: dict[Row, Phrase] = {row: Phrase(f"api.not_found.{row}", f"{row} {{id}} not found")
-                                for row in ("evaluator", "run", "task", "dataset")}
+Row = Literal["evaluator", "run", "task", "dataset", "online rule", "trace"]
+NOT_FOUND: dict[Row, Phrase] = {row: Phrase(f"api.not_found.{row.replace(' ', '_')}", f"{row} {{id}} not found")
+                                for row in get_args(Row)}
 AT_PARAMETER = Phrase("api.at_parameter", "{where} parameter {path}: {problem}")
 MORE = Phrase("api.more", "and {count} more")
 CONFLICT = Phrase("api.conflict", "conflict: a row this request needs was changed or removed meanwhile; "

@@ -6,8 +6,9 @@ Before any route reads a body, ``BodyLimit`` answers ``{code, message}``:
   length over it is refused before a byte of the body is read; a body sent without a length
   is counted as it arrives and cut at the limit, the 413 sent from here and the app handed a
   disconnect (so no route, multipart parser or not, can turn it into another answer);
-- 415 for a compressed body (``Content-Encoding``: nothing here inflates, so no gzip bomb)
-  and, on JSON routes, for a ``Content-Type`` that is not JSON;
+- 415 for a compressed body (``Content-Encoding``: nothing here inflates, so no gzip bomb),
+  but on the routes that inflate it themselves within their limit (``inflates``), and on
+  JSON routes, for a ``Content-Type`` that is not JSON;
 - 400 for a JSON body that is not strict JSON (``assay.core.strict_json``: NaN,
   1e400, lone surrogates, 1,024+ levels of nesting, a key given twice, bytes not UTF-8), with
   what is wrong and where. The framework's own parser would take most of these silently.
@@ -42,10 +43,13 @@ class BodyLimit:
     streams through, counted when its length is not declared."""
 
     def __init__(self, app: ASGIApp, limit_for: Callable[[str], int],
-                 is_json: Callable[[str], bool] = lambda _path: False) -> None:
+                 is_json: Callable[[str], bool] = lambda _path: False,
+                 inflates: Callable[[str], bool] = lambda _path: False) -> None:
         self.app = app
         self.limit_for = limit_for
         self.is_json = is_json
+        self.inflates = inflates
+        """Routes that inflate a compressed body themselves, bounded (``POST /v1/traces``)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in _WITH_BODY:
@@ -55,7 +59,7 @@ class BodyLimit:
         limit = self.limit_for(path)
         headers = _headers(scope)
         encoding = headers.get(b"content-encoding", b"identity").strip().lower()
-        if encoding not in (b"", b"identity"):
+        if encoding not in (b"", b"identity") and not self.inflates(path):
             await _refuse(send, 415, ENCODED(encoding=repr(_text(encoding))))
             return
         declared = _content_length(headers)

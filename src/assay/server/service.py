@@ -15,6 +15,9 @@ from assay.server.auth import TokenCache
 from assay.service.fairness import FairGate, fair_resources
 from assay.service.grading import Grading
 from assay.service.metrics import Metrics
+from assay.service.online.export import ResultExporter, parse_headers
+from assay.service.online.intake import Intake
+from assay.service.online.worker import OnlineWorker
 from assay.service.reaper import UploadReaper
 from assay.service.run_summary import LiveSummaries
 from assay.service.telemetry import meter_pool, metered_resources
@@ -45,6 +48,10 @@ class Service:
     """The grading pool: the run worker, the pollers and ``/ready`` (``database`` serves requests)."""
     health: DatabaseHealth
     """Whether the background threads see the database away (``store.outage``)."""
+    intake: Intake
+    """Spans arriving over OTLP (``POST /v1/traces``), through the requests' pool."""
+    online: OnlineWorker
+    """Grades online rules' jobs, through the grading pool."""
     live: LiveSummaries = field(default_factory=LiveSummaries)
     """The summaries so far of the runs whose pages are open (``pages.live``)."""
     owns_resources: bool = True
@@ -64,7 +71,8 @@ class Service:
         database = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
                             pool=PoolLimits(settings.database_pool_size, settings.database_pool_overflow, wait_s))
         background = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
-                              pool=PoolLimits(settings.run_slots + BACKGROUND_THREADS, BACKGROUND_THREADS, wait_s))
+                              pool=PoolLimits(settings.run_slots + settings.online_workers + BACKGROUND_THREADS,
+                                              BACKGROUND_THREADS, wait_s))
         health = DatabaseHealth()
         changes = Changes(background, settings.change_poll_ms / 1000, health)
         # Runs and /test share the sandbox through one gate: users take its slots in turn.
@@ -76,7 +84,9 @@ class Service:
         tokens = TokenCache(database, settings.token_cache_ms / 1000, changes.stamp("tokens"))
         return cls(settings=settings, database=database, grading=grading, tokens=tokens, worker=worker, changes=changes,
                    gate=gate, metrics=metrics, reaper=UploadReaper(background, health=health),
-                   background=background, health=health, owns_resources=owns_resources,
+                   background=background, health=health, intake=Intake(database, settings),
+                   online=OnlineWorker(background, grading, settings, health, _exporter(settings)),
+                   owns_resources=owns_resources,
                    pool_gauges=meter_pool(database, metrics))
 
     def start(self) -> list[str]:
@@ -84,12 +94,14 @@ class Service:
         the ids of the runs waiting in the queue."""
         self.changes.start()
         self.reaper.start()
+        self.online.start()
         return self.worker.start()
 
     def close(self) -> None:
         """Stop the run worker (its unfinished slices go back to the queue), then the
         sandbox and judge client, then the database pool."""
         self.worker.close()
+        self.online.close()
         self.changes.close()
         self.reaper.close()
         resources = self.grading.resources
@@ -106,8 +118,16 @@ class Service:
         """Why this server cannot grade now (the database away, a background thread ended), or None."""
         problem = self.worker.problem()
         if problem is None:
-            pollers = (("the change poller", self.changes.alive()), ("the upload reaper", self.reaper.alive()))
+            pollers = (("the change poller", self.changes.alive()), ("the upload reaper", self.reaper.alive()),
+                       ("online grading", self.online.alive()))
             for name, alive in pollers:
                 if not alive:
                     return f"{name} stopped: restart this server (the log says why)"
         return problem
+
+
+def _exporter(settings: Settings) -> ResultExporter | None:
+    """The sender of verdicts to ``ASSAY_OTLP_EXPORT_URL``, when it is set."""
+    if settings.otlp_export_url is None:
+        return None
+    return ResultExporter(settings.otlp_export_url, parse_headers(settings.otlp_export_headers))

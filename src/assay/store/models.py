@@ -327,3 +327,8 @@ class ChangeCounter(Base):
 
     topic: Mapped[str] = mapped_column(String(32), primary_key=True)
     counter: Mapped[int] = mapped_column(BigInteger, default=0)
+
+
+# The online evaluation tables live in a module of their own; they join ``Base``'s metadata here,
+# so whatever reads the schema from this module (the migrations' environment, the schema test) sees them.
+from assay.store import online_models as online_models  # noqa: E402

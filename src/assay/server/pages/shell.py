@@ -44,7 +44,7 @@ def _language_switch(lang: str) -> str:
 def _top_bar(lang: str, user: str | None, csrf: str | None, active: str) -> str:
     t = functools.partial(message, lang)
     links = "".join(f'<a href="/{key}"{" class=active" if key == active else ""}>{escape(t("nav." + key))}</a>'
-                    for key in ("evaluators", "tasks", "datasets")) if user else ""
+                    for key in ("evaluators", "tasks", "datasets", "online")) if user else ""
     account = f'<a class="user" href="/account" title="{escape(t("nav.account"))}">{escape(user or "")}</a>'
     signout = (f'{account}<form method="post" action="/signout" class="signout">'
                f'<input type="hidden" name="csrf" value="{escape(csrf or "")}">'

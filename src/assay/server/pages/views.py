@@ -136,6 +136,26 @@ async def evaluator_page(request: Request, evaluator_id: str) -> Response:
     return await page(request, "editor", "evaluators.title", "evaluators", id=evaluator_id)
 
 
+@router.get("/online")
+async def online_page(request: Request) -> Response:
+    return await page(request, "online", "online.title", "online")
+
+
+@router.get("/online/{rule_id}")
+async def online_rule_page(request: Request, rule_id: str) -> Response:
+    return await page(request, "online-rule", "online.title", "online", id=rule_id)
+
+
+@router.get("/traces")
+async def traces_page(request: Request) -> Response:
+    return await page(request, "traces", "traces.title", "online")
+
+
+@router.get("/traces/{trace_id}")
+async def trace_page(request: Request, trace_id: str) -> Response:
+    return await page(request, "trace", "traces.title", "online", id=trace_id)
+
+
 @router.get("/tasks")
 async def tasks_page(request: Request) -> Response:
     return await page(request, "tasks", "tasks.title", "tasks")

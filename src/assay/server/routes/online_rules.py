@@ -1,0 +1,231 @@
+"""``/api/v1/online-rules``: which arriving spans the caller's evaluators grade, their results
+and their numbers; ``/filter-check`` validates a filter as it is typed. Thin: the use cases are
+in ``service.online.rules`` and ``service.online.summary``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from sqlalchemy.orm import Session
+
+from assay.core.messages import Phrase, code_and_args
+from assay.server.auth import Principal
+from assay.server.deps import CurrentUser, ServiceDep, SessionDep
+from assay.server.errors import NOT_NULL, ApiError, not_found
+from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
+from assay.server.schemas.online import (
+    BackfillIn,
+    BackfillOut,
+    FilterCheckIn,
+    FilterCheckOut,
+    OnlineResultOut,
+    OnlineRuleIn,
+    OnlineRuleOut,
+    OnlineRuleUpdate,
+    ResultsPage,
+    SpanPreviewOut,
+)
+from assay.server.schemas.tasks import TaskEvaluatorIn
+from assay.service.online import compare, rules, summary
+from assay.service.online.filters import FilterError, parse
+from assay.service.online.mapping import model_of
+from assay.store.models import is_row_id
+from assay.store.online_models import OnlineResult, OnlineRule
+
+router = APIRouter(prefix="/online-rules", tags=["online"], responses=ERROR_RESPONSES)
+NOT_YOURS = Phrase("api.online_rule.not_yours", "online rule {id} belongs to another user")
+BAD_CURSOR = Phrase("api.online_rule.cursor", "query parameter cursor: {cursor} is no cursor of this list")
+BAD_WINDOW = Phrase("api.online_rule.window", "from must be before to (and at most {days} days before it)")
+BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} is not START/END, two ISO 8601 "
+                                              "times with START before END (or give split= to compare two values)")
+MAX_SUMMARY_DAYS = 400
+STATUSES = Literal["passed", "failed", "error", "pending", "not_applicable", "skipped"]
+When = Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset is given.")]
+
+
+def rule_out(rule: OnlineRule) -> OnlineRuleOut:
+    return OnlineRuleOut(id=rule.id, name=rule.name, filter=rule.filter, sample_rate=rule.sample_rate,
+                         scope=rule.scope, quiet_s=rule.quiet_s,
+                         evaluators=[TaskEvaluatorIn(evaluator_id=e["evaluatorId"], weight=e.get("weight", 1.0))
+                                     for e in rule.evaluators],
+                         enabled=rule.enabled, judge_budget_per_day=rule.judge_budget_per_day,
+                         created_by_id=rule.user_id, created_at=iso(rule.created_at), updated_at=iso(rule.updated_at))
+
+
+def result_out(result: OnlineResult) -> OnlineResultOut:
+    return OnlineResultOut(id=result.id, trace_id=result.trace_id, span_id=result.span_id, target=result.target,
+                           generation=result.generation, evaluator_id=result.evaluator_id,
+                           evaluator_name=result.evaluator_name, evaluator_version=result.evaluator_version,
+                           status=result.status, passed=result.passed, score=result.score, reason=result.reason,
+                           error_code=result.error_code, details=result.details or {}, latency_ms=result.latency_ms,
+                           at=iso(result.at), graded_at=iso(result.graded_at))
+
+
+def _links(evaluators: list[TaskEvaluatorIn]) -> list[dict[str, Any]]:
+    return [{"evaluatorId": e.evaluator_id, "weight": e.weight} for e in evaluators]
+
+
+def _rule(session: Session, rule_id: str, user: Principal) -> OnlineRule:
+    rule = session.get(OnlineRule, rule_id) if is_row_id(rule_id) else None
+    if rule is None or not (rule.user_id == user.id or user.is_admin):
+        raise not_found("online rule", rule_id)
+    return rule
+
+
+def _saved(call: Any, *args: Any) -> Any:
+    try:
+        return call(*args)
+    except rules.RuleError as exc:
+        raise ApiError(422, str(exc)) from None
+
+
+@router.post("", response_model=Envelope[OnlineRuleOut], summary="Create an online rule")
+def create_rule(body: OnlineRuleIn, session: SessionDep, service: ServiceDep, user: CurrentUser) -> Any:
+    fields = rules.RuleFields(name=body.name, filter=body.filter, sample_rate=body.sample_rate, scope=body.scope,
+                              quiet_s=body.quiet_s, evaluators=_links(body.evaluators), enabled=body.enabled,
+                              judge_budget_per_day=body.judge_budget_per_day)
+    rule = _saved(rules.create, session, user.id, fields)
+    session.commit()
+    service.intake.forget_rules()
+    return Envelope(data=rule_out(rule))
+
+
+@router.get("", response_model=Envelope[list[OnlineRuleOut]], summary="The caller's online rules")
+def list_rules(session: SessionDep, user: CurrentUser) -> Any:
+    return Envelope(data=[rule_out(r) for r in rules.of_user(session, user.id)])
+
+
+@router.post("/filter-check", response_model=Envelope[FilterCheckOut],
+             summary="Validate a filter, and preview the recent spans it takes")
+def check_filter(body: FilterCheckIn, session: SessionDep, user: CurrentUser) -> Any:
+    try:
+        parse(body.filter)
+    except FilterError as exc:
+        code, args = code_and_args(exc.said)
+        return Envelope(data=FilterCheckOut(valid=False, message=str(exc), message_code=code, message_args=args,
+                                            position=exc.position))
+    if not body.preview:
+        return Envelope(data=FilterCheckOut(valid=True))
+    scanned, matches = rules.preview(session, user.id, body.filter)
+    return Envelope(data=FilterCheckOut(valid=True, scanned=scanned, matches=[SpanPreviewOut(
+        trace_id=s.trace_id, span_id=s.span_id, name=s.name, model=model_of(s.attributes),
+        start=iso(datetime.fromtimestamp(s.start_ns / 1e9, UTC))) for s in matches]))
+
+
+@router.get("/{rule_id}", response_model=Envelope[OnlineRuleOut], summary="One online rule")
+def get_rule(rule_id: str, session: SessionDep, user: CurrentUser) -> Any:
+    return Envelope(data=rule_out(_rule(session, rule_id, user)))
+
+
+@router.patch("/{rule_id}", response_model=Envelope[OnlineRuleOut], summary="Change an online rule")
+def update_rule(rule_id: str, body: OnlineRuleUpdate, session: SessionDep, service: ServiceDep,
+                user: CurrentUser) -> Any:
+    rule = _rule(session, rule_id, user)
+    given = body.model_dump(exclude_unset=True, by_alias=False)
+    for name, value in given.items():
+        if value is None and name != "judge_budget_per_day":
+            raise ApiError(422, NOT_NULL(field=OnlineRuleUpdate.model_fields[name].alias or name))
+    fields = rules.fields_of(rule)
+    changes = {k: v for k, v in given.items() if k != "evaluators"}
+    if body.evaluators is not None:
+        changes["evaluators"] = _links(body.evaluators)
+    _saved(rules.update, session, rule, replace(fields, **changes))
+    session.commit()
+    service.intake.forget_rules()
+    return Envelope(data=rule_out(rule))
+
+
+@router.delete("/{rule_id}", response_model=Envelope[dict[str, str]], summary="Delete an online rule and its results")
+def delete_rule(rule_id: str, session: SessionDep, service: ServiceDep, user: CurrentUser) -> Any:
+    rule = _rule(session, rule_id, user)
+    session.delete(rule)
+    session.commit()
+    service.intake.forget_rules()
+    return Envelope(data={"id": rule_id})
+
+
+@router.get("/{rule_id}/results", response_model=Envelope[ResultsPage], summary="An online rule's results")
+def rule_results(rule_id: str, session: SessionDep, user: CurrentUser,
+                 status: Annotated[STATUSES | None, Query(description="Only results of this status.")] = None,
+                 start: Annotated[When, Query(alias="from")] = None, stop: Annotated[When, Query(alias="to")] = None,
+                 cursor: Annotated[str | None, Query(max_length=20)] = None,
+                 limit: Annotated[int, Query(ge=1, le=500)] = 100) -> Any:
+    rule = _rule(session, rule_id, user)
+    if cursor is not None and not cursor.isdigit():
+        raise ApiError(422, BAD_CURSOR(cursor=repr(cursor)))
+    page = summary.results_page(session, rule.id, after=int(cursor or 0), limit=limit + 1, status=status,
+                                start=_utc(start), stop=_utc(stop))
+    more = len(page) > limit
+    page = page[:limit]
+    return Envelope(data=ResultsPage(results=[result_out(r) for r in page],
+                                     next_cursor=str(page[-1].id) if more else None))
+
+
+@router.get("/{rule_id}/summary", response_model=Envelope[list[dict[str, Any]]],
+            summary="Pass rate and mean score per hour or day, with 95% intervals")
+def rule_summary(rule_id: str, session: SessionDep, user: CurrentUser,
+                 start: Annotated[When, Query(alias="from")] = None, stop: Annotated[When, Query(alias="to")] = None,
+                 by: Annotated[summary.Bucket, Query(description="hour or day (UTC).")] = "hour",
+                 split: Annotated[str | None, Query(max_length=200, description="An attribute of the graded span "
+                                                                                "to split by.")] = None) -> Any:
+    rule = _rule(session, rule_id, user)
+    stop_at = _utc(stop) or datetime.now(UTC)
+    start_at = _utc(start) or stop_at - timedelta(days=1)
+    if not start_at < stop_at or stop_at - start_at > timedelta(days=MAX_SUMMARY_DAYS):
+        raise ApiError(422, BAD_WINDOW(days=MAX_SUMMARY_DAYS))
+    return Envelope(data=summary.summary(session, rule, start=start_at, stop=stop_at, by=by, split=split))
+
+
+@router.get("/{rule_id}/compare", response_model=Envelope[dict[str, Any]],
+            summary="Two windows, or two values of an attribute, of one rule compared (unpaired)")
+def rule_compare(rule_id: str, session: SessionDep, user: CurrentUser,
+                 base: Annotated[str, Query(max_length=200, description=(
+                     "A window START/END (ISO 8601), or with `split` a value of that attribute."))],
+                 new: Annotated[str, Query(max_length=200, description="As `base`.")],
+                 split: Annotated[str | None, Query(max_length=200, description=(
+                     "An attribute of the graded span: `base` and `new` are two of its values."))] = None,
+                 start: Annotated[When, Query(alias="from")] = None,
+                 stop: Annotated[When, Query(alias="to")] = None) -> Any:
+    rule = _rule(session, rule_id, user)
+    if split is None:
+        parts = [_window(base, "base"), _window(new, "new")]
+    else:
+        stop_at = _utc(stop) or datetime.now(UTC)
+        start_at = _utc(start) or stop_at - timedelta(days=1)
+        parts = [compare.Slice(start_at, stop_at, split, base), compare.Slice(start_at, stop_at, split, new)]
+    return Envelope(data=compare.compare(session, rule, parts[0], parts[1]))
+
+
+def _window(text: str, name: str) -> compare.Slice:
+    first, _, last = text.partition("/")
+    try:
+        start, stop = _utc(datetime.fromisoformat(first)), _utc(datetime.fromisoformat(last))
+    except ValueError:
+        raise ApiError(422, BAD_PERIOD(name=name, value=repr(text))) from None
+    assert start is not None and stop is not None
+    if not start < stop:
+        raise ApiError(422, BAD_PERIOD(name=name, value=repr(text)))
+    return compare.Slice(start, stop)
+
+
+@router.post("/{rule_id}/backfill", response_model=Envelope[BackfillOut],
+             summary="Grade spans already stored (what the rule graded already is skipped)")
+def backfill(rule_id: str, body: BackfillIn, session: SessionDep, service: ServiceDep, user: CurrentUser) -> Any:
+    rule = _rule(session, rule_id, user)
+    start, stop = _utc(body.start), _utc(body.stop)
+    assert start is not None and stop is not None
+    if not start < stop:
+        raise ApiError(422, BAD_WINDOW(days=MAX_SUMMARY_DAYS))
+    read, added = rules.backfill(session, rule, start, stop)
+    session.commit()
+    service.online.wake()
+    return Envelope(data=BackfillOut(spans_read=read, jobs_added=added))
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

@@ -1,0 +1,75 @@
+"""Two slices of one online rule's results compared: two time windows, or two values of an
+attribute of the graded span in one window. The slices are independent samples of traffic
+(a span is in one or the other, never both), so the comparison is unpaired: per evaluator and
+overall, each pass rate with its Wilson interval, the difference with Newcombe's unpaired
+interval and the pooled two-proportion z test's p-value, and the mean scores."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, select
+from sqlalchemy.orm import Session
+
+from assay.core import stats
+from assay.service.online.summary import Tally
+from assay.store.online_models import OnlineResult, OnlineRule, OnlineSpan
+
+OVERALL = "overall"
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """Results of spans that started in [start, stop), and, with ``split``, whose attribute
+    ``split`` equals ``value`` (compared as text)."""
+
+    start: datetime
+    stop: datetime
+    split: str | None = None
+    value: str | None = None
+
+
+def tallies(session: Session, rule: OnlineRule, part: Slice) -> dict[str, Tally]:
+    """Per evaluator name, and ``overall``: the decided results' tallies of ``part``."""
+    columns = [OnlineResult.evaluator_name, OnlineResult.status, OnlineResult.passed, OnlineResult.score]
+    query = select(*columns)
+    if part.split is not None:
+        query = select(*columns, OnlineSpan.attributes).join(OnlineSpan, and_(
+            OnlineSpan.user_id == rule.user_id, OnlineSpan.trace_id == OnlineResult.trace_id,
+            OnlineSpan.span_id == OnlineResult.span_id))
+    query = query.where(OnlineResult.rule_id == rule.id, OnlineResult.at >= part.start, OnlineResult.at < part.stop)
+    out: dict[str, Tally] = defaultdict(Tally)
+    row: Any
+    for row in session.execute(query.execution_options(yield_per=2000)):
+        if part.split is not None:
+            raw = (row[4] or {}).get(part.split)
+            if raw is None or str(raw) != part.value:
+                continue
+        for key in (row[0], OVERALL):
+            out[key].add(row[1], row[2], row[3])
+    return out
+
+
+def compare(session: Session, rule: OnlineRule, base: Slice, new: Slice) -> dict[str, Any]:
+    before, after = tallies(session, rule, base), tallies(session, rule, new)
+    names = sorted((set(before) | set(after)) - {OVERALL})
+    return {"paired": False, "graders": [_row(name, before.get(name), after.get(name)) for name in names],
+            "overall": _row(OVERALL, before.get(OVERALL), after.get(OVERALL))}
+
+
+def _row(name: str, base: Tally | None, new: Tally | None) -> dict[str, Any]:
+    base, new = base or Tally(), new or Tally()
+    b, n = base.to_dict(), new.to_dict()
+    delta = (n["passRate"] - b["passRate"]) if b["passRate"] is not None and n["passRate"] is not None else None
+    interval = stats.unpaired_rate_interval(base.passed, base.n, new.passed, new.n)
+    score_delta = (n["meanScore"] - b["meanScore"]) if b["meanScore"] is not None and n["meanScore"] is not None \
+        else None
+    return {"grader": name, "baseGraded": base.n, "newGraded": new.n, "basePassRate": b["passRate"],
+            "basePassRateCi": b["passRateCi"], "newPassRate": n["passRate"], "newPassRateCi": n["passRateCi"],
+            "delta": delta, "deltaCi": list(interval) if interval else None,
+            "pValue": stats.two_proportion_p(base.passed, base.n, new.passed, new.n),
+            "baseMeanScore": b["meanScore"], "newMeanScore": n["meanScore"], "scoreDelta": score_delta,
+            "baseNotCounted": b["notCounted"], "newNotCounted": n["notCounted"]}

@@ -1,0 +1,213 @@
+"""Grading online rules' jobs: ``online_workers`` threads per server lease due jobs from the
+database (users in turn, ``store.online.claim_jobs``), read the spans, make the sample
+(``mapping``) and grade it with the rule's evaluators through the service's ``Grading``: the
+same compiled-grader cache, sandbox pool shared fairly between users (each job graded acting
+for its rule's owner), judge client and judge cache as the runs and ``/test``.
+
+A result is stored "ignore if present" per (rule, target, generation, evaluator, evaluator
+version), so a job graded twice (its server died after grading, before marking it done, and its
+lease passed) stores each verdict once. A target without content gets ``not_applicable``
+results; a judge evaluator past its rule's daily budget gets ``skipped`` results (code ``budget``),
+neither counted in pass rates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import socket
+import threading
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from assay.core.sample import Sample
+from assay.service.fairness import acting_for
+from assay.service.grading import Grading
+from assay.service.online.export import ResultExporter
+from assay.service.online.mapping import group_sample, span_sample
+from assay.settings import Settings
+from assay.store import online as rows
+from assay.store.db import Database
+from assay.store.models import Evaluator, utcnow
+from assay.store.online_models import OnlineJob, OnlineRule, OnlineSpan, Scope
+from assay.store.outage import Backoff, DatabaseHealth, is_outage
+
+log = logging.getLogger("assay.server.online")
+CLAIM = 64
+NOT_APPLICABLE = "not_applicable"
+SKIPPED = "skipped"
+NO_CONTENT = ("no content to grade: the span carries no messages (turn content capture on: "
+              "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, docs/online.md)")
+
+
+def evaluator_version(evaluator: Evaluator) -> str:
+    """The evaluator's version: a hash of what grades (its type and stored config)."""
+    text = json.dumps([evaluator.type, evaluator.config], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(slots=True)
+class Target:
+    """What one job grades: the sample (None without content) and the span results are filed under."""
+
+    sample: Sample | None
+    span: OnlineSpan | None
+
+
+class OnlineWorker:
+    def __init__(self, database: Database, grading: Grading, settings: Settings,
+                 health: DatabaseHealth | None = None, exporter: ResultExporter | None = None) -> None:
+        self.database = database
+        self.grading = grading
+        self.threads_wanted = settings.online_workers
+        self.poll_s = settings.queue_poll_ms / 1000
+        self.lease_s = float(settings.run_lease_s) * 4
+        self.max_spans = settings.online_max_group_spans
+        self.health = health or DatabaseHealth()
+        self.exporter = exporter
+        """Sends each verdict as a ``gen_ai.evaluation.result`` event (``ASSAY_OTLP_EXPORT_URL``), when set."""
+        self.holder = f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self._stopping = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        if self.exporter is not None:
+            self.exporter.start()
+        for n in range(self.threads_wanted):
+            thread = threading.Thread(target=self._loop, name=f"assay-online-{n}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        for thread in self._threads:
+            thread.join(timeout=30)
+        if self.exporter is not None:
+            self.exporter.close()
+        try:
+            with self.database.session() as session:
+                rows.give_back(session, self.holder)
+        except Exception as exc:  # noqa: BLE001 - stopping: the leases expire by themselves
+            log.warning("could not give back online jobs: %s", exc)
+
+    def alive(self) -> bool:
+        threads_alive = all(thread.is_alive() for thread in self._threads)
+        return threads_alive and (self.exporter is None or self.exporter.alive())
+
+    def _loop(self) -> None:
+        backoff = Backoff()
+        while not self._stopping.is_set():
+            try:
+                graded = self.run_once()
+                self.health.succeeded()
+                backoff.reset()
+            except Exception as exc:  # noqa: BLE001 - a thread of the worker never ends before close
+                if is_outage(exc):
+                    self.health.failed("online grading", exc)
+                else:
+                    log.exception("online grading failed; trying again")
+                self._stopping.wait(backoff.pause())
+                continue
+            if not graded:
+                self._wake.wait(self.poll_s)
+                self._wake.clear()
+
+    def run_once(self) -> int:
+        """Claim due jobs and grade them; returns how many were graded. A claim's jobs are read
+        in one transaction (their rules, evaluators, spans), graded, and their results written
+        with the jobs marked done in another."""
+        with self.database.session() as session:
+            jobs = rows.claim_jobs(session, self.holder, self.lease_s, CLAIM)
+        if not jobs:
+            return 0
+        with self.database.session() as session:
+            rules = {r.id: r for r in session.scalars(select(OnlineRule).where(
+                OnlineRule.id.in_({job.rule_id for job in jobs})))}
+            wanted = {link["evaluatorId"] for rule in rules.values() for link in rule.evaluators}
+            evaluators = {e.id: e for e in session.scalars(select(Evaluator).where(Evaluator.id.in_(wanted)))}
+            spent = {rule.id: rows.judge_calls_since(session, rule.id, rows.start_of_day())
+                     for rule in rules.values() if rule.judge_budget_per_day is not None}
+            targets = self._targets(session, jobs)
+        results: list[dict[str, Any]] = []
+        for job in jobs:
+            if self._stopping.is_set():
+                break
+            rule = rules.get(job.rule_id)
+            if rule is not None:
+                results += self._grade(job, rule, evaluators, targets[job.id], spent)
+        with self.database.session() as session:
+            rows.insert_results(session, results)
+            rows.finish_jobs(session, [job.id for job in jobs], self.holder)
+        if self.exporter is not None and results:
+            response_ids = {t.span.span_id: str(t.span.attributes["gen_ai.response.id"]) for t in targets.values()
+                            if t.span is not None and t.span.attributes.get("gen_ai.response.id")}
+            self.exporter.offer(results, response_ids)
+        return len(jobs)
+
+    def _grade(self, job: OnlineJob, rule: OnlineRule, evaluators: dict[str, Evaluator], target: Target,
+               spent: dict[str, int]) -> list[dict[str, Any]]:
+        """The result rows of one job: one per evaluator of its rule."""
+        results: list[dict[str, Any]] = []
+        budget = rule.judge_budget_per_day
+        for link in rule.evaluators:
+            evaluator = evaluators.get(link["evaluatorId"])
+            if evaluator is None or target.span is None:
+                continue
+            base = {"rule_id": job.rule_id, "target": job.target, "generation": job.generation,
+                    "trace_id": target.span.trace_id, "span_id": target.span.span_id, "evaluator_id": evaluator.id,
+                    "evaluator_version": evaluator_version(evaluator), "evaluator_name": evaluator.name,
+                    "weight": float(link.get("weight", 1.0)), "at": _at(target.span), "graded_at": utcnow(),
+                    "details": {}, "latency_ms": 0.0, "passed": False, "score": None, "error_code": None}
+            grader = self.grading.grader(evaluator)
+            kind = "llm" if grader.traits.judge else grader.kind
+            if target.sample is None:
+                results.append(base | {"kind": kind, "status": NOT_APPLICABLE, "reason": NO_CONTENT})
+                continue
+            if grader.traits.judge and budget is not None and spent.get(rule.id, 0) >= budget:
+                results.append(base | {"kind": kind, "status": SKIPPED, "error_code": "budget",
+                                       "reason": f"the rule's daily budget of {budget} judge calls is used up"})
+                continue
+            with acting_for(job.user_id):
+                result = self.grading.grade(grader, target.sample)
+            if grader.traits.judge:
+                spent[rule.id] = spent.get(rule.id, 0) + 1
+            results.append(base | {"kind": kind, "status": str(result.status.value), "passed": bool(result.passed),
+                                   "score": result.score, "reason": result.reason, "details": result.details or {},
+                                   "error_code": result.error.value if result.error else None,
+                                   "latency_ms": float(result.latency_ms or 0.0)})
+        return results
+
+    def _targets(self, session: Session, jobs: list[OnlineJob]) -> dict[int, Target]:
+        """What each job grades: span jobs' spans read together, a trace's or a conversation's each."""
+        out: dict[int, Target] = {}
+        wanted = [(job, *job.target.partition(":")[::2]) for job in jobs if job.scope == Scope.SPAN]
+        found = rows.spans_by_ids(session, [(job.user_id, trace, span) for job, trace, span in wanted])
+        for job, trace, span_id in wanted:
+            span = found.get((job.user_id, trace, span_id))
+            out[job.id] = Target(span_sample(span) if span is not None else None, span)
+        for job in jobs:
+            if job.scope == Scope.SPAN:
+                continue
+            if job.scope == Scope.TRACE:
+                spans = rows.trace_spans(session, job.user_id, job.target, self.max_spans)
+            else:
+                spans = rows.conversation_spans(session, job.user_id, job.target, self.max_spans)
+            root = next((s for s in spans if s.parent_span_id is None), spans[0]) if spans else None
+            out[job.id] = Target(group_sample(job.target, spans) if spans else None, root)
+        return out
+
+
+def _at(span: OnlineSpan) -> datetime:
+    return datetime.fromtimestamp(span.start_ns / 1e9, UTC)

@@ -1,0 +1,164 @@
+"""The online pages in Chromium, as a user works them: traffic arrives over OTLP; on /online the
+new rule's filter is checked as it is typed (its mistake's position said at the field) and the
+recent spans it takes are listed; the rule is made; its dashboard draws the pass rate per hour
+by model with intervals and lists the verdicts, filtered. Both pages fit a phone and pass axe,
+in Chinese and in English."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+from pages_support import policy_violations, serious_violations, wait_until
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "online"))
+from otlp_build import chat_attributes, new_trace_id, request, span  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def _traffic(live) -> None:
+    now = time.time_ns() - 3600 * 10**9  # an hour ago: inside the dashboard's last day
+    spans = [span(new_trace_id(), (i + 1).to_bytes(8, "big"), f"chat {i}",
+                  chat_attributes("Capital of France?", "Paris" if i % 3 else "Lyon",
+                                  model="gpt-4o" if i % 2 else "gpt-4o-mini"), start_ns=now + i)
+             for i in range(12)]
+    answer = httpx.post(live.url + "/v1/traces", content=request(*spans).SerializeToString(), timeout=30,
+                        headers={"Authorization": f"Bearer {live.token}", "Content-Type": "application/x-protobuf"})
+    assert answer.status_code == 200, answer.text
+
+
+def test_a_rule_made_on_the_page_grades_and_shows_its_numbers(page, live):
+    problems = policy_violations(page)
+    with live.api() as api:
+        made = api.post("/evaluators", json={"name": "提到巴黎", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}})
+        assert made.status_code == 200, made.text
+    _traffic(live)
+    page.goto(live.url + "/online")
+    wait_until(page, "document.querySelector('#rule-form') !== null")
+    page.fill("#rule-name", "回答提到巴黎")
+    page.fill("#filter", "gen_ai.request.model ==")
+    wait_until(page, "!document.querySelector('#filter-error').hidden")
+    assert "24" in page.text_content("#filter-error")  # the position of the mistake, in either language
+    page.fill("#filter", 'gen_ai.request.model startswith "gpt-4o"')
+    wait_until(page, "document.querySelector('#filter-error').hidden"
+                     " && document.querySelectorAll('#filter-preview li').length > 0")
+    assert len(page.query_selector_all("#filter-preview li")) >= 12
+    page.fill("#evaluator-picker-search", "提到巴黎")
+    wait_until(page, "document.querySelectorAll('#evaluator-picker-results button.pick').length === 1")
+    page.click("#evaluator-picker-results button.pick")
+    page.click("#create-rule")
+    page.wait_for_url("**/online/*")
+    rule_id = page.url.rsplit("/", 1)[1]
+    with live.api() as api:  # the rule came after the traffic: a backfill grades it
+        window = {"from": "2000-01-01T00:00:00Z", "to": "2100-01-01T00:00:00Z"}
+        assert api.post(f"/online-rules/{rule_id}/backfill", json=window).json()["data"]["jobsAdded"] == 12
+        deadline = time.monotonic() + 30
+        while len(api.get(f"/online-rules/{rule_id}/results").json()["data"]["results"]) < 12:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    page.reload()
+    wait_until(page, "document.querySelectorAll('#results tbody tr').length === 12")
+    charts = page.query_selector_all("figure.chart-card")
+    assert sorted(c.get_attribute("data-value") for c in charts) == ["gpt-4o", "gpt-4o-mini"]
+    assert page.query_selector_all("figure.chart-card svg .ci")  # intervals drawn
+    page.select_option("#verdict", "failed")
+    wait_until(page, "document.querySelectorAll('#results tbody tr').length === 4")
+    assert not problems, problems
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_the_online_pages_fit_a_phone_and_pass_axe(browser, live, locale):
+    with live.api() as api:
+        evaluator = api.post("/evaluators", json={"name": "axe check", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}}).json()["data"]["id"]
+        rule = api.post("/online-rules", json={"name": "每个回答 " + "x" * 80, "filter": "",
+                                               "evaluators": [{"evaluatorId": evaluator}]}).json()["data"]
+    _traffic(live)
+    context = browser.new_context(locale=locale, viewport={"width": 375, "height": 812})
+    tab = context.new_page()
+    try:
+        tab.goto(live.url + "/signin")
+        tab.fill("#token", live.token)
+        tab.click("button[type=submit]")
+        tab.wait_for_url("**/evaluators")
+        found = []
+        for path in ("/online", f"/online/{rule['id']}"):
+            tab.goto(live.url + path)
+            wait_until(tab, "document.querySelector('main') && !document.querySelector('.state.loading')")
+            tab.wait_for_timeout(300)
+            overflow = tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            if overflow > 0:
+                found.append(f"{path}: {overflow}px of horizontal scroll")
+            found += [f"{path}: {v}" for v in serious_violations(tab)]
+        assert not found, found
+    finally:
+        context.close()
+
+
+def test_traces_are_searched_and_a_trace_shows_its_verdicts(page, live):
+    with live.api() as api:
+        evaluator = api.post("/evaluators", json={"name": "巴黎检查", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}}).json()["data"]["id"]
+        rule = api.post("/online-rules", json={"name": "链路检查", "filter": 'gen_ai.operation.name == "chat"',
+                                               "evaluators": [{"evaluatorId": evaluator}]}).json()["data"]
+    trace, root = new_trace_id(), b"\x61" * 8
+    spans = [span(trace, root, "invoke_agent 商店", {"gen_ai.operation.name": "invoke_agent"}),
+             span(trace, b"\x62" * 8, "chat gpt-4o", chat_attributes("q", "Paris"), parent=root)]
+    answer = httpx.post(live.url + "/v1/traces", content=request(*spans).SerializeToString(), timeout=30,
+                        headers={"Authorization": f"Bearer {live.token}", "Content-Type": "application/x-protobuf"})
+    assert answer.status_code == 200
+    with live.api() as api:
+        deadline = time.monotonic() + 30
+        while not api.get(f"/online-rules/{rule['id']}/results").json()["data"]["results"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    problems = policy_violations(page)
+    page.goto(live.url + "/online")
+    page.click("#to-traces")
+    page.wait_for_url("**/traces")
+    page.fill("#trace-filter", 'span.name startswith "invoke_agent 商"')
+    page.select_option("#trace-verdict", "passed")
+    page.click("#trace-search button[type=submit]")
+    wait_until(page, "document.querySelectorAll('#traces tbody tr').length === 1")
+    assert "verdict=passed" in page.url
+    page.click(f"#traces tbody tr[data-id='{trace.hex()}'] a")
+    page.wait_for_url(f"**/traces/{trace.hex()}")
+    wait_until(page, "document.querySelectorAll('#spans tbody tr').length === 2")
+    chat = page.query_selector(f"#spans tbody tr[data-id='{'62' * 8}']")
+    assert chat.get_attribute("data-depth") == "1" and chat.query_selector(".badge.status-passed")
+    page.goto(live.url + "/traces?filter=" + "a%20%3D%3D")
+    wait_until(page, "document.querySelector('#filter-problem') !== null")
+    page.set_viewport_size({"width": 375, "height": 812})
+    for path in ("/traces", f"/traces/{trace.hex()}"):
+        page.goto(live.url + path)
+        wait_until(page, "document.querySelector('main') && !document.querySelector('.state.loading')")
+        page.wait_for_timeout(300)
+        assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+        assert serious_violations(page) == []
+    assert not problems, problems
+
+
+def test_a_rule_is_turned_off_and_deleted_on_its_page(page, live):
+    with live.api() as api:
+        evaluator = api.post("/evaluators", json={"name": "开关检查", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}}).json()["data"]["id"]
+        rule = api.post("/online-rules", json={"name": "将被删除", "evaluators": [{"evaluatorId": evaluator}]}
+                        ).json()["data"]
+    page.goto(live.url + f"/online/{rule['id']}")
+    wait_until(page, "document.querySelector('#rule-enabled') !== null")
+    page.uncheck("#rule-enabled")
+    with live.api() as api:
+        deadline = time.monotonic() + 10
+        while api.get(f"/online-rules/{rule['id']}").json()["data"]["enabled"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    page.click("#delete-rule")
+    page.click("dialog.confirm button[value=ok]")
+    page.wait_for_url("**/online")
+    with live.api() as api:
+        assert api.get(f"/online-rules/{rule['id']}").status_code == 404

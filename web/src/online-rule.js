@@ -1,0 +1,119 @@
+// /online/{id}: one online rule's dashboard: its pass rate per hour over the last day, each
+// hour's 95% interval drawn, one chart per model (gen_ai.request.model of the graded span);
+// then its results, newest first, filtered by verdict, a page at a time.
+import { api, get } from './common/api.js';
+import { params, t } from './common/boot.js';
+import { trend } from './common/charts.js';
+import { confirmDialog, errorState, fmtDate, fmtScore, h, loading, mount, toast } from './common/dom.js';
+
+const root = document.getElementById('app');
+const STATUSES = ['', 'passed', 'failed', 'error', 'not_applicable', 'skipped'];
+const SPLIT = 'gen_ai.request.model';
+
+function charts(entries) {
+  if (!entries.length) return h('p', { class: 'state empty', id: 'no-numbers' }, t('online.noNumbers'));
+  const byValue = new Map();
+  for (const e of entries) {
+    if (!byValue.has(e.value)) byValue.set(e.value, []);
+    byValue.get(e.value).push(e);
+  }
+  return h('div', { class: 'charts' }, [...byValue].map(([value, points]) => {
+    const decided = points.filter((p) => p.passRate !== null);
+    const hour = (p) => fmtDate(p.start);
+    return h('figure', { class: 'chart-card', dataset: { value } },
+      h('figcaption', {}, `${value} · ${t('online.graded', { count: decided.reduce((n, p) => n + p.graded, 0) })}`),
+      decided.length ? trend(decided.map((p) => ({ label: hour(p), value: p.passRate, ci: p.passRateCi })),
+        t('online.chartLabel', { value })) : h('p', { class: 'hint' }, t('online.noneDecided')));
+  }));
+}
+
+function resultsTable(results) {
+  const cell = (key, ...children) => h('td', { dataset: { label: t(`online.result.${key}`) } }, ...children);
+  return h('table', { class: 'table', id: 'results' },
+    h('thead', {}, h('tr', {}, ['trace', 'evaluator', 'status', 'score', 'reason', 'at']
+      .map((k) => h('th', { scope: 'col' }, t(`online.result.${k}`))))),
+    h('tbody', {}, results.map((r) => h('tr', { dataset: { id: r.id } },
+      cell('trace', h('code', { class: 'id' }, `${r.traceId.slice(0, 8)}…/${r.spanId.slice(0, 8)}`),
+        r.generation > 1 ? ` #${r.generation}` : ''),
+      cell('evaluator', r.evaluatorName),
+      cell('status', h('span', { class: `badge status-${r.status}` }, t(`online.status.${r.status}`))),
+      cell('score', fmtScore(r.score)), cell('reason', h('span', { class: 'reason' }, r.reason || '')),
+      cell('at', fmtDate(r.at))))));
+}
+
+function results(rule) {
+  const status = h('select', { id: 'verdict' }, STATUSES.map((s) => h('option', { value: s },
+    s ? t(`online.status.${s}`) : t('online.allVerdicts'))));
+  const body = h('div', {}, loading());
+  const more = h('button', { type: 'button', class: 'secondary', id: 'more', hidden: true }, t('online.more'));
+  let cursor = null;
+  let shown = [];
+  async function load(reset) {
+    if (reset) { cursor = null; shown = []; mount(body, loading()); }
+    const query = new URLSearchParams({ limit: '50', ...(status.value ? { status: status.value } : {}),
+      ...(cursor ? { cursor } : {}) });
+    try {
+      const page = await get(`/api/v1/online-rules/${rule.id}/results?${query}`);
+      shown = shown.concat(page.results);
+      cursor = page.nextCursor;
+      more.hidden = !cursor;
+      mount(body, shown.length ? resultsTable(shown) : h('p', { class: 'state empty' }, t('online.noResults')));
+    } catch (err) {
+      mount(body, errorState(err, () => load(true)));
+    }
+  }
+  status.addEventListener('change', () => load(true));
+  more.addEventListener('click', () => load(false));
+  load(true);
+  return h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('online.results')),
+    h('label', { for: 'verdict', class: 'inline' }, t('online.verdict')), status), body, more);
+}
+
+function controls(rule) {
+  const enabled = h('input', { type: 'checkbox', id: 'rule-enabled', checked: rule.enabled });
+  enabled.addEventListener('change', async () => {
+    enabled.disabled = true;
+    try {
+      await api('PATCH', `/api/v1/online-rules/${rule.id}`, { enabled: enabled.checked });
+      toast(t(enabled.checked ? 'online.turnedOn' : 'online.turnedOff'));
+    } catch (err) {
+      enabled.checked = !enabled.checked;
+      toast(t('common.error', { message: err.message }), 'error');
+    } finally {
+      enabled.disabled = false;
+    }
+  });
+  const remove = h('button', { type: 'button', class: 'danger', id: 'delete-rule', onclick: async () => {
+    if (!await confirmDialog(t('online.deleteTitle'), t('online.deleteConfirm', { name: rule.name }),
+      t('common.delete'))) return;
+    try {
+      await api('DELETE', `/api/v1/online-rules/${rule.id}`);
+      window.location.href = '/online';
+    } catch (err) {
+      toast(t('common.error', { message: err.message }), 'error');
+    }
+  } }, t('common.delete'));
+  return h('div', { class: 'actions' }, h('label', { class: 'inline', for: 'rule-enabled' }, enabled, ' ',
+    t('online.enabled')), remove);
+}
+
+async function start() {
+  mount(root, loading());
+  try {
+    const rule = await get(`/api/v1/online-rules/${params.id}`);
+    const numbers = await get(`/api/v1/online-rules/${rule.id}/summary?by=hour&split=${SPLIT}`);
+    mount(root,
+      h('div', { class: 'page-head' }, h('a', { href: '/online', class: 'button secondary' }, `← ${t('online.title')}`),
+        h('h1', {}, rule.name)),
+      h('section', { class: 'card' }, h('p', {}, `${t('online.scopeLabel')}: ${t(`online.scope.${rule.scope}`)} · `
+        + `${(rule.sampleRate * 100).toFixed(0)}% · ${t(rule.enabled ? 'online.on' : 'online.off')}`),
+      h('p', {}, h('code', { id: 'rule-filter' }, rule.filter || t('online.everySpan'))), controls(rule)),
+      h('section', { class: 'card' }, h('h2', {}, t('online.passRate')), h('p', { class: 'hint' }, t('online.passRateHint')),
+        charts(numbers)),
+      results(rule));
+  } catch (err) {
+    mount(root, errorState(err, start));
+  }
+}
+
+start();
