@@ -87,8 +87,10 @@ class ByteStream(Protocol):
 
 
 def ingest_upload(database: Database, dataset_id: str, filename: str, stream: ByteStream, *, limits: Limits,
-                  created_by_id: str | None, metrics: Metrics | None = None) -> DatasetVersion:
-    """A new version of the dataset from an uploaded file, read from ``stream`` as it comes."""
+                  created_by_id: str | None, metrics: Metrics | None = None,
+                  rename: dict[str, str] | None = None) -> DatasetVersion:
+    """A new version of the dataset from an uploaded file, read from ``stream`` as it comes; a
+    CSV file's columns named in ``rename`` read as the fields it gives (``{"问题": "input"}``)."""
     fmt = file_format(filename)
     source = Path(filename)
     if fmt == "parquet":  # its index is at its end: spooled to disk first, decoded by a capped child
@@ -101,9 +103,11 @@ def ingest_upload(database: Database, dataset_id: str, filename: str, stream: By
                            created_by_id=created_by_id, clean=True, metrics=metrics)
     if fmt == "json":
         stream = _Capped(stream, JSON_MAX_BYTES, filename)
+    found: list[str] = []  # a CSV file's encoding, told before its first row
     # The text readers only ever call read(n): any ByteStream does for their BinaryIO.
-    return _ingest(database, dataset_id, filename, fmt, read_rows(cast(BinaryIO, stream), source), limits=limits,
-                   created_by_id=created_by_id, clean=False, metrics=metrics)
+    rows = read_rows(cast(BinaryIO, stream), source, on_encoding=found.append, rename=rename)
+    return _ingest(database, dataset_id, filename, fmt, rows, limits=limits, created_by_id=created_by_id,
+                   clean=False, metrics=metrics, encoding=found)
 
 
 def ingest_inline(database: Database, dataset_id: str, name: str | None, rows: list[dict[str, Any]], *,
@@ -116,7 +120,7 @@ def ingest_inline(database: Database, dataset_id: str, name: str | None, rows: l
 
 def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, rows: Iterable[tuple[int, Any]], *,
             limits: Limits, created_by_id: str | None, clean: bool, source: str | None = None,
-            metrics: Metrics | None = None) -> DatasetVersion:
+            metrics: Metrics | None = None, encoding: list[str] | None = None) -> DatasetVersion:
     started = time.perf_counter()
     source = source or name or "upload"
     version = _begin(database, dataset_id, name, fmt, created_by_id)
@@ -143,7 +147,7 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
         try:
             with database.session() as session:
                 store.finish_version(session, version.id, row_count=batch.count, size_bytes=size,
-                                     columns=list(columns)[:MAX_COLUMNS])
+                                     columns=list(columns)[:MAX_COLUMNS], encoding=encoding[0] if encoding else None)
         except DuplicateSample as twice:  # PostgreSQL: found as the version's keys were built
             raise SpecError(f"duplicate sample id {short(twice.sample_id)} (first at {batch.where(twice.first)})",
                             where=batch.where(twice.again)) from None
