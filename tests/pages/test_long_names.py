@@ -70,3 +70,35 @@ def test_a_long_name_heads_its_own_page_without_sideways_scroll(browser, live, l
             page.wait_for_function("!document.querySelector('.state.loading')")
             page.screenshot(path=shots / f"long-{size}-{path.split('/')[1]}.png", full_page=True)
             assert overflow(page)["sideways"] == 0, path
+
+
+COVERED = """() => {
+  const shown = [...document.querySelectorAll('.toast')];
+  const controls = [...document.querySelectorAll('a, button, input, select, textarea, summary')].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < window.innerHeight && r.right > 0
+      && r.left < window.innerWidth;
+  });
+  return {
+    toasts: shown.length,
+    covered: controls.filter((el) => {
+      const r = el.getBoundingClientRect();
+      const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return top && !el.contains(top) && !top.contains(el) && shown.some((t) => t.contains(top));
+    }).map((el) => el.id || el.textContent.trim().slice(0, 20)),
+  };
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_toast_covers_no_control(browser, live, long_names, size):
+    """A save's toast (a long name's, which wraps) shows above the page, moving it down: every
+    control on the screen is still the element at its own centre."""
+    _, names, pages = long_names
+    with signed_in_tab(browser, live, viewport=SIZES[size]) as page:
+        page.goto(live.url + pages[2])  # a dataset's page: its save toasts the name
+        page.click("#edit-details")
+        page.click("#save-details")
+        page.locator(".toast").first.wait_for()
+        assert page.evaluate(COVERED) == {"toasts": 1, "covered": []}
+        page.locator(".toast").first.wait_for(state="detached")
