@@ -5,7 +5,7 @@ import { lang, params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
 import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast, withColon } from './common/dom.js';
 import { fmtCi } from './common/intervals.js';
-import { reasonOf } from './common/phrase.js';
+import { errorName, reasonOf } from './common/phrase.js';
 
 const root = document.getElementById('app');
 const ACTIVE = ['queued', 'running'];
@@ -174,7 +174,7 @@ async function drawFailures(offset = 0) {
       r.sampleId)),
     labelledCell('evaluator', {}, r.evaluatorName), labelledCell('status', {}, statusBadge(r.status)),
     labelledCell('score', { class: 'num' }, fmtScore(r.score)),
-    labelledCell('reason', { class: 'reason' }, reasonOf(r) || r.error || t('common.none'))));
+    labelledCell('reason', { class: 'reason' }, reasonOf(r) || (r.error && errorName(r.error)) || t('common.none'))));
   if (offset === 0) {
     mount(ui.exports, page.total ? exportView(page.total) : null);
     if (page.total === 0) {
