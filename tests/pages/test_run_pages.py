@@ -102,3 +102,28 @@ def test_the_export_takes_the_filters_shown_and_says_reasons_in_chinese(page, li
             assert [r["sampleId"] for r in records] == shown
             assert all(r["evaluatorName"] == "精确匹配" and r["status"] == "failed" for r in records)
             assert all(r["reasonCode"] and "输出" in r["reason"] for r in records), records[0]
+
+
+def test_the_histograms_labels_are_never_clipped(page, live, task):
+    """A run of tens of thousands of results: the histogram drawn from counts such as 11856 (the
+    page's own script, the counts served in place of the small run's) shows every label whole."""
+    with live.api() as api:
+        run = api.get(f"/tasks/{task['id']}/runs").json()["data"][0]
+    counts = [11856, 0, 3, 120, 999, 7, 0, 0, 4521, 10234]
+    bins = [{"from": i / 10, "to": (i + 1) / 10, "count": c} for i, c in enumerate(counts)]
+    page.route("**/pages/api/runs/*/histogram*", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps({"code": 200, "data": {"bins": bins,
+                                                                                           "unscored": 0}})))
+    page.goto(f"{live.url}/runs/{run['id']}")
+    page.locator("#histogram svg rect.bar").first.wait_for()
+    clipped = page.evaluate("""() => {
+      const svg = document.querySelector('#histogram svg');
+      const box = svg.viewBox.baseVal;
+      return [...svg.querySelectorAll('text')].filter((t) => {
+        const b = t.getBBox();
+        return b.x < box.x - 0.5 || b.y < box.y - 0.5 || b.x + b.width > box.x + box.width + 0.5;
+      }).map((t) => t.textContent);
+    }""")
+    assert clipped == []
+    texts = page.eval_on_selector_all("#histogram svg text", "ts => ts.map(t => t.textContent)")
+    assert texts.count("11856") == 2  # the top bar's count and the axis's top label, both whole
