@@ -5,6 +5,7 @@
 // the problems, each naming its field, before anything is sent.
 import { t } from '../common/boot.js';
 import { h } from '../common/dom.js';
+import { parseJson } from '../common/json.js';
 import { labelled } from './fields.js';
 
 const LONG_TEXT = /^(rubric|prompt|instructions|template|system_prompt)$/i;
@@ -78,7 +79,7 @@ function field(type, name, rawSchema, value, { readOnly, required }) {
     if (shape === 'integer' || shape === 'number') return Number(text);
     if (shape === 'enum') return schema.enum.find((option) => String(option) === text);
     if (shape === 'string') return text;
-    return JSON.parse(text);
+    return parseJson(text);
   };
   const check = () => {
     let v;

@@ -3,6 +3,7 @@
 import { t } from '../common/boot.js';
 import { errorName, reasonOf } from '../common/phrase.js';
 import { fmtScore, h, mount } from '../common/dom.js';
+import { parseJson } from '../common/json.js';
 
 function area(name, label, rows = 2, value = '') {
   return h('label', { class: 'field' }, label, h('textarea', { name, rows, value, spellcheck: false }));
@@ -21,7 +22,7 @@ export function testPanel({ run, note }) {
   button.addEventListener('click', async () => {
     let metadata;
     try {
-      metadata = value('metadata').trim() ? JSON.parse(value('metadata')) : {};
+      metadata = value('metadata').trim() ? parseJson(value('metadata')) : {};
     } catch (err) {
       mount(result, h('p', { class: 'alert error' }, t('editor.badJson', { field: 'metadata', message: err.message })));
       return;
