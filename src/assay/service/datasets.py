@@ -27,6 +27,7 @@ from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import IntegrityError
 
 from assay.core.errors import SpecError
+from assay.core.messages import Phrase
 from assay.core.sample import Sample
 from assay.core.untrusted import clean_json
 from assay.runner.dataset import FORMATS, iter_samples, read_rows
@@ -47,6 +48,12 @@ MAX_SHAPES = 1024
 """Row shapes (key tuples) remembered per upload: rows of many shapes are looked at one by one."""
 JSON_MAX_BYTES = 32 << 20
 """A ``.json`` file is parsed whole: larger ones are refused (JSONL streams)."""
+JSON_TOO_LARGE = Phrase("dataset.json_too_large", "a .json dataset is read whole and may be at most {mib} MiB; "
+                                                  "upload larger datasets as JSONL (one row per line), CSV or Parquet")
+TOO_MANY_ROWS = Phrase("dataset.too_many_rows", "more than {rows} rows: split the dataset (the server's "
+                                                "ASSAY_DATASET_MAX_ROWS)")
+ROW_TOO_LARGE = Phrase("dataset.row_too_large", "the row is {size} bytes stored, over the limit of {limit} "
+                                                "(the server's ASSAY_DATASET_MAX_ROW_BYTES)")
 _STORED = ("input", "output", "expected")
 _PLAIN_KEYS = frozenset(("id", *_STORED))
 
@@ -133,11 +140,9 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
             # The per-row work here bounds the upload's rate: messages are built only on a refusal.
             for line, sample_id, data in _stored_rows(rows, source, clean, columns):
                 if batch.count >= max_rows:
-                    raise SpecError(f"more than {limits.max_rows:,} rows: split the dataset (the server's "
-                                    "ASSAY_DATASET_MAX_ROWS)", where=f"{source}:{line}")
+                    raise SpecError(TOO_MANY_ROWS(rows=f"{limits.max_rows:,}"), where=f"{source}:{line}")
                 if len(data) > max_row_bytes:
-                    raise SpecError(f"the row is {len(data):,} bytes stored, over the limit of "
-                                    f"{limits.max_row_bytes:,} (the server's ASSAY_DATASET_MAX_ROW_BYTES)",
+                    raise SpecError(ROW_TOO_LARGE(size=f"{len(data):,}", limit=f"{limits.max_row_bytes:,}"),
                                     where=f"{source}:{line} (sample {short(sample_id)})")
                 size += len(data)
                 add(line, sample_id, data.decode("utf-8"))
@@ -258,8 +263,7 @@ class _Capped:
             parts.append(chunk)
             total += len(chunk)
             if total > self.limit:
-                raise SpecError(f"a .json dataset is read whole and may be at most {self.limit >> 20} MiB; upload "
-                                "larger datasets as JSONL (one row per line), CSV or Parquet", where=self.name)
+                raise SpecError(JSON_TOO_LARGE(mib=self.limit >> 20), where=self.name)
         return b"".join(parts)
 
 
