@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh
+.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema
 
 $(STAMP): pyproject.toml
 	@echo "installing assay and its Python dependencies into $(VENV), a minute or two…"
@@ -22,7 +22,18 @@ node-deps:
 	  fi; \
 	fi
 
-setup: $(STAMP) node-deps
+# The Every Eval Ever schema that `assay run --export every-eval-ever` is checked against: the
+# pinned release's wheel, which the tests read the schema from (the package itself needs Python
+# 3.12 and is never imported). Never fatal: without it that check is skipped and says why.
+EEE_VERSION := 0.3.0
+EEE_DIR := $(VENV)/every-eval-ever
+eee-schema: $(STAMP)
+	@ls $(EEE_DIR)/every_eval_ever-$(EEE_VERSION)-*.whl >/dev/null 2>&1 || \
+	  $(BIN)/pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
+	    -d $(EEE_DIR) every-eval-ever==$(EEE_VERSION) || \
+	  echo "could not fetch every-eval-ever $(EEE_VERSION): its schema check will be skipped"
+
+setup: $(STAMP) node-deps eee-schema
 
 # The browser tests (tests/pages) drive Debian's chromium; a CJK font renders the Chinese pages.
 # Never fatal: without a browser those tests are skipped and say why.
@@ -93,6 +104,12 @@ test: setup lint typecheck layers browser web-deps postgres
 # directory the fetch tool mirrored (or a source folder); REV a revision in it (default HEAD).
 peers-refresh: setup
 	$(BIN)/python tests/peers/refresh.py $(WAZA) --rev $(or $(REV),HEAD) $(if $(WRITE),--write)
+
+# Not part of `make test` or CI: regenerates tests/peers/foreign/runs/ with real promptfoo (npm)
+# and Inspect AI (PyPI), installed into a temporary directory; the runs themselves are committed.
+.PHONY: foreign-runs
+foreign-runs:
+	bash tests/peers/foreign/make_foreign_runs.sh
 
 bench: setup wrk
 	$(BIN)/python bench/run.py

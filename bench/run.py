@@ -69,6 +69,9 @@ def main() -> None:
     print(f"\nlevenshtein over 1,000,000 pairs: {elapsed:.1f} s ({rate:,.0f} pairs/s; target < 30 s)")
     columnar_figures()
     print("\n" + e2e.describe(e2e.main()) + "\n")
+    import startup  # a one-sample run beside `python -c "import pydantic, yaml"` and the other floors
+
+    print(startup.describe(startup.main()) + "\n")
     import judges
     import sandbox_node
     import sandbox_python
@@ -117,6 +120,11 @@ def main() -> None:
 
     print("assay run, local engine: peak RSS and time at 100,000 and 1,000,000 samples (median of 3 runs)")
     flat_memory.report(flat_memory.main(["--quick"] if "--quick" in sys.argv else []))
+    print()
+    import compare_stream  # assay compare of two results files of 100,000 and 1,000,000 lines
+
+    print("assay compare --json of two results files: time, CPU and peak RSS (median of 3 runs)")
+    compare_stream.report(compare_stream.main(["--quick"] if "--quick" in sys.argv else []))
     print()
     import ray_engine  # skipped with a message when Ray (assay[ray]) is missing
 

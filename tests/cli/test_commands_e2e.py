@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from refusals import refused  # tests/refusals.py
 
 ASSAY = Path(sys.executable).parent / "assay"
 REPO = Path(__file__).resolve().parents[2]
@@ -45,17 +46,6 @@ def assay(here: Path, *args: str, env: dict[str, str] | None = None,
           timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(ASSAY), *args], cwd=here, env=env or _env(here), capture_output=True, text=True,
                           timeout=timeout)
-
-
-def refused(done: subprocess.CompletedProcess[str], *named: str) -> str:
-    """The command exited 2 with an ``error:`` line naming each of ``named``; that line."""
-    assert done.returncode == 2, (done.returncode, done.stdout[-2000:], done.stderr[-2000:])
-    assert "Traceback" not in done.stdout + done.stderr, done.stderr
-    errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
-    assert len(errors) == 1, done.stderr
-    for word in named:
-        assert word in errors[0], (word, errors[0])
-    return errors[0]
 
 
 def _graded(here: Path, out: str = "results.jsonl") -> Path:

@@ -124,6 +124,7 @@ def assay(*args, cwd):
 def results_file(path):
     rows = [json.loads(line) for line in path.read_bytes().splitlines()]
     fingerprints = {r.pop("fingerprint") for r in rows}
+    assert len({json.dumps(r.pop("grader_fingerprints"), sort_keys=True) for r in rows}) <= 1  # one suite's graders
     return sorted((_without_latency(r) for r in rows), key=lambda r: r["id"]), fingerprints
 
 

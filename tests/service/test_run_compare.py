@@ -123,6 +123,20 @@ def test_compare_endpoint_and_cli_on_two_real_runs(sqlite_api) -> None:
         got = json.loads(cli.stdout)
         assert got["graders"][0]["to_fail"] == e["toFail"] and got["graders"][0]["p_value"] == e["pValue"]
         assert set(got["overall"]["flips"][0]) == {"id", "direction", "base_reason", "new_reason"}  # as for files
+        assert (got["adjust"], got["tested"]) == ("holm", 2)  # the evaluator and the samples' verdicts
+        for mine, theirs in zip([*got["graders"], got["overall"]], [*doc["graders"], doc["overall"]]):
+            assert (mine["p_value_adjusted"], mine["detectable"], mine["test"], mine["present"]) == (
+                theirs["pValueAdjusted"], theirs["detectable"], theirs["test"], theirs["present"])
+        assert e["pValueAdjusted"] == pytest.approx(min(1.0, 2 * e["pValue"])) and e["test"] == "mcnemar"
+        bh = subprocess.run([sys.executable, "-m", "assay.cli.main", "compare", runs[0], runs[1], "--service",
+                             served.url, "--adjust", "bh", "--alpha", "0.01", "--json"], capture_output=True,
+                            text=True, timeout=120, env={"ASSAY_TOKEN": sqlite_api.tokens["alice"], "PATH": "/usr/bin"})
+        by_bh = json.loads(bh.stdout)
+        direct = sqlite_api.call("GET", f"/runs/{runs[0]}/compare/{runs[1]}?adjust=bh&alpha=0.01").json()["data"]
+        assert (by_bh["adjust"], by_bh["alpha"]) == ("bh", 0.01) == (direct["adjust"], direct["alpha"])
+        assert by_bh["graders"][0]["p_value_adjusted"] == direct["graders"][0]["pValueAdjusted"]
+        assert by_bh["graders"][0]["detectable"] == direct["graders"][0]["detectable"] != got["graders"][0]["detectable"]
+        assert sqlite_api.call("GET", f"/runs/{runs[0]}/compare/{runs[1]}?adjust=sidak").status_code == 422
         denied = subprocess.run([sys.executable, "-m", "assay.cli.main", "compare", runs[0], runs[1], "--service",
                                  served.url], capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin"})
         assert denied.returncode == 2 and "401" in denied.stderr and "ASSAY_TOKEN" in denied.stderr

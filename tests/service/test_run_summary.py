@@ -185,3 +185,34 @@ def test_the_live_view_counts_the_samples_of_slices_being_graded(database):
         assert live.summary(session, run_id, weights)["samples"] == 8  # read again: not counted twice
     kept = live._runs[run_id].running
     assert kept.summary().total == 0  # only done slices are kept; the slice in flight is read afresh
+
+
+def test_a_service_summary_leaves_errored_samples_out_of_the_mean_score(database):
+    """A sample one evaluator could not grade (an error) while the other scored it: out of the
+    run's mean score and its interval, live and final, as `assay run` leaves it out."""
+    run_id = _run(database, 10, 10)
+    weights = {PRESETS[0].id: 1.0, PRESETS[1].id: 2.0}
+    rows = []
+    for i in range(10):
+        for k, p in enumerate(PRESETS[:2]):
+            errored = i == 3 and k == 1
+            rows.append({"run_id": run_id, "sample_id": f"s{i}", "sample_index": i, "evaluator_id": p.id,
+                         "evaluator_name": p.name, "status": "error" if errored else ("passed" if i % 2 else "failed"),
+                         "passed": not errored and bool(i % 2), "score": None if errored else (0.9 if i % 2 else 0.2),
+                         "reason": None, "details": {}, "error_code": "runtime_error" if errored else None,
+                         "latency_ms": 0.0})
+    with database.session() as session:
+        run_rows.add_results(session, rows)
+        (slice_id,) = [i for i, _, _ in _slices(session, run_id)]
+        queue.finish(session, slice_id)
+        whole = summarise(session, run_id, weights)
+        live = LiveSummaries().summary(session, run_id, weights)
+    decided = [0.9 if i % 2 else 0.2 for i in range(10) if i != 3]  # both evaluators agree on a sample's score
+    assert whole["samplesErrored"] == 1 and whole["leftOut"] == 1
+    assert whole["meanScore"] == pytest.approx(sum(decided) / 9)
+    assert whole["meanScore"] != pytest.approx((sum(decided) + 0.9) / 10)  # s3's other evaluator scored it 0.9
+    lo, hi = whole["meanScoreCi"]
+    assert lo < whole["meanScore"] < hi
+    errored = next(e for e in whole["evaluators"] if e["evaluatorId"] == PRESETS[1].id)
+    assert errored["error"] == 1 and errored["meanScore"] == pytest.approx(sum(decided) / 9)
+    assert _rounded(live) == _rounded(whole)

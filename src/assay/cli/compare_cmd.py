@@ -4,24 +4,21 @@ service runs) compared pair by pair (``core.compare``), printed as a table or JS
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from assay.cli._json_stream import write_json
 from assay.core.compare import compare_runs
 from assay.core.errors import AssayError
-from assay.runner import figures
+from assay.core.gate import gate_failures
+from assay.core.multiplicity import ADJUSTMENTS
+from assay.runner.comparing.files import compare_files
 from assay.runner.reviews import apply_reviews, load_reviews, load_verdicts
 
-MAX_LISTED = 20
 SERVICE_TIMEOUT_S = 120.0
 _PAGES_ONLY = frozenset({"baseReasonCode", "baseReasonArgs", "newReasonCode", "newReasonArgs"})
-
-
-def comparison_of_files(base: Path, new: Path) -> dict[str, Any]:
-    """The comparison of two results files (human reviews applied, as `assay report` does)."""
-    return compare_runs(_reviewed(base), _reviewed(new)).to_dict()
 
 
 def _reviewed(path: Path) -> list:
@@ -30,7 +27,8 @@ def _reviewed(path: Path) -> list:
     return apply_reviews(got, reviews, threshold=None) if reviews else got
 
 
-def comparison_from_service(url: str, base: str, new: str, token: str | None) -> dict[str, Any]:
+def comparison_from_service(url: str, base: str, new: str, token: str | None, *, adjust: str = "holm",
+                            alpha: float = 0.05) -> dict[str, Any]:
     """``GET {url}/api/v1/runs/{base}/compare/{new}``, its camelCase keys turned back to the
     snake_case of ``assay compare --json`` (the flips' reason codes, which serve the pages, left
     out: the same fields as a comparison of files)."""
@@ -40,7 +38,8 @@ def comparison_from_service(url: str, base: str, new: str, token: str | None) ->
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     endpoint = f"{url.rstrip('/')}/api/v1/runs/{base}/compare/{new}"
     try:
-        reply = httpx2.get(endpoint, headers=headers, timeout=SERVICE_TIMEOUT_S)
+        reply = httpx2.get(endpoint, headers=headers, params={"adjust": adjust, "alpha": alpha},
+                           timeout=SERVICE_TIMEOUT_S)
     except httpx2.HTTPError as exc:
         raise AssayError(f"--service {url}: cannot reach the service ({exc})") from None
     try:
@@ -66,76 +65,88 @@ def against_baseline(baseline: Path, verdicts: list, run_code: int, *, fail_on_r
                      alpha: float) -> int:
     """`assay run --baseline`: the run's verdicts compared with ``baseline``'s, printed; the
     exit code is the gate's with ``fail_on_regression``, else the run's own."""
-    doc = compare_runs(_reviewed(baseline), verdicts).to_dict()
-    show(doc, str(baseline), "this run", as_json=False, alpha=alpha)
-    return gate(doc, alpha) if fail_on_regression else run_code
+    doc = compare_runs(_reviewed(baseline), verdicts, alpha=alpha).to_dict()
+    options = Options(as_json=False, fail_on_regression=fail_on_regression, alpha=alpha)
+    code = report(doc, str(baseline), "this run", options)
+    return code if code or fail_on_regression else run_code
 
 
-def regressions(doc: dict[str, Any], alpha: float) -> list[str]:
-    """Graders (and ``overall``) whose pass rate fell with p < ``alpha``."""
-    return [g["grader"] for g in [*doc["graders"], doc["overall"]]
-            if g["delta"] is not None and g["delta"] < 0 and g["p_value"] is not None and g["p_value"] < alpha]
+@dataclass(frozen=True, slots=True)
+class Options:
+    """How `assay compare` reports and gates (its flags)."""
+
+    as_json: bool = False
+    fail_on_regression: bool = False
+    alpha: float = 0.05
+    adjust: str = "holm"
+    margin: float | None = None
+    """Non-inferiority margin as a share (0.02 for 2 points), or None for the p-value gate."""
+    allow_empty: bool = False
 
 
-def compare(base: str, new: str, *, service: str | None, token: str | None, as_json: bool,
-            fail_on_regression: bool, alpha: float) -> int:
+def compare(base: str, new: str, *, service: str | None, token: str | None, options: Options) -> int:
+    if options.adjust not in ADJUSTMENTS:
+        raise AssayError(f"--adjust: unknown method {options.adjust!r}; use {', '.join(ADJUSTMENTS)}")
     if service is not None:
-        doc = comparison_from_service(service, base, new, token)
+        doc = comparison_from_service(service, base, new, token, adjust=options.adjust, alpha=options.alpha)
+        return report(doc, base, new, options)
+    with compare_files(Path(base), Path(new), adjust=options.adjust, alpha=options.alpha) as doc:
+        return report(doc, base, new, options)
+
+
+def nothing_compared(doc: dict[str, Any], base: str, new: str) -> str | None:
+    """Why the comparison compared nothing (an empty run, no sample or no grader in both), or None."""
+    overall = doc["overall"]
+    paired = overall["pairs"] + overall["left_out"]
+    for name, alone in ((base, "base_only"), (new, "new_only")):
+        if paired + len(doc["unpaired"][alone]) == 0:
+            return f"{name} holds no graded samples"
+    if paired == 0:
+        return "no sample is in both runs (their ids differ)"
+    graders = doc["graders"]
+    if graders and all(g.get("present", "both") != "both" for g in graders):
+        return "no grader is in both runs"
+    if overall["pairs"] == 0:
+        return f"none of the {paired} samples in both runs has a verdict in both (errors or pending reviews)"
+    return None
+
+
+def report(doc: dict[str, Any], base: str, new: str, options: Options) -> int:
+    """Print the comparison and return the exit code: 2 when it compared nothing (unless
+    ``allow_empty``), else the gate's with ``fail_on_regression``, else 0."""
+    empty = nothing_compared(doc, base, new)
+    if empty is not None and not options.allow_empty:
+        raise AssayError(f"nothing to compare: {empty} (--allow-empty to report it anyway)")
+    show(doc, base, new, as_json=options.as_json, alpha=options.alpha)
+    if empty is not None:
+        print(f"warning: nothing to compare: {empty}", file=sys.stderr)
+        return 0
+    return gate(doc, options.alpha, options.margin) if options.fail_on_regression else 0
+
+
+def gate(doc: dict[str, Any], alpha: float, margin: float | None = None) -> int:
+    """1 when a comparison fails the gate (``core.gate``; said on stderr), else 0."""
+    failed = gate_failures(doc, alpha, margin)
+    if not failed:
+        return 0
+    if margin is None:
+        adjusted = "" if doc.get("adjust", "none") == "none" else f" (adjusted: {doc['adjust']})"
+        print(f"regression: pass rate fell with p < {alpha:g}{adjusted} for {', '.join(g for g, _ in failed)}",
+              file=sys.stderr)
     else:
-        doc = comparison_of_files(Path(base), Path(new))
-    show(doc, base, new, as_json=as_json, alpha=alpha)
-    return gate(doc, alpha) if fail_on_regression else 0
-
-
-def gate(doc: dict[str, Any], alpha: float) -> int:
-    """1 when a pass rate fell with p < ``alpha`` (said on stderr), else 0."""
-    import sys
-
-    fell = regressions(doc, alpha)
-    if fell:
-        print(f"regression: pass rate fell with p < {alpha:g} for {', '.join(fell)}", file=sys.stderr)
-    return 1 if fell else 0
+        print(f"regression: a drop of {margin * 100:g} pts or more is not ruled out for "
+              f"{', '.join(f'{g} ({why})' for g, why in failed)}", file=sys.stderr)
+    return 1
 
 
 def show(doc: dict[str, Any], base: str, new: str, *, as_json: bool, alpha: float) -> None:
     if as_json:
-        print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        write_json(doc, sys.stdout)
+        sys.stdout.write("\n")
         return
-    from rich.table import Table
-
+    from assay.cli._compare_table import print_lists, print_table
     from assay.cli._console import make_console
 
     console = make_console()
-    table = Table(title=f"{new} against {base} (paired by sample id)", title_justify="left")
-    for col in ("grader", "pairs", "base", "new", "delta, pts [95% CI]", "p", "→ fail", "→ pass",
-                "score delta [95% CI]"):
-        table.add_column(col, justify="left" if col == "grader" else "right", no_wrap=True)
-    for g in [*doc["graders"], doc["overall"]]:
-        mark = " *" if g["p_value"] is not None and g["p_value"] < alpha else ""
-        table.add_row(g["grader"] if g["grader"] != "overall" else "[bold]samples[/]", str(g["pairs"]),
-                      figures.rate(g["base_pass_rate"], None), figures.rate(g["new_pass_rate"], None),
-                      figures.delta(g["delta"], g["delta_ci"]), figures.p_value(g["p_value"]) + mark,
-                      str(len(g["to_fail"])), str(len(g["to_pass"])),
-                      figures.delta(g["score_delta"], g["score_delta_ci"], percent=False))
-    console.print(table)
-    console.print(f"* p < {alpha:g}: exact McNemar test on the samples that changed. The interval is where the "
-                  "true difference lies with 95% confidence if these samples are representative; a p-value "
-                  "above alpha means no evidence of a change, not evidence of none.", markup=False)
-    overall = doc["overall"]
-    for way, title in (("to_fail", "passed in base, failed in new"), ("to_pass", "failed in base, passed in new")):
-        flips = [f for f in overall.get("flips", []) if f["direction"] == way]
-        if flips:
-            console.print(f"[bold]{title}[/] ({len(flips)}):")
-        for f in flips[:MAX_LISTED]:
-            console.print(f"  {f['id']}\n    base: {f['base_reason'] or 'passed'}\n"
-                          f"    new:  {f['new_reason'] or 'passed'}", markup=False)
-        if len(flips) > MAX_LISTED:
-            console.print(f"  ... and {len(flips) - MAX_LISTED} more (--json lists every one)")
-    for key, where in (("base_only", base), ("new_only", new)):
-        ids = doc["unpaired"][key]
-        if ids:
-            shown = ", ".join(ids[:MAX_LISTED]) + (" ..." if len(ids) > MAX_LISTED else "")
-            console.print(f"only in {where} ({len(ids)}, not paired): {shown}", markup=False)
-    left = overall.get("left_out") or 0
-    if left:
-        console.print(f"left out: {left} paired samples errored or await review in one run or both", markup=False)
+    print_table(console, doc, base, new, alpha=alpha)
+    print_lists(console, doc, base, new)

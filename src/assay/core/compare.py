@@ -3,25 +3,26 @@
 Samples are paired by id (by cluster, when a run graded a sample several times: repeats,
 waza trials); a sample graded in one run only is listed apart, never paired. Per grader and
 for the samples' verdicts: both pass rates, the paired difference with its 95% interval
-(Newcombe's method 10 on single attempts, a seeded paired bootstrap over samples when they
-were repeated, the t interval past ``stats.BOOTSTRAP_MAX`` pairs), the exact McNemar p-value
-on the discordant pairs (a sign test on the per-sample changes when repeated), and for scores
-the paired bootstrap interval of the mean difference. Errors and pending results are left out
+(Newcombe's method 10 on single attempts; over samples when they were repeated,
+``stats.paired_mean_interval``, bounded by [-1, 1] and small-sample safe), the exact McNemar
+p-value on the discordant pairs (a sign test on the per-sample changes when repeated), and for
+scores ``stats.paired_mean_interval`` of the mean difference. Errors and pending results are left out
 (and counted), as in every summary.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from assay.core import stats
+from assay.core import multiplicity, stats
 from assay.core.aggregate import SampleVerdict
+from assay.core.gate import gate_failures
 from assay.core.messages import Phrase, Said, in_turn, said_again
-from assay.core.result import GraderResult, Status
+from assay.core.result import Status
 
 OVERALL = "overall"
 FAILING = Phrase("compare.failing", "{name}: {reason}")
@@ -67,8 +68,7 @@ def _collect(verdicts: Iterable[SampleVerdict], labels: Mapping[str, str]) -> tu
     graders: dict[str, None] = {}
     for v in verdicts:
         per = run.setdefault(v.cluster or v.id, {})
-        failing = [_failing(r, labels.get(r.name, r.name)) for r in v.results if r.status is not Status.PASSED]
-        per.setdefault(OVERALL, _Tally()).add(v.status, v.score, in_turn(failing) if failing else None)
+        per.setdefault(OVERALL, _Tally()).add(v.status, v.score, overall_reason(v.results, labels))
         for r in v.results:
             graders.setdefault(r.name)
             status = Status(r.status)
@@ -76,12 +76,39 @@ def _collect(verdicts: Iterable[SampleVerdict], labels: Mapping[str, str]) -> tu
     return run, list(graders)
 
 
-def _reason(result: GraderResult) -> str | None:
+class Reasoned(Protocol):
+    """What a flip's reasons are made of: a ``GraderResult``, or a lighter record of its fields."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def reason_code(self) -> str | None: ...
+    @property
+    def reason_args(self) -> dict[str, Any] | None: ...
+
+
+def overall_reason(results: Sequence[Reasoned], labels: Mapping[str, str]) -> Said | None:
+    """What a sample's verdict says when it failed: each grader that did not pass, in turn."""
+    failing = [_failing(r, labels.get(r.name, r.name)) for r in results if r.status is not Status.PASSED]
+    return in_turn(failing) if failing else None
+
+
+def grader_reason(results: Sequence[Reasoned], name: str) -> str | None:
+    """The reason of grader ``name``'s first failure with a reason among ``results`` (None: none)."""
+    return next((reason for r in results if r.name == name and Status(r.status) is Status.FAILED
+                 and (reason := _reason(r)) is not None), None)
+
+
+def _reason(result: Reasoned) -> str | None:
     """A result's reason, as its phrase said it when it carries the phrase's code."""
     return said_again(result.reason, result.reason_code, result.reason_args) if result.reason else result.reason
 
 
-def _failing(result: GraderResult, name: str) -> Said:
+def _failing(result: Reasoned, name: str) -> Said:
     reason = _reason(result)
     return FAILING(name=name, reason=reason) if reason else NO_REASON[Status(result.status)](name=name)
 
@@ -112,6 +139,19 @@ class GraderComparison:
     new_mean_score: float | None = None
     score_delta: float | None = None
     score_delta_ci: stats.Interval | None = None
+    p_value_adjusted: float | None = None
+    """``p_value`` adjusted for the number of comparisons (``Comparison.adjust``)."""
+    test: str | None = None
+    """``mcnemar`` (every sample graded once in both runs) or ``sign`` (a sign test over the
+    samples' changes in pass rate, when some were graded several times); None without pairs."""
+    detectable: float | None = None
+    """The smallest difference in pass rate these pairs detect at 80% power (``core.multiplicity``)."""
+    present: str = "both"
+    """``both``, or the one run (``base``, ``new``) that has this grader: then it is not compared."""
+    config_changed: bool = False
+    """The grader's configuration differs between the runs (its fingerprint)."""
+    spread: float = 0.0
+    """Standard deviation of the per-pair differences (for ``detectable``; not in the JSON)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The documented JSON shape (``assay compare --json``), plus the score comparison,
@@ -124,6 +164,8 @@ class GraderComparison:
             "base_mean_score": self.base_mean_score, "new_mean_score": self.new_mean_score,
             "score_delta": self.score_delta,
             "score_delta_ci": list(self.score_delta_ci) if self.score_delta_ci else None,
+            "p_value_adjusted": self.p_value_adjusted, "test": self.test, "detectable": self.detectable,
+            "present": self.present, "config_changed": self.config_changed,
             "flips": [{"id": f.id, "direction": way, "base_reason": f.base_reason, "new_reason": f.new_reason}
                       for way, flips in (("to_fail", self.to_fail), ("to_pass", self.to_pass)) for f in flips],
         }
@@ -135,19 +177,39 @@ class Comparison:
     overall: GraderComparison
     base_only: list[str]
     new_only: list[str]
+    adjust: str = "holm"
+    alpha: float = 0.05
+    tested: int = 0
+    """How many comparisons the adjustment counted (graders in both runs with pairs, and the verdicts)."""
 
-    def regressions(self, alpha: float) -> list[GraderComparison]:
-        """Graders (and the verdicts) whose pass rate fell with p < ``alpha``."""
-        return [g for g in [*self.graders, self.overall]
-                if g.delta is not None and g.delta < 0 and g.p_value is not None and g.p_value < alpha]
+    def regressions(self, alpha: float | None = None, margin: float | None = None) -> list[str]:
+        """The graders (and ``overall``) that fail the gate (``core.gate``) at ``alpha``
+        (default: the one the comparison was finished with)."""
+        return [name for name, _ in gate_failures(self.to_dict(), self.alpha if alpha is None else alpha, margin)]
+
+    def finish(self, adjust: str, alpha: float) -> Comparison:
+        """Adjust the p-values over the graders compared (and the samples' verdicts) by
+        ``adjust`` and state what each comparison could detect at ``alpha`` (divided by the
+        number of comparisons unless ``adjust`` is none: the first step of Holm and of BH)."""
+        family = [g for g in [*self.graders, self.overall] if g.present == "both"]
+        for g, p in zip(family, multiplicity.adjusted([g.p_value for g in family], adjust)):
+            g.p_value_adjusted = p
+        self.adjust, self.alpha = adjust, alpha
+        self.tested = sum(g.p_value is not None for g in family)
+        level = alpha if adjust == "none" else alpha / max(1, self.tested)
+        for g in family:
+            g.detectable = multiplicity.detectable(g.pairs, g.spread, level) if g.p_value is not None else None
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         return {"graders": [g.to_dict() for g in self.graders], "overall": self.overall.to_dict(),
-                "unpaired": {"base_only": self.base_only, "new_only": self.new_only}}
+                "unpaired": {"base_only": self.base_only, "new_only": self.new_only},
+                "adjust": self.adjust, "alpha": self.alpha, "tested": self.tested}
 
 
 def compare_runs(base: Iterable[SampleVerdict], new: Iterable[SampleVerdict], *,
-                 seed: int = stats.SEED, labels: Mapping[str, str] | None = None) -> Comparison:
+                 labels: Mapping[str, str] | None = None, adjust: str = "holm",
+                 alpha: float = 0.05) -> Comparison:
     """Compare run ``new`` with run ``base`` (see the module's docstring). Each flip's reasons
     are ``Said`` where the product wrote them (``core.messages.code_and_args`` reads their
     codes); ``labels`` names graders in the overall reasons (grader key -> shown name; it may
@@ -156,13 +218,22 @@ def compare_runs(base: Iterable[SampleVerdict], new: Iterable[SampleVerdict], *,
     b, b_graders = _collect(base, labels)
     n, n_graders = _collect(new, labels)
     paired = [k for k in b if k in n]
-    names = b_graders + [g for g in n_graders if g not in set(b_graders)]
-    graders = [_compare(name, paired, b, n, seed) for name in names]
-    return Comparison(graders, _compare(OVERALL, paired, b, n, seed),
-                      base_only=[k for k in b if k not in n], new_only=[k for k in n if k not in b])
+    b_set, n_set = set(b_graders), set(n_graders)
+    names = b_graders + [g for g in n_graders if g not in b_set]
+    graders = [_compare(name, paired, b, n) for name in names]
+    for g in graders:
+        g.present = present(g.grader in b_set, g.grader in n_set)
+    out = Comparison(graders, _compare(OVERALL, paired, b, n),
+                     base_only=[k for k in b if k not in n], new_only=[k for k in n if k not in b])
+    return out.finish(adjust, alpha)
 
 
-def _compare(name: str, paired: list[str], base: Run, new: Run, seed: int) -> GraderComparison:
+def present(in_base: bool, in_new: bool) -> str:
+    """Where a grader was found: ``both``, ``base`` or ``new``."""
+    return "both" if in_base and in_new else ("base" if in_base else "new")
+
+
+def _compare(name: str, paired: list[str], base: Run, new: Run) -> GraderComparison:
     pairs: list[tuple[str, _Tally, _Tally]] = []
     left_out = 0
     for key in paired:
@@ -176,22 +247,40 @@ def _compare(name: str, paired: list[str], base: Run, new: Run, seed: int) -> Gr
         return out
     xr = np.array([x.passes / x.attempts for _, x, _ in pairs])
     yr = np.array([y.passes / y.attempts for _, _, y in pairs])
+    single = all(x.attempts == 1 and y.attempts == 1 for _, x, y in pairs)
+    nan = float("nan")
+    sx = np.array([x.score_sum / x.scores if x.scores else nan for _, x, _ in pairs])
+    sy = np.array([y.score_sum / y.scores if y.scores else nan for _, _, y in pairs])
+    d = paired_figures(out, xr, yr, single, sx, sy)
+    out.to_fail = [Flip(k, x.reason, y.reason) for (k, x, y), di in zip(pairs, d) if di < 0]
+    out.to_pass = [Flip(k, x.reason, y.reason) for (k, x, y), di in zip(pairs, d) if di > 0]
+    return out
+
+
+def paired_figures(out: GraderComparison, xr: np.ndarray, yr: np.ndarray, single: bool, sx: np.ndarray,
+                   sy: np.ndarray) -> np.ndarray:
+    """Fill ``out``'s figures from the paired samples' pass rates in each run (``xr``: base,
+    ``yr``: new; each a sample's share of passed attempts), whether every sample was graded
+    once in both (``single``), and their mean scores (NaN: none); the per-pair differences
+    in pass rate are returned, for the flips. Both the in-memory comparison and the streamed
+    one (``runner.compare_files``) come through here, so they agree to the last digit."""
     d = yr - xr
+    out.pairs = len(d)
     out.base_pass_rate, out.new_pass_rate = float(xr.mean()), float(yr.mean())
     out.delta = out.new_pass_rate - out.base_pass_rate
     down, up = int((d < 0).sum()), int((d > 0).sum())
     out.p_value = stats.mcnemar_exact(down, up)
-    if all(x.attempts == 1 and y.attempts == 1 for _, x, y in pairs):
+    out.test = "mcnemar" if single else "sign"
+    out.spread = float(d.std(ddof=1)) if len(d) > 1 else 0.0
+    if single:
         both = int(((xr == 1) & (yr == 1)).sum())
-        out.delta_ci = stats.paired_rate_interval(both, down, up, len(pairs) - both - down - up)
+        out.delta_ci = stats.paired_rate_interval(both, down, up, len(d) - both - down - up)
     else:
-        out.delta_ci = stats.paired_mean_interval(d, seed=seed)
-    out.to_fail = [Flip(k, x.reason, y.reason) for (k, x, y), di in zip(pairs, d) if di < 0]
-    out.to_pass = [Flip(k, x.reason, y.reason) for (k, x, y), di in zip(pairs, d) if di > 0]
-    scored = [(x.score_sum / x.scores, y.score_sum / y.scores) for _, x, y in pairs if x.scores and y.scores]
-    if scored:
-        s = np.array(scored)
-        out.base_mean_score, out.new_mean_score = float(s[:, 0].mean()), float(s[:, 1].mean())
+        out.delta_ci = stats.paired_mean_interval(d)
+    scored = ~(np.isnan(sx) | np.isnan(sy))
+    if scored.any():
+        bx, ny = sx[scored], sy[scored]
+        out.base_mean_score, out.new_mean_score = float(bx.mean()), float(ny.mean())
         out.score_delta = out.new_mean_score - out.base_mean_score
-        out.score_delta_ci = stats.paired_mean_interval(s[:, 1] - s[:, 0], seed=seed)
-    return out
+        out.score_delta_ci = stats.paired_mean_interval(ny - bx)
+    return d

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -31,7 +31,9 @@ from assay.runner.files import open_regular
 from assay.runner.suites import Suite
 
 FINGERPRINT_KEY = "fingerprint"
-_BLOCK = 1024 * 1024
+CONFIGS_KEY = "grader_fingerprints"
+"""Each grader's own fingerprint (name -> hash of its type and config), so a comparison can
+say which grader changed its configuration between two runs."""
 
 
 def suite_fingerprint(suite: Suite) -> str:
@@ -48,7 +50,21 @@ def suite_fingerprint(suite: Suite) -> str:
     return digest[:16]
 
 
-def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None, codes: bool = False) -> bytes:
+def grader_fingerprints(suite: Suite) -> dict[str, str]:
+    """A short hash per grader name of what decides its results: its type and config (for a
+    task-level grader, every task's spec of that name). Weights are left out: they change the
+    sample's verdict, not the grader's."""
+    by_name: dict[str, list[Any]] = {}
+    for task, items in [("", suite.graders), *sorted(suite.sample_graders.items())]:
+        for s in items:
+            spec = {k: v for k, v in s.raw.model_dump(mode="json").items() if k != "weight"}
+            by_name.setdefault(s.name, []).append({"task": task, **spec})
+    return {name: hashlib.sha256(orjson.dumps(specs, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()[:12]
+            for name, specs in by_name.items()}
+
+
+def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None, codes: bool = False,
+                 configs: dict[str, str] | None = None) -> bytes:
     """One results line (with each result's reason code and arguments when ``codes`` asks:
     lines for the service, never for a results file). Values a JSON writer refuses (lone
     surrogates, integers beyond 64 bits) are normalised here as a last resort, so a line is
@@ -56,6 +72,8 @@ def verdict_line(verdict: SampleVerdict, fingerprint: str | None = None, codes: 
     row = verdict.to_dict(codes)
     if fingerprint is not None:
         row[FINGERPRINT_KEY] = fingerprint
+    if configs:
+        row[CONFIGS_KEY] = configs
     try:
         return orjson.dumps(row) + b"\n"
     except (orjson.JSONEncodeError, TypeError):
@@ -71,9 +89,11 @@ class JsonlSink:
     """Appends verdicts as they finish; flushed and fsynced per chunk so a crash loses nothing
     that was reported done."""
 
-    def __init__(self, path: Path, *, fingerprint: str | None = None, append: bool = False) -> None:
+    def __init__(self, path: Path, *, fingerprint: str | None = None, append: bool = False,
+                 configs: dict[str, str] | None = None) -> None:
         self.path = path
         self.fingerprint = fingerprint
+        self.configs = configs
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._fh: IO[bytes] = path.open("ab" if append else "wb")
@@ -83,7 +103,7 @@ class JsonlSink:
 
     def __call__(self, verdicts: list[SampleVerdict]) -> None:
         try:
-            self._fh.write(b"".join(verdict_line(v, self.fingerprint) for v in verdicts))
+            self._fh.write(b"".join(verdict_line(v, self.fingerprint, configs=self.configs) for v in verdicts))
             self._fh.flush()
             if self._durable:  # a regular file, not /dev/null or a pipe: make the chunk durable
                 os.fsync(self._fh.fileno())
@@ -136,44 +156,42 @@ def iter_results(log: ResultsLog) -> Iterator[tuple[int, SampleVerdict]]:
     ``log``'s fingerprints, ``good_bytes`` and ``torn_line`` as it goes (``log.verdicts`` is
     left alone). A damaged line is a SpecError with ``file:line``; ids are not checked for
     repeats here (``read_results`` and ``runner.resume`` do it)."""
+    for n, _, row in iter_rows(log):
+        yield n, verdict_from_row(row, f"{log.path}:{n}")
+
+
+def iter_rows(log: ResultsLog, keep: Callable[[int], bool] | None = None) -> Iterator[tuple[int, int, Any]]:
+    """``(line, position, parsed row)`` for each sample line of ``log.path`` (position: its
+    place among the samples, from 0), as ``iter_results`` reads them but not yet made
+    verdicts; with ``keep``, only the positions it keeps are parsed (and checked) at all."""
     path = log.path
+    position = -1
+    seen = log.fingerprints
     with open_regular(path, what="results file") as fh:
-        for n, line, last in _lines(fh):
-            if not line.strip():
+        for n, line in enumerate(fh, 1):
+            if line[:1] != b"{" and not line.strip():  # (a results line starts with "{": no copy to strip)
                 log.good_bytes += len(line)
                 continue
-            if last and not line.endswith(b"\n"):
-                # A crash mid-write: even a line that parses lost its newline, so regrade it.
+            if line[-1:] != b"\n":
+                # A crash mid-write (only the last line can lack its newline): even a line that
+                # parses lost its newline, so regrade it.
                 log.torn_line = n
                 return
-            where = f"{path}:{n}"
+            position += 1
+            log.good_bytes += len(line)
+            if keep is not None and not keep(position):
+                continue
             try:
                 row = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
                 raise SpecError(f"damaged line (not JSON: {exc}); was the file edited, or written by two runs "
-                                "at once?", where=where) from None
-            verdict = verdict_from_row(row, where)
-            fingerprint = row.get(FINGERPRINT_KEY)
-            if fingerprint is not None and not isinstance(fingerprint, str):
-                raise SpecError(f"`{FINGERPRINT_KEY}` must be text, got {type(fingerprint).__name__}", where=where)
-            log.fingerprints.add(fingerprint)
-            log.good_bytes += len(line)
-            yield n, verdict
-
-
-def _lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
-    """``(number, line with its newline, whether it is the file's last)`` for each line."""
-    n, rest = 0, b""
-    while True:
-        block = fh.read(_BLOCK)
-        parts = (rest + block).split(b"\n") if block else [rest]
-        rest = parts.pop() if block else b""
-        for i, part in enumerate(parts):
-            n += 1
-            last = not block and i == len(parts) - 1
-            yield n, part if last else part + b"\n", last
-        if not block:
-            return
+                                "at once?", where=f"{path}:{n}") from None
+            fingerprint = row.get(FINGERPRINT_KEY) if type(row) is dict else None
+            if fingerprint is not None and type(fingerprint) is not str:
+                raise SpecError(f"`{FINGERPRINT_KEY}` must be text, got {type(fingerprint).__name__}",
+                                where=f"{path}:{n}")
+            seen.add(fingerprint)
+            yield n, position, row
 
 
 def verdict_from_row(row: Any, where: str) -> SampleVerdict:

@@ -24,6 +24,7 @@ from assay.core.result import GraderResult, Status
 from assay.core.untrusted import clean_json
 from assay.runner.calibration import DEFAULT_MIN_KAPPA, DEFAULT_MIN_LABELS, Pair, calibration_status, compare
 from assay.runner.files import open_regular
+from assay.runner.foreign import read_foreign
 from assay.runner.results import read_results, verdict_from_row
 
 
@@ -55,9 +56,12 @@ def reviews_path(results_path: str | Path) -> Path:
 
 def load_verdicts(results_path: str | Path) -> list[SampleVerdict]:
     """Sample verdicts from a results file: the JSON lines ``assay run --out`` writes (read
-    strictly, see ``runner.results``), or one JSON document holding them under ``samples``
-    or ``verdicts`` (an export)."""
+    strictly, see ``runner.results``), one JSON document holding them under ``samples``
+    or ``verdicts`` (an export), or a run another tool wrote (promptfoo, Inspect AI:
+    ``runner.foreign``)."""
     path = Path(results_path)
+    if (foreign := read_foreign(path)) is not None:  # promptfoo's and Inspect AI's runs (runner.foreign)
+        return foreign
     log = _document(path)
     return log if log is not None else read_results(path).verdicts
 

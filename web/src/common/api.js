@@ -12,6 +12,7 @@ export class ApiError extends Error {
     this.text = text; // the server's own (English) words, which name lines and fields
     this.messageCode = said.messageCode; // the phrase the server said it with, and its values
     this.messageArgs = said.messageArgs;
+    this.blocking = said.blocking || null; // the rows that stand in the way of a refused delete: [{kind, id, name}]
   }
 }
 

@@ -29,7 +29,7 @@ from assay.runner.ray_engine._source import SuiteRef
 from assay.runner.ray_engine._specs import SpecsRef
 from assay.runner.ray_engine._summary import PartialSummary
 from assay.runner.resources import build_context, build_resources
-from assay.runner.results import verdict_line
+from assay.runner.results import grader_fingerprints, verdict_line
 from assay.settings import Settings
 
 PROBLEMS_KEPT = 20
@@ -63,11 +63,12 @@ class GradingActor:
         from assay.runner.columnar import takes
 
         self._columnar = takes(self._suite)
+        self._configs = grader_fingerprints(self._suite) if fingerprint is not None else None
 
     def __call__(self, batch: Any) -> dict[str, list[Any]]:
         samples = [s for s in self._samples(batch) if s.id not in self._done]
         verdicts = self._grade(samples) if samples else []
-        lines = b"".join(verdict_line(v, self._fingerprint, self._codes) for v in verdicts)
+        lines = b"".join(verdict_line(v, self._fingerprint, self._codes, self._configs) for v in verdicts)
         part = PartialSummary.of(verdicts)
         problems = [v for v in verdicts if v.status is not Status.PASSED][:PROBLEMS_KEPT]
         return {"lines": [lines], "summary": [pickle.dumps(part)], "problems": [pickle.dumps(problems)],

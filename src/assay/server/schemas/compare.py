@@ -41,7 +41,17 @@ class GraderComparisonOut(ApiModel):
     base_mean_score: float | None
     new_mean_score: float | None
     score_delta: float | None
-    score_delta_ci: list[float] | None = Field(description="Seeded paired bootstrap 95% interval.")
+    score_delta_ci: list[float] | None = Field(
+        description="95% interval of the mean paired difference (Wilson-type, within [-1, 1]).")
+    p_value_adjusted: float | None = Field(description="`pValue` adjusted for the number of comparisons "
+                                                       "(the response's `adjust`).")
+    test: Literal["mcnemar", "sign"] | None = Field(
+        description="The test behind `pValue`: exact McNemar, or a sign test over tasks graded several times.")
+    detectable: float | None = Field(description="The smallest difference in pass rate these pairs detect with "
+                                                 "80% power.")
+    present: Literal["both", "base", "new"] = Field(description="The runs that have this evaluator; one only: "
+                                                                "not compared.")
+    config_changed: bool = Field(description="The evaluator's configuration differs between the runs.")
     flips: list[FlipOut]
 
 
@@ -56,3 +66,6 @@ class ComparisonOut(ApiModel):
     graders: list[GraderComparisonOut]
     overall: GraderComparisonOut
     unpaired: UnpairedOut
+    adjust: Literal["holm", "bh", "none"]
+    alpha: float
+    tested: int = Field(description="How many comparisons the adjustment counted.")

@@ -3,8 +3,8 @@
 GB18030. Null for versions before, and for formats without a choice (JSONL, JSON, Parquet,
 inline rows). Literal data only: nothing here imports assay.
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-11-28
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
