@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 .PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema
 
 $(STAMP): pyproject.toml
+	@echo "installing assay and its Python dependencies into $(VENV), a minute or two…"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
@@ -16,6 +17,7 @@ node-deps:
 	@if [ -f $(NODE_DIR)/package.json ]; then \
 	  if ! command -v node >/dev/null; then echo "node not found: Node.js code evaluators will be unavailable"; \
 	  elif [ ! -d $(NODE_DIR)/node_modules ] || [ $(NODE_DIR)/package.json -nt $(NODE_DIR)/node_modules ]; then \
+	    echo "compiling the Node.js sandbox (isolated-vm, a native module built by npm), a few minutes on a first install…"; \
 	    (cd $(NODE_DIR) && npm install --omit=dev --no-audit --no-fund --no-package-lock --loglevel=error) && touch $(NODE_DIR)/node_modules; \
 	  fi; \
 	fi
@@ -62,6 +64,7 @@ demo: setup
 
 # The service with a demo workspace: open the address it prints and paste the token.
 serve: setup
+	@echo "starting assay serve with a demo workspace (./assay-demo.db)…"
 	$(BIN)/assay serve --demo
 
 lint: setup

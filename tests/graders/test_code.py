@@ -40,7 +40,8 @@ def test_python_code_checked_at_validation(code, message):
 
 @pytest.mark.node_sandbox
 @pytest.mark.parametrize("code, message", [
-    ("module.exports = async function evaluate(i, o) {\n  return {passed: true\n", r"SyntaxError at line \d+"),
+    ("module.exports = async function evaluate(i, o) {\n  return {passed: true\n",
+     r"code: syntax error at line \d+, column \d+: Unexpected"),  # as Python's are said
     ("const x = 1;", r"does not export a function 'evaluate'"),
 ])
 def test_node_code_checked_at_validation(code, message):

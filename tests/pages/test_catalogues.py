@@ -67,5 +67,35 @@ def test_no_message_is_empty_and_chinese_messages_are_chinese():
     same = {k for k in zh if zh[k] == en[k] and re.search(r"[a-z]{3}", zh[k])}
     allowed = {"app.title", "lang.en", "lang.zh", "language.nodejs", "language.python", "preset.json_schema.name",
                "schema.json_schema.schema", "editor.template.python", "editor.template.nodejs",
-               "preset.regex.flag.u", "type.llm", "phrase.json.null", "phrase.list.items"}
+               "preset.regex.flag.u", "type.llm", "phrase.json.null", "phrase.list.items",
+               "schema.code.language.option.python", "schema.code.language.option.nodejs"}
     assert same <= allowed, sorted(same - allowed)
+
+
+def enum_options() -> list[tuple[str, str, str]]:
+    """``(grader type, field, option)`` of every enum field of the config forms the pages draw."""
+    found = []
+    for grader_type, grader in registry.all_graders().items():
+        if not grader.traits.form:
+            continue
+        schema = grader.Config.model_json_schema()
+        defs = schema.get("$defs", {})
+        for name, field in schema["properties"].items():
+            for part in [field, *field.get("anyOf", [])]:
+                target = defs.get(part["$ref"].split("/")[-1], {}) if "$ref" in part else part
+                found += [(grader_type, name, str(option)) for option in target.get("enum", [])]
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_option_and_error_code_has_a_label(lang):
+    """What a select offers (none, binary, flag ...) and every error code a result may carry are
+    shown in the page's language, never as the raw value."""
+    from assay.core.result import ErrorCode
+
+    messages = catalogue(lang)
+    options = enum_options()
+    assert ("llm", "scale", "binary") in options and ("similarity", "normalize", "none") in options
+    missing = [f"schema.{t}.{n}.option.{o}" for t, n, o in options if f"schema.{t}.{n}.option.{o}" not in messages]
+    missing += [f"errorCode.{code.value}" for code in ErrorCode if f"errorCode.{code.value}" not in messages]
+    assert not missing, f"{lang}.json lacks {missing}"

@@ -73,3 +73,39 @@ def test_compare_view_from_the_task_page(page, live, runs, shots):
     assert page.locator("#flips tbody tr").first.locator("td").nth(3).inner_text() == \
         "输出与期望值在第 0 个字符处不同：实际为 '上海'，期望为 '北京'"
     page.screenshot(path=shots / "compare.png", full_page=True)
+
+
+def test_the_default_scope_shows_the_flips_keeps_its_scope_in_the_address_and_fits_a_phone(browser, live):
+    """The verdicts never flip here (the regex evaluator fails every sample in both runs) while
+    exact match flips 9 samples: the page opens on exact match's flips, not "no sample changed";
+    the scope chosen is in the address (a reload keeps it); on a phone nothing scrolls sideways."""
+    from pages_support import signed_in_tab
+
+    with live.api() as api:
+        presets = {e["config"]["presetType"]: e["id"] for e in api.get("/evaluators/presets").json()["data"]}
+        never = api.post("/evaluators", json={"name": "从不通过", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "^never$"}}})
+        assert never.status_code == 200, never.text
+        task = task_on_dataset(api, "范围任务", [{"evaluatorId": never.json()["data"]["id"]},
+                                                 {"evaluatorId": presets["exact_match"]}], BASE, "范围数据")
+        base = finished_run(api, task["id"])
+        body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in NEW).encode()
+        api.post(f"/datasets/{task['datasetId']}/versions", params={"filename": "new.jsonl"}, content=body)
+        new = finished_run(api, task["id"])
+    for viewport in ({"width": 1366, "height": 768}, {"width": 375, "height": 812}):
+        with signed_in_tab(browser, live, viewport=viewport) as page:
+            page.goto(f"{live.url}/runs/{base['id']}/compare/{new['id']}")
+            page.locator("#flips tbody tr").first.wait_for()
+            assert page.locator("#flips-of option:checked").inner_text() == "精确匹配 (10)"
+            assert page.locator("#flips-of option").first.inner_text().endswith("(0)")  # the verdicts: none
+            assert page.locator("#flips tbody tr").count() == 10
+            assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") == 0
+            hidden = page.evaluate("[...document.querySelectorAll('#comparison td, #flips td')].filter((td) => "
+                                   "td.getBoundingClientRect().right > window.innerWidth + 0.5).length")
+            assert hidden == 0  # every column in view (a phone shows each row as a card), none scrolled away
+            page.select_option("#flips-of", index=0)
+            page.locator("#flips-of + *, .state.empty").first.wait_for()
+            assert "scope=overall" in page.url
+            page.reload()
+            page.locator("#flips-of").wait_for()
+            assert page.locator("#flips-of").input_value() == "overall"

@@ -193,11 +193,18 @@ def test_a_file_without_an_output_column_is_taken_with_a_warning_saying_so(page,
     assert "output（要评估的回答）" in page.locator("#columns-hint").inner_text()
     page.set_input_files("#file-input", files=[{"name": "qa.csv", "mimeType": "text/csv",
                                                 "buffer": "question,answer\n你好,世界\n".encode()}])
+    page.locator("#column-mapping").wait_for()  # no input column: the mapping step; no output chosen
+    assert page.locator("#map-input").input_value() == "question"
+    page.select_option("#map-output", "")
+    page.click("#map-upload")
     warning = page.locator("#no-output")
     warning.wait_for()
-    assert "没有 output 列（它的列：question、answer）" in warning.inner_text()
+    assert "没有 output 列（它的列：input、answer）" in warning.inner_text()
     page.set_input_files("#file-input", files=[{"name": "qa.csv", "mimeType": "text/csv",
                                                 "buffer": "question,output\n你好,世界\n".encode()}])
+    page.locator("#column-mapping").wait_for()
+    assert page.locator("#map-output").input_value() == "output"
+    page.click("#map-upload")
     page.locator("#preview-title:has-text('第 2 版')").wait_for()
     page.locator("#preview tbody tr").first.wait_for()
     assert warning.count() == 0

@@ -16,7 +16,7 @@ import assay
 from assay.core.messages import phrases, placeholders
 from assay.server.pages.i18n import LANGUAGES, catalogue
 
-LAYERS = ("core", "graders", "judges", "sandbox", "server", "service")
+LAYERS = ("core", "graders", "judges", "runner", "sandbox", "server", "service")
 
 
 def every_phrase() -> dict[str, object]:

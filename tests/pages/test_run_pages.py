@@ -4,6 +4,7 @@ full results."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -76,6 +77,56 @@ def test_a_run_page_shows_figures_histogram_and_failures(page, live, task, shots
     assert page.locator("article.result").count() == 2
     assert "上海" in page.locator(".sample-row").inner_text()
     page.screenshot(path=shots / "sample.png", full_page=True)
+
+
+def test_the_export_takes_the_filters_shown_and_says_reasons_in_chinese(page, live, task):
+    with live.api() as api:
+        run = api.get(f"/tasks/{task['id']}/runs").json()["data"][0]
+    page.goto(f"{live.url}/runs/{run['id']}")
+    page.locator("#failures tbody tr").first.wait_for()
+    assert page.locator("#export-what").inner_text().startswith("导出这 8 条结果（未通过或出错 · 全部评估器）")
+    page.select_option("#filter-evaluator", label="精确匹配")
+    page.select_option("#filter-status", "failed")
+    wait_until(page, "document.querySelectorAll('#failures tbody tr').length === 4")
+    page.locator("#export-what:has-text('4 条')").wait_for()
+    assert "未通过 · 精确匹配" in page.locator("#export-what").inner_text()
+    shown = page.eval_on_selector_all("#failures tbody tr td:first-child", "cells => cells.map(c => c.innerText)")
+    for fmt in ("csv", "jsonl"):
+        href = page.get_attribute(f"#export-{fmt}", "href")
+        body = page.evaluate("async (href) => (await fetch(href)).text()", href)
+        if fmt == "csv":
+            lines = body.lstrip("\ufeff").splitlines()
+            assert lines[0].startswith("runId,sampleId,input,output,expected,") and len(lines) == 5
+        else:
+            records = [json.loads(line) for line in body.splitlines()]
+            assert [r["sampleId"] for r in records] == shown
+            assert all(r["evaluatorName"] == "精确匹配" and r["status"] == "failed" for r in records)
+            assert all(r["reasonCode"] and "输出" in r["reason"] for r in records), records[0]
+
+
+def test_the_histograms_labels_are_never_clipped(page, live, task):
+    """A run of tens of thousands of results: the histogram drawn from counts such as 11856 (the
+    page's own script, the counts served in place of the small run's) shows every label whole."""
+    with live.api() as api:
+        run = api.get(f"/tasks/{task['id']}/runs").json()["data"][0]
+    counts = [11856, 0, 3, 120, 999, 7, 0, 0, 4521, 10234]
+    bins = [{"from": i / 10, "to": (i + 1) / 10, "count": c} for i, c in enumerate(counts)]
+    page.route("**/pages/api/runs/*/histogram*", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps({"code": 200, "data": {"bins": bins,
+                                                                                           "unscored": 0}})))
+    page.goto(f"{live.url}/runs/{run['id']}")
+    page.locator("#histogram svg rect.bar").first.wait_for()
+    clipped = page.evaluate("""() => {
+      const svg = document.querySelector('#histogram svg');
+      const box = svg.viewBox.baseVal;
+      return [...svg.querySelectorAll('text')].filter((t) => {
+        const b = t.getBBox();
+        return b.x < box.x - 0.5 || b.y < box.y - 0.5 || b.x + b.width > box.x + box.width + 0.5;
+      }).map((t) => t.textContent);
+    }""")
+    assert clipped == []
+    texts = page.eval_on_selector_all("#histogram svg text", "ts => ts.map(t => t.textContent)")
+    assert texts.count("11856") == 2  # the top bar's count and the axis's top label, both whole
 
 
 def test_a_run_page_leaves_an_errored_sample_out_of_the_mean_score(page, live):

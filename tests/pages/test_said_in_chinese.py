@@ -49,7 +49,8 @@ def test_a_sandbox_timeout_and_a_refused_save_are_said_in_chinese(page, live, sh
     page.click("#run-test")
     page.locator("#verdict.errored").wait_for()
     assert page.locator("#result-reason").inner_text() == "300 毫秒时限已到，评估器仍在运行，已被停止"
-    assert page.locator("#result-error").inner_text().startswith("timeout")
+    assert page.locator("#result-error").inner_text().startswith("超时")  # the code in the page's language
+    assert page.locator("#result-error").get_attribute("title") == "timeout"  # and as it is, for machines
     page.screenshot(path=shots / "said-sandbox-timeout-zh.png", full_page=True)
 
     page.fill("#timeout", "99999999")  # above the server's cap, which the form does not know: a 422
@@ -77,3 +78,38 @@ def test_a_runs_reasons_are_said_in_chinese_and_user_reasons_as_written(page, li
     page.locator("td.reason", has_text="输出与期望值在第 0 个字符处不同").wait_for()
     assert page.locator("td.reason", has_text="my own words").count() == 1
     page.screenshot(path=shots / "said-run-reasons-zh.png", full_page=True)
+
+
+MISSING_COLON = ("def evaluate(input, output, expected, metadata):\n    a = 1\n    b = 2\n    c = 3\n"
+                 "    if output == expected and len(output) > 0\n        return {'passed': True}\n"
+                 "    return {'passed': False}\n")
+UNCLOSED_JS = "module.exports = async function (input, output) {\n  return { passed: output === 'x' };\n"
+
+
+def test_a_syntax_error_says_where_and_what_in_chinese(page, live):
+    """代码第 5 行第 N 列：语法错误（缺少 ':'）, on save and on a test run, Python's parser and
+    V8's messages both said in Chinese; the line is highlighted in the editor."""
+    try:
+        compile(MISSING_COLON, "<evaluator>", "exec")
+    except SyntaxError as exc:
+        column = exc.offset
+    page.goto(live.url + "/evaluators/new")
+    page.locator("#code .cm-content").wait_for()
+    page.fill("#name", "少了冒号")
+    replace_code(page, MISSING_COLON)
+    page.keyboard.press("Control+S")
+    alert = page.locator(".save-alert .alert.error")
+    alert.wait_for()
+    assert alert.inner_text() == f"代码第 5 行第 {column} 列：语法错误（缺少 ':'）"
+    assert "if output == expected" in page.locator("#code .cm-error-line").inner_text()
+    page.fill(".test-inputs [name=output]", "x")
+    page.click("#run-test")
+    refused = page.locator(".test-panel .alert.error")
+    refused.wait_for()
+    assert refused.inner_text() == f"代码第 5 行第 {column} 列：语法错误（缺少 ':'）"
+
+    page.select_option("#language", "nodejs")
+    replace_code(page, UNCLOSED_JS)
+    page.keyboard.press("Control+S")
+    page.locator(".save-alert .alert.error:has-text('代码第')").wait_for()
+    assert "语法错误（代码意外结束" in page.locator(".save-alert .alert.error").inner_text()

@@ -116,12 +116,14 @@ ERRORS = [
      r"F:2: not UTF-8 text \(byte 0xe9 at column 25\); save the file as UTF-8"),
     ("d.jsonl", b'{"id": 1, "output": "\xe4\xb8\xad\xff"}\n', r"F:1: not UTF-8 text \(byte 0xff at column 23\)"),
     ("d.jsonl", b'{"id": 1, "output": "\xed\xa0\x80"}\n', r"F:1: not UTF-8 text \(byte 0xed"),
-    ("d.csv", b"id,output\n1,ok\n2,caf\xe9\n", r"F:3: not UTF-8 text \(byte 0xe9 at column 6\)"),
+    # (a CSV that is not UTF-8 is read in the encoding told from its start: Latin-1 is none of those)
+    ("d.csv", b"id,output\n1,ok\n2,caf\xe9\n", r"F: not UTF-8 text, nor GBK/GB18030, Big5 or UTF-16 \(byte 0xe9 on line 3\); "
+                                              r'in Excel, save it as "CSV UTF-8'),
     ("d.json", b'[\n{"id": 1},\n{"id": "caf\xe9"}]', r"F:3: not UTF-8 text \(byte 0xe9 at column 12\)"),
     ("d.jsonl", '{"id": 1}\n'.encode("utf-16"), r"F:1: the file is UTF-16 text .*save it as UTF-8"),
     ("d.jsonl", '{"id": 1}\n'.encode("utf-16-be"), r"F:1: .*UTF-16.*save it as UTF-8"),
     ("d.csv", "id,output\n1,a\n".encode("utf-16-le"), r"F:1: .*UTF-16.*save it as UTF-8"),
-    ("d.csv", "id\n1\n".encode("utf-32"), r"F:1: the file is UTF-32 text"),
+    ("d.jsonl", '{"id": 1}\n'.encode("utf-32"), r"F:1: the file is UTF-32 text"),  # (a CSV in UTF-32 is read)
     ("d.json", '[{"id": 1}]'.encode("utf-16"), r"F:1: the file is UTF-16 text"),
     ("d.jsonl", b'{"id": 1}\n{"id": 2}\n{"id": 3, "output": "a\x00b"}\n',
      r"F:3: a NUL byte \(0x00\) at column 23: text holds none"),
@@ -290,3 +292,10 @@ def test_integers_past_pythons_conversion_limit_are_kept_as_their_exact_text(tmp
     (tmp_path / name).write_text(row + "\n" if name.endswith("l") else f"[{row}]")
     [sample] = load_dataset(tmp_path / name)
     assert (sample.output, sample.expected) == (huge, "-" + huge)
+
+
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-16", "gbk", "gb18030", "utf-8-sig"])
+def test_a_csv_in_the_encodings_excel_saves_is_read(tmp_path, encoding):
+    path = tmp_path / "d.csv"
+    path.write_bytes("id,input,output\r\n1,北京是哪个国家的首都？,中国\r\n".encode(encoding))
+    assert [(s.id, s.input, s.output) for s in load_dataset(path)] == [("1", "北京是哪个国家的首都？", "中国")]

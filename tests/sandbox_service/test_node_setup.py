@@ -97,6 +97,7 @@ def test_sandbox_setup_command(fake_npm, open_dir):
     assert done.returncode == 0, done.stderr
     assert f"isolated-vm {pinned_versions()['isolated-vm']}" in done.stdout
     assert str(open_dir / "share" / "assay" / "node" / "node_modules") in done.stderr
+    assert "compiling the Node.js sandbox" in done.stderr.splitlines()[1] and "a few minutes" in done.stderr
     assert (open_dir / "share" / "assay" / "node" / "node_modules" / "ajv" / "package.json").exists()
 
 
@@ -117,3 +118,21 @@ def test_confined_workers_load_modules_from_a_setup_directory(monkeypatch, open_
                                            "module.exports = () => [_.sum([1, 2, 3]), _.fromTheCopy === true]", []))
         assert out.ok and out.value == [6, True], out
         assert pool._confined.modules == open_dir / "env" / "node_modules"
+
+
+def test_make_says_what_it_is_doing_before_each_long_step(tmp_path):
+    """`make serve` on a fresh checkout: a line before the Python install, the Node.js sandbox's
+    compile (minutes) and the server's start (make -n prints the recipe it would run)."""
+    root = Path(__file__).resolve().parents[2]
+    shutil.copy(root / "Makefile", tmp_path / "Makefile")
+    (tmp_path / "pyproject.toml").write_text("")
+    node = tmp_path / "src" / "assay" / "sandbox" / "node"
+    node.mkdir(parents=True)
+    (node / "package.json").write_text("{}")
+    plan = subprocess.run(["make", "-n", "serve"], cwd=tmp_path, capture_output=True, text=True, timeout=30).stdout
+    steps = [line for line in plan.splitlines() if line.startswith("echo") or "pip install" in line
+             or "npm install" in line or "assay serve" in line]
+    said = [i for i, line in enumerate(steps) if line.startswith("echo")]
+    assert len(said) >= 2 and "Python dependencies" in steps[said[0]] and "assay serve" in steps[-1]
+    assert "pip install" in steps[said[0] + 1] and "starting assay serve" in steps[-2]
+    assert any("compiling the Node.js sandbox" in line and "a few minutes" in line for line in plan.splitlines())

@@ -97,6 +97,12 @@ def test_every_limit_is_checked_at_upload_naming_the_line_and_field(db_url, shar
         assert response.status_code == 422, response.text
         message = response.json()["message"]
         assert where in message and words in message, message
+        if "limit" in words or "rows" in words:  # a limit is said in the page's language too
+            from assay.server.pages.i18n import say
+
+            said = response.json()
+            chinese = say("zh", said.get("messageCode"), said.get("messageArgs"), message)
+            assert chinese != message and where in chinese and ("上限" in chinese or "超过" in chinese), chinese
         detail = api.call("GET", f"/datasets/{dataset['id']}").json()["data"]
         assert [v["number"] for v in detail["versions"]] == [1]  # nothing of the refused upload is kept
     finally:

@@ -161,6 +161,32 @@ def test_the_score_histogram_is_counted_by_the_database(database, bins):
     assert (counts, unscored) == (expected, 1) and len(sent) == 1
 
 
+def test_the_live_view_counts_the_samples_of_slices_being_graded(database):
+    """A slice being graded (leased) has committed the results of some samples: the live figures
+    count the samples whose every evaluator is graded, as the progress bar counts their results,
+    instead of waiting for the slice to end (样本 0 at 47%)."""
+    from sqlalchemy import update
+
+    from assay.store.models import RunSlice, SliceState
+
+    run_id = _run(database, 40, 20)
+    weights = {PRESETS[0].id: 1.0, PRESETS[1].id: 2.0}
+    live = LiveSummaries()
+    rows = [{"run_id": run_id, "sample_id": f"s{i}", "sample_index": i, "evaluator_id": p.id,
+             "evaluator_name": p.name, "status": "passed", "passed": True, "score": 1.0, "reason": None,
+             "details": {}, "error_code": None, "latency_ms": 0.0}
+            for i in range(9) for p in PRESETS[:2 if i < 8 else 1]]  # s8: one evaluator of two so far
+    with database.session() as session:
+        run_rows.add_results(session, rows)
+        session.execute(update(RunSlice).where(RunSlice.run_id == run_id, RunSlice.start == 0)
+                        .values(state=SliceState.LEASED.value, holder="server-a"))
+    with database.session() as session:
+        assert live.summary(session, run_id, weights)["samples"] == 8  # s0..s7, not s8, not 0
+        assert live.summary(session, run_id, weights)["samples"] == 8  # read again: not counted twice
+    kept = live._runs[run_id].running
+    assert kept.summary().total == 0  # only done slices are kept; the slice in flight is read afresh
+
+
 def test_a_service_summary_leaves_errored_samples_out_of_the_mean_score(database):
     """A sample one evaluator could not grade (an error) while the other scored it: out of the
     run's mean score and its interval, live and final, as `assay run` leaves it out."""

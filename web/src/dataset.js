@@ -8,7 +8,7 @@ import { fmtBytes } from './dataset/format.js';
 import { detailsEditor } from './dataset/details.js';
 import { drawPreview } from './dataset/preview.js';
 import { askThenDelete, mayChange, ownerBanner, refusal } from './common/owned.js';
-import { uploadBox } from './dataset/upload.js';
+import { uploadBox, uploadedText } from './dataset/upload.js';
 
 const root = document.getElementById('app');
 const DEFAULTS = { version: '', page: 1 };
@@ -40,7 +40,7 @@ function versionsTable(dataset, shown, onShow) {
     cell('number', {}, h('button', { type: 'button', class: 'link show-version', 'aria-pressed': String(
       v.number === shown), onclick: () => onShow(v.number) }, t('dataset.versionLabel', { number: v.number }))),
     cell('file', { class: 'file' }, v.sourceName || t('common.none')),
-    cell('format', {}, v.format),
+    cell('format', {}, v.encoding ? `${v.format} · ${v.encoding}` : v.format),
     cell('rows', { class: 'num' }, v.rowCount.toLocaleString()),
     cell('size', { class: 'num' }, fmtBytes(v.sizeBytes)),
     cell('columns', { class: 'columns' }, v.columns.join(', ')),
@@ -102,7 +102,7 @@ async function render() {
     mine ? h('section', { class: 'card' }, h('h2', {}, t(numbers.length ? 'dataset.uploadNext'
       : 'dataset.uploadFirst')),
     uploadBox(dataset.id, facts, (version) => {
-      toast(t('dataset.uploaded', { number: version.number, rows: version.rowCount.toLocaleString() }));
+      toast(uploadedText(version));
       show(version.number);
     })) : null,
     numbers.length ? [

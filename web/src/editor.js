@@ -1,6 +1,6 @@
 // /evaluators/new and /evaluators/{id}: header (back, name, save), basic info, the input
 // parameters, the code editor or the config form, and the test-run panel.
-import { api, get } from './common/api.js';
+import { api, codeProblem, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { guardUnsaved } from './common/unsaved.js';
@@ -206,12 +206,13 @@ function markDirty() {
   page.ui.editor?.clearError();
 }
 
-/** `message` in the save alert; `text`, the server's own words, points at the line. */
-function showProblem(message, text = message) {
+/** `message` in the save alert; `text`, the server's own words, points at the line (said after
+ * the message unless it says it itself: `namesLine`). */
+function showProblem(message, text = message, namesLine = false) {
   const line = page.ui.editor ? errorLine(text) : null;
   if (line) page.ui.editor.showErrorLine(line);
   mount(page.ui.alert, h('p', { class: 'alert error', role: 'alert' }, message,
-    line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null));
+    line && !namesLine ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null));
 }
 
 async function save() {
@@ -245,7 +246,8 @@ async function save() {
     mount(page.ui.versions, versionsCard(saved.id, saved.version, true));
     toast(t('editor.saved'));
   } catch (err) {
-    showProblem(err.message, err.text);
+    const code = codeProblem(err);
+    showProblem(code?.message ?? err.message, err.text, code?.namesLine);
   } finally {
     page.saving = false;
     page.ui.save.disabled = false;
@@ -264,8 +266,13 @@ async function runTest(sample) {
       data = await api('POST', '/pages/api/evaluators/test', { name: name || 'draft', type, config, ...sample });
     }
   } catch (err) {
+    const code = codeProblem(err);
     err.line = page.ui.editor ? errorLine(err.text ?? err.message) : null;
     if (err.line) page.ui.editor.showErrorLine(err.line);
+    if (code) {
+      err.message = code.message;
+      if (code.namesLine) err.line = null; // (the line is highlighted; the message says it)
+    }
     throw err;
   }
   const line = page.ui.editor && data.error ? errorLine(data.details?.traceback, data.reason) : null;

@@ -13,7 +13,8 @@ const TYPES = ['code', 'llm', 'composite', 'preset'];
 const LANGUAGES = ['python', 'nodejs'];
 const FILTERS = ['type', 'language', 'owner'];
 const DEFAULTS = { tab: 'presets', q: '', type: '', language: '', owner: '', sort: 'updatedAt', order: 'desc', page: 1 };
-const COLUMNS = [['name', 200], ['type', 100], ['language', 100], ['owner', 120], ['updatedAt', 180], ['actions', 120]];
+// The name's column takes what the others leave (a long name is clipped there, its whole text in the tooltip).
+const COLUMNS = [['name', null], ['type', 100], ['language', 100], ['owner', 120], ['updatedAt', 180], ['actions', 120]];
 const SORTABLE = ['name', 'type', 'updatedAt'];
 
 const root = document.getElementById('app');
@@ -87,7 +88,7 @@ async function customTable(body, current) {
   }
   const onSort = (sort, order) => go({ ...current, sort, order, page: 1 });
   mount(body, h('div', { class: 'table-box' }, h('table', { class: 'table custom fixed cards' },
-    h('colgroup', {}, COLUMNS.map(([, width]) => h('col', { style: `width:${width}px` }))),
+    h('colgroup', {}, COLUMNS.map(([, width]) => h('col', { style: width ? `width:${width}px` : null }))),
     h('thead', {}, h('tr', {}, COLUMNS.map(([key]) => (SORTABLE.includes(key)
       ? sortHeader(key, t(`evaluators.col.${key}`), current, onSort) : h('th', {}, t(`evaluators.col.${key}`)))))),
     h('tbody', {}, items.map(customRow)))),

@@ -1,12 +1,12 @@
 // /runs/{id}: live progress while the run goes on; then pass rate and mean score per
 // evaluator, the score histogram, and a filterable table of the samples that did not pass.
 import { api, get } from './common/api.js';
-import { params, t } from './common/boot.js';
+import { lang, params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
 import { confirmDialog, errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast, withColon }
   from './common/dom.js';
 import { fmtCi, fmtScoreCi } from './common/intervals.js';
-import { reasonOf } from './common/phrase.js';
+import { errorName, reasonOf } from './common/phrase.js';
 import { mayChange, refusal } from './common/owned.js';
 
 const root = document.getElementById('app');
@@ -148,13 +148,38 @@ async function drawHistogram(evaluatorId) {
   }
 }
 
-function filterQuery(offset) {
-  const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+/** The table's filters as the results API and the export take them. */
+function filters() {
+  const query = new URLSearchParams();
   const status = ui.statusFilter.value;
   if (status) query.set('status', status);
   else query.set('failedOnly', 'true');
   if (ui.evaluatorFilter.value) query.set('evaluatorId', ui.evaluatorFilter.value);
   return query;
+}
+
+function filterQuery(offset) {
+  const query = filters();
+  query.set('limit', String(PAGE));
+  query.set('offset', String(offset));
+  return query;
+}
+
+/** The export of what the table shows: its filters, reasons in the page's language, and a line
+ * that says what the file holds ("12 results: failed or error, evaluator X"). */
+function exportView(total) {
+  const chosen = (select) => select.options[select.selectedIndex].textContent;
+  const what = [chosen(ui.statusFilter), ui.evaluatorFilter.value ? chosen(ui.evaluatorFilter)
+    : t('run.filter.allEvaluators')].join(' · ');
+  const link = (format) => {
+    const query = filters();
+    query.set('format', format);
+    query.set('lang', lang);
+    return h('a', { href: `/api/v1/runs/${runId}/export?${query}`, class: 'action', download: '',
+      id: `export-${format}` }, format.toUpperCase());
+  };
+  return [h('span', { class: 'hint', id: 'export-what' }, withColon(t('run.exportWhat', { n: total, what }))),
+    link('jsonl'), link('csv')];
 }
 
 async function drawFailures(offset = 0) {
@@ -171,8 +196,9 @@ async function drawFailures(offset = 0) {
       r.sampleId)),
     labelledCell('evaluator', {}, r.evaluatorName), labelledCell('status', {}, statusBadge(r.status)),
     labelledCell('score', { class: 'num' }, fmtScore(r.score)),
-    labelledCell('reason', { class: 'reason' }, reasonOf(r) || r.error || t('common.none'))));
+    labelledCell('reason', { class: 'reason' }, reasonOf(r) || (r.error && errorName(r.error)) || t('common.none'))));
   if (offset === 0) {
+    mount(ui.exports, page.total ? exportView(page.total) : null);
     if (page.total === 0) {
       mount(ui.failures, h('p', { class: 'state empty' }, t('run.noFailures')));
       return;
@@ -202,14 +228,12 @@ function resultsView(run) {
   };
   ui.evaluatorFilter.addEventListener('change', refilter);
   ui.statusFilter.addEventListener('change', () => drawFailures(0));
-  const exportLink = (format) => h('a', { href: `/api/v1/runs/${runId}/export?format=${format}`, class: 'action' },
-    format.toUpperCase());
+  ui.exports = h('div', { class: 'exports', id: 'exports' });
   const view = [
     h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('run.histogram')),
       h('label', { class: 'filter' }, t('run.filter.evaluator'), ui.evaluatorFilter)), ui.histogram),
     h('section', { class: 'card' }, h('div', { class: 'card-head' }, h('h2', {}, t('run.failures')),
-      h('label', { class: 'filter' }, t('run.filter.status'), ui.statusFilter), h('div', { class: 'spacer' }),
-      h('span', { class: 'hint' }, withColon(t('run.export'))), exportLink('jsonl'), exportLink('csv')),
+      h('label', { class: 'filter' }, t('run.filter.status'), ui.statusFilter), h('div', { class: 'spacer' }), ui.exports),
       ui.failures),
   ];
   refilter();

@@ -2,7 +2,7 @@
 import { get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { errorState, fmtScore, h, loading, mount, statusBadge } from './common/dom.js';
-import { reasonOf } from './common/phrase.js';
+import { errorName, reasonOf } from './common/phrase.js';
 
 const root = document.getElementById('app');
 const FIELDS = ['input', 'output', 'expected', 'metadata'];
@@ -22,7 +22,7 @@ function resultView(r) {
       h('dt', {}, t('editor.score')), h('dd', {}, fmtScore(r.score)),
       h('dt', {}, t('editor.reason')), h('dd', {}, reasonOf(r) ?? t('common.none')),
       h('dt', {}, t('editor.latency')), h('dd', {}, `${Number(r.latencyMs).toFixed(1)} ms`),
-      r.error ? [h('dt', {}, t('editor.errorCode')), h('dd', {}, r.error)] : null),
+      r.error ? [h('dt', {}, t('editor.errorCode')), h('dd', { title: r.error }, errorName(r.error))] : null),
     Object.keys(r.details || {}).length ? h('details', { open: true }, h('summary', {}, t('editor.details')),
       h('pre', {}, JSON.stringify(r.details, null, 2))) : null);
 }

@@ -62,14 +62,21 @@ def serve(host: str, port: int, workers: int | None, queue: int, max_body_bytes:
     return 0
 
 
+COMPILING = ("compiling the Node.js sandbox (isolated-vm, a native module built by npm), a few minutes "
+             "on a first install…")
+"""Said before the step that takes minutes (make serve's node-deps says the same)."""
+
+
 def setup(per_user: bool) -> int:
     """Install the pinned Node.js modules for code evaluators and say where they went."""
-    from assay.sandbox.node.install import choose_target, install
+    from assay.sandbox.node.install import choose_target, install, pinned_versions
     from assay.sandbox.node.runtime import NODE_MODULES, modules_dir
 
     settings = Settings.from_env()
     target = choose_target(per_user)
-    typer.echo(f"installing the Node.js evaluator modules into {target / 'node_modules'} (npm) ...", err=True)
+    typer.echo(f"installing the Node.js evaluator modules into {target / 'node_modules'} (npm): "
+               f"{', '.join(pinned_versions())}", err=True)
+    typer.echo(COMPILING, err=True)
     done = install(target, node=settings.node_binary, environ=settings.environ)
     typer.echo("installed: " + ", ".join(f"{name} {version}" for name, version in done.versions.items()))
     if done.warning:

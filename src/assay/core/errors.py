@@ -70,9 +70,10 @@ class SpecError(AssayError):
     def phrased(self) -> str:
         """The error as the API and a run's results say it: its phrase kept when it has one
         (``str(self)`` would flatten it), placed at its field path."""
-        if self.where or not isinstance(self.message, Said):
+        if not isinstance(self.message, Said):
             return str(self)
-        return AT(path=self.path, problem=self.message) if self.path else self.message
+        place = ": ".join(part for part in (self.where, self.path) if part)
+        return AT(path=place, problem=self.message) if place else self.message
 
     def within(self, *, path: str = "", where: str = "") -> SpecError:
         """The same error, placed inside an outer field path or file."""

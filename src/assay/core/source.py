@@ -14,6 +14,7 @@ import __future__
 import ast
 from types import CodeType
 
+from assay.core import syntax_words
 from assay.core.messages import Phrase
 
 FILENAME = "<evaluator>"
@@ -49,8 +50,8 @@ def check_python_source(source: str, function: str = "evaluate") -> str | None:
         compile_python(tree)
     except SyntaxError as exc:
         if exc.lineno is None:  # e.g. a NUL byte: no position to give
-            return SYNTAX(message=exc.msg)
-        return SYNTAX_AT(line=exc.lineno, column=exc.offset, message=exc.msg)
+            return SYNTAX(message=syntax_words.said(exc.msg))
+        return SYNTAX_AT(line=exc.lineno, column=exc.offset, message=syntax_words.said(exc.msg))
     except ValueError as exc:  # a NUL byte in the source, on Pythons that do not say SyntaxError
         return UNCOMPILABLE(problem=str(exc))
     except (MemoryError, RecursionError):  # the parser's or the compiler's stack ran out

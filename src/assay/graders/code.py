@@ -21,7 +21,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from assay.core.context import DEFAULT_CODE_TIMEOUT_MAX_MS, spec_context
 from assay.core.grader import Grader, GraderConfig, Taxonomy, Traits
 from assay.core.interfaces import CodeBatch, CodeOutcome, call_batch
-from assay.core.messages import Phrase, Said
+from assay.core.messages import Phrase, Said, code_and_args, rebuilt
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
@@ -33,6 +33,8 @@ TIMEOUT_CAP = Phrase("code.timeout_cap", "Input should be less than or equal to 
                                         "ASSAY_CODE_TIMEOUT_MAX_MS)")
 ONE_SHAPE = Phrase("code.one_shape", "give either `code` (with `language`) or `assertions`, not both or neither")
 SOURCE = Phrase("code.source", "code: {problem}")
+SYNTAX_AT = Phrase("code.syntax_at", "code: syntax error at line {line}, column {column}: {message}")
+"""A syntax error in the code, where it is: the pages say 代码第 5 行第 43 列：语法错误（缺少 ':'）."""
 NO_SANDBOX = Phrase("code.no_sandbox", "no code sandbox is configured")
 RETURNED = Phrase("code.returned", "evaluate() returned {problem}")
 NOT_OBJECT = Phrase("code.not_object", "{type}, expected an object {passed, score?, reason?, details?}")
@@ -154,7 +156,7 @@ class CodeConfig(GraderConfig):
             else:
                 problem = None
             if problem:
-                raise ValueError(SOURCE(problem=problem))
+                raise ValueError(_code_problem(problem))
         return self
 
 
@@ -286,3 +288,14 @@ def _writable_details(details: dict[str, Any]) -> dict[str, Any] | Said:
     if size > MAX_DETAILS_BYTES:
         return DETAILS_LARGE(kb=MAX_DETAILS_BYTES // 1024)
     return details
+
+
+def _code_problem(problem: str) -> str:
+    """A problem of the code as said in a config error: a syntax error (Python's or the Node.js
+    sandbox's) says its line and column first, anything else follows ``code:``."""
+    code, args = code_and_args(problem)
+    if code in ("source.syntax_at", "sandbox.syntax_at") and args is not None:
+        message = args["message"]
+        inner = rebuilt(message["code"], message["args"]) if isinstance(message, dict) else message
+        return SYNTAX_AT(line=args["line"], column=args["column"], message=inner or str(message))
+    return SOURCE(problem=problem)

@@ -39,6 +39,7 @@ from assay.server.routes import (
     health,
     online_rules,
     otlp,
+    run_export,
     runs,
     tasks,
     tokens,
@@ -81,7 +82,8 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     errors.install(app)
     app.include_router(health.router)
     app.include_router(otlp.router)
-    for module in (evaluators, evaluator_versions, datasets, tasks, runs, compare, tokens, users, online_rules, traces):
+    for module in (evaluators, evaluator_versions, datasets, tasks, runs, run_export, compare, tokens, users,
+                   online_rules, traces):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 
@@ -95,8 +97,11 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
         return settings.api_max_upload_bytes if is_upload(path) else settings.api_max_body_bytes
 
     def is_json(path: str) -> bool:
-        """The API's and the pages' API's routes take JSON bodies, but for the dataset uploads."""
-        return path.startswith((API_PREFIX + "/", "/pages/api/")) and not is_upload(path)
+        """The API's and the pages' API's routes take JSON bodies, but for the dataset uploads and
+        the start of a file whose header the upload page reads (``/pages/api/datasets/header``,
+        which bounds its body itself)."""
+        return (path.startswith((API_PREFIX + "/", "/pages/api/")) and not is_upload(path)
+                and path != "/pages/api/datasets/header")
 
     # Added first, the innermost: behind the body checks (a refused body costs no place) and the
     # fast path of /test (which needs no database), as many requests at once as the requests'

@@ -27,6 +27,7 @@ from pydantic_core import to_jsonable_python
 from sqlalchemy.exc import IntegrityError
 
 from assay.core.errors import SpecError
+from assay.core.messages import Phrase
 from assay.core.sample import Sample
 from assay.core.untrusted import clean_json
 from assay.runner.dataset import FORMATS, iter_samples, read_rows
@@ -47,6 +48,12 @@ MAX_SHAPES = 1024
 """Row shapes (key tuples) remembered per upload: rows of many shapes are looked at one by one."""
 JSON_MAX_BYTES = 32 << 20
 """A ``.json`` file is parsed whole: larger ones are refused (JSONL streams)."""
+JSON_TOO_LARGE = Phrase("dataset.json_too_large", "a .json dataset is read whole and may be at most {mib} MiB; "
+                                                  "upload larger datasets as JSONL (one row per line), CSV or Parquet")
+TOO_MANY_ROWS = Phrase("dataset.too_many_rows", "more than {rows} rows: split the dataset (the server's "
+                                                "ASSAY_DATASET_MAX_ROWS)")
+ROW_TOO_LARGE = Phrase("dataset.row_too_large", "the row is {size} bytes stored, over the limit of {limit} "
+                                                "(the server's ASSAY_DATASET_MAX_ROW_BYTES)")
 _STORED = ("input", "output", "expected")
 _PLAIN_KEYS = frozenset(("id", *_STORED))
 
@@ -87,8 +94,10 @@ class ByteStream(Protocol):
 
 
 def ingest_upload(database: Database, dataset_id: str, filename: str, stream: ByteStream, *, limits: Limits,
-                  created_by_id: str | None, metrics: Metrics | None = None) -> DatasetVersion:
-    """A new version of the dataset from an uploaded file, read from ``stream`` as it comes."""
+                  created_by_id: str | None, metrics: Metrics | None = None,
+                  rename: dict[str, str] | None = None) -> DatasetVersion:
+    """A new version of the dataset from an uploaded file, read from ``stream`` as it comes; a
+    CSV file's columns named in ``rename`` read as the fields it gives (``{"问题": "input"}``)."""
     fmt = file_format(filename)
     source = Path(filename)
     if fmt == "parquet":  # its index is at its end: spooled to disk first, decoded by a capped child
@@ -101,9 +110,11 @@ def ingest_upload(database: Database, dataset_id: str, filename: str, stream: By
                            created_by_id=created_by_id, clean=True, metrics=metrics)
     if fmt == "json":
         stream = _Capped(stream, JSON_MAX_BYTES, filename)
+    found: list[str] = []  # a CSV file's encoding, told before its first row
     # The text readers only ever call read(n): any ByteStream does for their BinaryIO.
-    return _ingest(database, dataset_id, filename, fmt, read_rows(cast(BinaryIO, stream), source), limits=limits,
-                   created_by_id=created_by_id, clean=False, metrics=metrics)
+    rows = read_rows(cast(BinaryIO, stream), source, on_encoding=found.append, rename=rename)
+    return _ingest(database, dataset_id, filename, fmt, rows, limits=limits, created_by_id=created_by_id,
+                   clean=False, metrics=metrics, encoding=found)
 
 
 def ingest_inline(database: Database, dataset_id: str, name: str | None, rows: list[dict[str, Any]], *,
@@ -116,7 +127,7 @@ def ingest_inline(database: Database, dataset_id: str, name: str | None, rows: l
 
 def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, rows: Iterable[tuple[int, Any]], *,
             limits: Limits, created_by_id: str | None, clean: bool, source: str | None = None,
-            metrics: Metrics | None = None) -> DatasetVersion:
+            metrics: Metrics | None = None, encoding: list[str] | None = None) -> DatasetVersion:
     started = time.perf_counter()
     source = source or name or "upload"
     version = _begin(database, dataset_id, name, fmt, created_by_id)
@@ -129,11 +140,9 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
             # The per-row work here bounds the upload's rate: messages are built only on a refusal.
             for line, sample_id, data in _stored_rows(rows, source, clean, columns):
                 if batch.count >= max_rows:
-                    raise SpecError(f"more than {limits.max_rows:,} rows: split the dataset (the server's "
-                                    "ASSAY_DATASET_MAX_ROWS)", where=f"{source}:{line}")
+                    raise SpecError(TOO_MANY_ROWS(rows=f"{limits.max_rows:,}"), where=f"{source}:{line}")
                 if len(data) > max_row_bytes:
-                    raise SpecError(f"the row is {len(data):,} bytes stored, over the limit of "
-                                    f"{limits.max_row_bytes:,} (the server's ASSAY_DATASET_MAX_ROW_BYTES)",
+                    raise SpecError(ROW_TOO_LARGE(size=f"{len(data):,}", limit=f"{limits.max_row_bytes:,}"),
                                     where=f"{source}:{line} (sample {short(sample_id)})")
                 size += len(data)
                 add(line, sample_id, data.decode("utf-8"))
@@ -143,7 +152,7 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
         try:
             with database.session() as session:
                 store.finish_version(session, version.id, row_count=batch.count, size_bytes=size,
-                                     columns=list(columns)[:MAX_COLUMNS])
+                                     columns=list(columns)[:MAX_COLUMNS], encoding=encoding[0] if encoding else None)
         except DuplicateSample as twice:  # PostgreSQL: found as the version's keys were built
             raise SpecError(f"duplicate sample id {short(twice.sample_id)} (first at {batch.where(twice.first)})",
                             where=batch.where(twice.again)) from None
@@ -254,8 +263,7 @@ class _Capped:
             parts.append(chunk)
             total += len(chunk)
             if total > self.limit:
-                raise SpecError(f"a .json dataset is read whole and may be at most {self.limit >> 20} MiB; upload "
-                                "larger datasets as JSONL (one row per line), CSV or Parquet", where=self.name)
+                raise SpecError(JSON_TOO_LARGE(mib=self.limit >> 20), where=self.name)
         return b"".join(parts)
 
 

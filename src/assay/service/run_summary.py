@@ -6,6 +6,7 @@ of the scores it got; errors and pending results apart), and the verdicts are ad
 
 from __future__ import annotations
 
+import copy
 import math
 import threading
 from collections import OrderedDict
@@ -92,7 +93,10 @@ class LiveSummaries:
     up to date from the slices done since it was last read: a read costs the results graded
     since the one before, not the run's every result (a run of millions is read every few
     seconds by each open page). Samples of slices still being graded are not in it yet; the
-    run's final summary (``summarise``) is exact. One per server, holding a few numbers per
+    run's final summary (``summarise``) is exact. The samples of the slices being graded whose
+    every evaluator's result is in are counted too, read afresh at each read (they are at most
+    the slices in flight): the figures keep up with the progress bar, which counts results.
+    One per server, holding a few numbers per
     run and evaluator (``_Sums``) and the ids of the slices folded in; ``keep`` runs at once
     (the least recently read is dropped, and a run is rebuilt from its done slices when read
     again)."""
@@ -116,7 +120,16 @@ class LiveSummaries:
             for start, stop in _ranges([(start, stop) for start, stop, _ in new]):
                 live.running.add(run_verdicts(session, run_id, weights, live.names, between=(start, stop)))
             live.folded.update(i for _, _, i in new)
-            return summary_of(live.running, live.names)
+            running = live.running
+            graders = len(weights)
+            for start, stop in _ranges(queue.leased_slices(session, run_id)):
+                partial = [v for v in run_verdicts(session, run_id, weights, live.names, between=(start, stop))
+                           if len(v.results) >= graders]  # a sample whose every evaluator is graded
+                if partial:
+                    if running is live.running:
+                        running = copy.deepcopy(live.running)  # (a few numbers per evaluator)
+                    running.add(partial)
+            return summary_of(running, live.names)
 
     def forget(self, run_id: str) -> None:
         """The run ended: its stored summary is read from now on."""

@@ -143,7 +143,7 @@ def first_position(session: Session, version_id: str, sample_ids: Sequence[str])
 
 
 def finish_version(session: Session, version_id: str, *, row_count: int, size_bytes: int,
-                   columns: list[str]) -> None:
+                   columns: list[str], encoding: str | None = None) -> None:
     """Build the version's keys (PostgreSQL, see ``row_tables``) and mark it ready with its
     counts; from now on it is listed and graded. LookupError when the version is gone (deleted
     while its rows streamed in); ``row_tables.DuplicateSample`` when a sample id is there twice."""
@@ -152,6 +152,7 @@ def finish_version(session: Session, version_id: str, *, row_count: int, size_by
         raise LookupError(f"dataset version {version_id} was deleted during its upload")
     row_tables.index_version(session, version_id)
     version.ready, version.row_count, version.size_bytes, version.columns = True, row_count, size_bytes, columns
+    version.encoding = encoding
     session.execute(update(Dataset).where(Dataset.id == version.dataset_id).values(updated_at=utcnow()))
     session.flush()
 

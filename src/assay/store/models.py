@@ -168,6 +168,7 @@ class DatasetVersion(Base):
     ready: Mapped[bool] = mapped_column(Boolean, default=False)
     source_name: Mapped[str | None] = mapped_column(String(300), nullable=True)
     format: Mapped[str] = mapped_column(String(16))
+    encoding: Mapped[str | None] = mapped_column(String(16), nullable=True)
     row_count: Mapped[int] = mapped_column(Integer, default=0)
     size_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     columns: Mapped[list[str]] = mapped_column(Json, default=list)

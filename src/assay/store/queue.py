@@ -164,6 +164,12 @@ def done_slices(session: Session, run_id: str) -> list[tuple[int, int, int]]:
     return [(i, start, stop) for i, start, stop in session.execute(query).all()]
 
 
+def leased_slices(session: Session, run_id: str) -> list[tuple[int, int]]:
+    """``(start, stop)`` of the run's slices being graded now (leased), in order."""
+    query = select(RunSlice.start, RunSlice.stop).where(RunSlice.run_id == run_id, RunSlice.state == SliceState.LEASED)
+    return sorted((start, stop) for start, stop in session.execute(query).all())
+
+
 def _aware(moment: datetime | None) -> datetime | None:
     """SQLite gives back naive datetimes (stored as UTC)."""
     if moment is not None and moment.tzinfo is None:

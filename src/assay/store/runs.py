@@ -242,8 +242,11 @@ VERDICT_COLUMNS = (EvaluationResult.sample_id, EvaluationResult.evaluator_id, Ev
                    EvaluationResult.status, EvaluationResult.score, EvaluationResult.reason,
                    EvaluationResult.error_code)
 """What a summary reads of each result (``iter_result_rows``' default columns)."""
-CODE_COLUMNS = (EvaluationResult.reason_code, EvaluationResult.reason_args)
-"""Read after ``VERDICT_COLUMNS`` where a reason is shown (a comparison's flips)."""
+_PASSED = EvaluationResult.status == "passed"
+CODE_COLUMNS = (case((_PASSED, None), else_=EvaluationResult.reason_code),
+                case((_PASSED, None), else_=EvaluationResult.reason_args))
+"""Read after ``VERDICT_COLUMNS`` where a reason is shown (a comparison's flips): null for a
+passed result, whose reason no flip shows (no JSON decoded for most rows of most runs)."""
 
 
 def iter_result_rows(session: Session, query: Select[EvaluationResult], columns: Sequence[Any] = VERDICT_COLUMNS, *,

@@ -5,12 +5,14 @@ import { csrf, t } from './boot.js';
 import { say } from './phrase.js';
 
 export class ApiError extends Error {
-  constructor(status, code, message, text = message, blocking = null) {
+  constructor(status, code, message, text = message, said = {}) {
     super(message);
     this.status = status;
     this.code = code;
     this.text = text; // the server's own (English) words, which name lines and fields
-    this.blocking = blocking; // the rows that stand in the way of a refused delete: [{kind, id, name}]
+    this.messageCode = said.messageCode; // the phrase the server said it with, and its values
+    this.messageArgs = said.messageArgs;
+    this.blocking = said.blocking || null; // the rows that stand in the way of a refused delete: [{kind, id, name}]
   }
 }
 
@@ -46,6 +48,16 @@ async function call(method, path, body) {
   return { data: answered(response.status, response.statusText, text), response };
 }
 
+/** A problem of the evaluator's code in a config the server refused ("config: code: ..."), as the
+ * editor shows it at the code: without the field path (代码第 5 行第 43 列：语法错误（缺少 ':'）), and
+ * whether it names its line itself; null for any other error. */
+export function codeProblem(err) {
+  const args = err.messageArgs;
+  const inner = err.messageCode === 'problem.at' && args?.path === 'config' ? args.problem : null;
+  if (!inner || typeof inner.code !== 'string' || !inner.code.startsWith('code.')) return null;
+  return { message: say(inner.code, inner.args, err.message), namesLine: inner.code === 'code.syntax_at' };
+}
+
 /** The envelope's data of an answer, or the ApiError it reports; a 401 goes to sign in. */
 function answered(status, statusText, text) {
   if (status === 401) window.location.href = `/signin?next=${encodeURIComponent(window.location.pathname)}`;
@@ -57,8 +69,7 @@ function answered(status, statusText, text) {
   }
   if (status < 200 || status > 299 || payload.code !== 200) {
     const said = payload.message || statusText;
-    throw new ApiError(status, payload.code, say(payload.messageCode, payload.messageArgs, said), said,
-      payload.blocking || null);
+    throw new ApiError(status, payload.code, say(payload.messageCode, payload.messageArgs, said), said, payload);
   }
   return payload.data;
 }

@@ -12,34 +12,39 @@ const W = 560;
 const H = 200;
 const PAD = { left: 36, right: 12, top: 12, bottom: 28 };
 
-function frame(label) {
+const DIGIT_W = 7; // a tick label's digit, wide enough at the charts' font size
+
+function frame(label, pad = PAD) {
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': label });
-  root.append(svg('line', { x1: PAD.left, y1: H - PAD.bottom, x2: W - PAD.right, y2: H - PAD.bottom, class: 'axis' }));
-  root.append(svg('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: H - PAD.bottom, class: 'axis' }));
+  root.append(svg('line', { x1: pad.left, y1: H - pad.bottom, x2: W - pad.right, y2: H - pad.bottom, class: 'axis' }));
+  root.append(svg('line', { x1: pad.left, y1: pad.top, x2: pad.left, y2: H - pad.bottom, class: 'axis' }));
   return root;
 }
 
 /** bins: [{from, to, count}] over [0, 1]. */
 export function histogram(bins, label) {
-  const root = frame(label);
   const max = Math.max(1, ...bins.map((b) => b.count));
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
+  // The axis moves right as far as its top label needs (11856 is not clipped to 1856), and the
+  // tallest bar leaves room above it for its count.
+  const pad = { ...PAD, left: Math.max(PAD.left, 12 + DIGIT_W * String(max).length), top: PAD.top + 8 };
+  const root = frame(label, pad);
+  const plotW = W - pad.left - pad.right;
+  const plotH = H - pad.top - pad.bottom;
   const barW = plotW / bins.length;
   bins.forEach((bin, i) => {
     const barH = (bin.count / max) * plotH;
-    const x = PAD.left + i * barW;
-    const bar = svg('rect', { x: x + 2, y: H - PAD.bottom - barH, width: Math.max(barW - 4, 1), height: barH,
+    const x = pad.left + i * barW;
+    const bar = svg('rect', { x: x + 2, y: H - pad.bottom - barH, width: Math.max(barW - 4, 1), height: barH,
       class: 'bar', 'data-count': bin.count });
     bar.append(svg('title', {}, `${bin.from.toFixed(1)}–${bin.to.toFixed(1)}: ${bin.count}`));
     root.append(bar);
     if (bin.count > 0) {
-      root.append(svg('text', { x: x + barW / 2, y: H - PAD.bottom - barH - 3, class: 'value' }, String(bin.count)));
+      root.append(svg('text', { x: x + barW / 2, y: H - pad.bottom - barH - 3, class: 'value' }, String(bin.count)));
     }
-    root.append(svg('text', { x, y: H - PAD.bottom + 16, class: 'tick' }, bin.from.toFixed(1)));
+    root.append(svg('text', { x, y: H - pad.bottom + 16, class: 'tick' }, bin.from.toFixed(1)));
   });
-  root.append(svg('text', { x: W - PAD.right, y: H - PAD.bottom + 16, class: 'tick end' }, '1.0'));
-  root.append(svg('text', { x: PAD.left - 6, y: PAD.top + 8, class: 'tick end' }, String(max)));
+  root.append(svg('text', { x: W - pad.right, y: H - pad.bottom + 16, class: 'tick end' }, '1.0'));
+  root.append(svg('text', { x: pad.left - 6, y: pad.top + 4, class: 'tick end' }, String(max)));
   return root;
 }
 

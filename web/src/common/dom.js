@@ -83,8 +83,15 @@ export function confirmDialog(title, text, confirmLabel) {
 }
 
 /** A short message at the top of the page. */
+/** A short message for 4 s, in a strip above the page's content: in the flow, so it moves the page
+ * down while it shows and never covers a control (a fixed overlay did, under the top bar). */
 export function toast(text, kind = 'info') {
-  const el = h('div', { class: `toast ${kind}`, role: 'status' }, text);
-  document.body.append(el);
+  let strip = document.getElementById('toasts');
+  if (!strip) {
+    strip = h('div', { id: 'toasts', class: 'toasts', role: 'status', 'aria-live': 'polite' });
+    (document.getElementById('app') ?? document.body.lastChild).before(strip);
+  }
+  const el = h('div', { class: `toast ${kind}` }, text);
+  strip.append(el);
   setTimeout(() => el.remove(), 4000);
 }

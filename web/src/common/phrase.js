@@ -33,5 +33,12 @@ export function say(code, args, text) {
   return (typeof code === 'string' && fill(code, args)) || text;
 }
 
+/** An error code (`timeout`, `runtime_error`) as the page's language names it; the code itself
+ * when the catalogue does not know it. */
+export function errorName(code) {
+  const name = t(`errorCode.${code}`);
+  return name === `errorCode.${code}` ? code : name;
+}
+
 /** A result's reason (test result, run result) in the page's language. */
 export const reasonOf = (result) => say(result.reasonCode, result.reasonArgs, result.reason);

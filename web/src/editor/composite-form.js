@@ -1,7 +1,7 @@
 // A composite evaluator: existing evaluators picked from a searchable list, each with a weight,
 // and the rule that combines them (all, any, or the weighted mean against a threshold). The
 // stored config holds each pick as a child spec {type, name, config, weight}, as the engine runs it.
-import { get } from '../common/api.js';
+import { get, getPage } from '../common/api.js';
 import { t } from '../common/boot.js';
 import { h, mount } from '../common/dom.js';
 import { searchPicker } from '../common/picker.js';
@@ -23,9 +23,12 @@ export function evaluatorPicker(onPick, { exclude = () => false, id = 'picker' }
     id,
     placeholder: t('form.pickSearch'),
     none: t('form.pickNone'),
-    find: async (q) => {
-      const query = new URLSearchParams({ q, sort: 'name', order: 'asc', limit: '8' });
-      return (await get(`/api/v1/evaluators?${query}`)).filter((e) => !exclude(e));
+    recent: 'evaluator',
+    find: async (q, limit) => {
+      const query = new URLSearchParams({ q, sort: 'updatedAt', order: 'desc', limit: String(limit) });
+      const { items, total } = await getPage(`/api/v1/evaluators?${query}`);
+      const kept = items.filter((e) => !exclude(e));
+      return { items: kept, total: total - (items.length - kept.length) };
     },
     describe: (e) => t(`type.${e.type}`),
     onPick: async (e) => onPick(await get(`/api/v1/evaluators/${e.id}`)),

@@ -4,6 +4,7 @@
 // preset shows the same form read-only.
 import { t } from '../common/boot.js';
 import { h, mount } from '../common/dom.js';
+import { parseJson } from '../common/json.js';
 import { createEditor } from './codemirror.js';
 import { labelled } from './fields.js';
 import { schemaForm } from './schema-form.js';
@@ -91,7 +92,7 @@ function jsonSchemaParams(params, { readOnly, onChange }) {
   holder.querySelector('.cm-content')?.setAttribute('aria-label', t('schema.json_schema.schema'));
   const box = labelled('cfg-schema-box', 'schema.json_schema.schema', holder,
     { required: true, hint: 'schema.json_schema.schema.hint' });
-  const parse = () => JSON.parse(editor.getCode());
+  const parse = () => parseJson(editor.getCode());
   return {
     el: box.el,
     getValue: () => ({ ...params, schema: parse() }),

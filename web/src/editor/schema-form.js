@@ -5,6 +5,7 @@
 // the problems, each naming its field, before anything is sent.
 import { t } from '../common/boot.js';
 import { h } from '../common/dom.js';
+import { parseJson } from '../common/json.js';
 import { labelled } from './fields.js';
 
 const LONG_TEXT = /^(rubric|prompt|instructions|template|system_prompt)$/i;
@@ -39,6 +40,13 @@ export function outOfRange(value, schema) {
   return null;
 }
 
+/** An enum option as the page's language names it (`schema.llm.scale.option.binary`: 二元…). */
+function optionLabel(type, name, option) {
+  const key = `schema.${type}.${name}.option.${option}`;
+  const label = t(key);
+  return label === key ? String(option) : label;
+}
+
 function field(type, name, rawSchema, value, { readOnly, required }) {
   const schema = plain(rawSchema);
   const shape = kind(schema);
@@ -50,7 +58,8 @@ function field(type, name, rawSchema, value, { readOnly, required }) {
   } else if (shape === 'enum') {
     input = h('select', { id, disabled: readOnly },
       required ? null : h('option', { value: '' }, ''),
-      schema.enum.map((option) => h('option', { value: String(option), selected: option === shown }, String(option))));
+      schema.enum.map((option) => h('option', { value: String(option), selected: option === shown },
+        optionLabel(type, name, option))));
   } else if (shape === 'integer' || shape === 'number') {
     input = h('input', { id, type: 'number', step: shape === 'integer' ? '1' : 'any', value: shown ?? '',
       min: schema.minimum, max: schema.maximum, readOnly });
@@ -70,7 +79,7 @@ function field(type, name, rawSchema, value, { readOnly, required }) {
     if (shape === 'integer' || shape === 'number') return Number(text);
     if (shape === 'enum') return schema.enum.find((option) => String(option) === text);
     if (shape === 'string') return text;
-    return JSON.parse(text);
+    return parseJson(text);
   };
   const check = () => {
     let v;

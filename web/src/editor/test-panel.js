@@ -1,8 +1,9 @@
 // The test-run panel: a sample (input, output, expected, metadata as JSON), a button, and the
 // result: passed, score, reason, latency, and the error with the line it points at.
 import { t } from '../common/boot.js';
-import { reasonOf } from '../common/phrase.js';
+import { errorName, reasonOf } from '../common/phrase.js';
 import { fmtScore, h, mount } from '../common/dom.js';
+import { parseJson } from '../common/json.js';
 
 function area(name, label, rows = 2, value = '') {
   return h('label', { class: 'field' }, label, h('textarea', { name, rows, value, spellcheck: false }));
@@ -21,7 +22,7 @@ export function testPanel({ run, note }) {
   button.addEventListener('click', async () => {
     let metadata;
     try {
-      metadata = value('metadata').trim() ? JSON.parse(value('metadata')) : {};
+      metadata = value('metadata').trim() ? parseJson(value('metadata')) : {};
     } catch (err) {
       mount(result, h('p', { class: 'alert error' }, t('editor.badJson', { field: 'metadata', message: err.message })));
       return;
@@ -56,7 +57,7 @@ export function testPanel({ run, note }) {
         // evaluation's own, once it is long enough to notice
         data.waitMs >= 10 ? [h('dt', {}, t('editor.waited')),
           h('dd', { id: 'result-waited' }, `${Number(data.waitMs).toFixed(0)} ms`)] : null,
-        data.error ? [h('dt', {}, t('editor.errorCode')), h('dd', { id: 'result-error' }, data.error,
+        data.error ? [h('dt', {}, t('editor.errorCode')), h('dd', { id: 'result-error', title: data.error }, errorName(data.error),
           line ? h('span', { class: 'error-line' }, ` (${t('editor.errorLine', { line })})`) : null)] : null),
       Object.keys(data.details || {}).length ? h('details', {}, h('summary', {}, t('editor.details')),
         h('pre', {}, JSON.stringify(data.details, null, 2))) : null);

@@ -1,6 +1,6 @@
 // The task form's two pickers: the dataset (one, picked from a searchable list of /datasets)
 // and the evaluators (picked from a searchable list, each with a weight, in order).
-import { get } from '../common/api.js';
+import { get, getPage } from '../common/api.js';
 import { t } from '../common/boot.js';
 import { h, mount } from '../common/dom.js';
 import { searchPicker } from '../common/picker.js';
@@ -61,8 +61,13 @@ export function datasetField(picked, pinned = null) {
     placeholder: t('taskForm.datasetSearch'),
     none: t('taskForm.datasetNone'),
     prefix: '',
-    find: async (q) => (await get(`/api/v1/datasets?${new URLSearchParams({ q, sort: 'name', order: 'asc',
-      limit: '9' })}`)).filter((d) => d.id !== chosen?.id).slice(0, 8), // the picked one is shown above
+    recent: 'dataset',
+    find: async (q, limit) => {
+      const { items, total } = await getPage(`/api/v1/datasets?${new URLSearchParams({ q, sort: 'updatedAt',
+        order: 'desc', limit: String(limit + 1) })}`);
+      const others = items.filter((d) => d.id !== chosen?.id); // the picked one is shown above
+      return { items: others.slice(0, limit), total: total - (items.length - others.length) };
+    },
     describe: versionText,
     onPick: (d) => {
       chosen = d;

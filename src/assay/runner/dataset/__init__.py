@@ -6,7 +6,9 @@ fields"). Every error is a SpecError naming ``file:line`` and saying what to do.
 What is accepted:
 
 - only a regular file (a FIFO, a device or a directory is refused without blocking);
-- UTF-8 text, with or without a BOM (UTF-16/32 and stray bytes are errors naming line and column);
+- UTF-8 text, with or without a BOM (in JSONL and JSON, UTF-16/32 and stray bytes are errors naming
+  line and column); CSV and TSV also in UTF-16/32 with a BOM, and in GBK/GB18030, Big5 and the other
+  East Asian code pages Excel saves in, told from the file's first 64 KiB (``_encoding``);
 - lines (JSONL) and rows (CSV) of at most 64 MiB (``_text.MAX_LINE_BYTES``); the file may be larger;
 - JSON as JSON allows: big integers kept exact, lone-surrogate escapes read as U+FFFD;
   NaN/Infinity and nesting beyond about 1,000 levels are errors;
@@ -19,7 +21,7 @@ An empty dataset (no rows) loads as ``[]``; whether that is an error is the suit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -28,14 +30,14 @@ from pydantic import ValidationError
 from assay.core.errors import SpecError
 from assay.core.sample import Sample
 from assay.core.untrusted import MAX_DEPTH, clean_text
-from assay.runner.dataset._csv import DELIMITERS, csv_metadata, csv_rows
+from assay.runner.dataset._csv import DELIMITERS, csv_header, csv_metadata, csv_rows
 from assay.runner.dataset._json import BadJson, json_rows, jsonl_rows, parse_json
 from assay.runner.dataset._parquet import parquet_rows, untrusted_parquet_rows
 from assay.runner.files import open_regular
 
 # The readers are public too: the Ray engine and the suites read rows of these formats themselves.
-__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "BadJson", "check_outputs", "csv_metadata", "csv_rows", "duplicate_error",
-           "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset", "parse_json",
+__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "BadJson", "check_outputs", "csv_header", "csv_metadata", "csv_rows",
+           "duplicate_error", "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset", "parse_json",
            "read_rows", "sample_from_row", "samples_from_rows", "FORMATS"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
@@ -68,12 +70,16 @@ def iter_dataset(path: Path, *, delimiter: str | None = None) -> Iterator[tuple[
 
 
 def read_rows(fh: BinaryIO, path: Path, *, delimiter: str | None = None,
-              untrusted: bool = False, max_row_bytes: int = 1 << 20) -> Iterator[tuple[int, Any]]:
+              untrusted: bool = False, max_row_bytes: int = 1 << 20,
+              on_encoding: Callable[[str], None] | None = None,
+              rename: dict[str, str] | None = None) -> Iterator[tuple[int, Any]]:
     """The ``(line, row)`` pairs of an open dataset file, its format told by ``path``'s suffix
     (``path`` names the file in messages; a Parquet ``fh`` must be seekable), read as they are
     asked for (a ``.json`` file's text is read whole). The API's uploads read request bodies so,
     ``untrusted``: a Parquet file is then decoded in a child process with a memory limit, sized
-    for rows of at most ``max_row_bytes``."""
+    for rows of at most ``max_row_bytes``. A CSV file's text encoding is told from its first bytes
+    (``_encoding``) and handed to ``on_encoding`` before its first row; ``rename`` maps its
+    header's columns to fields (``{"问题": "input"}``)."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise SpecError(f"cannot tell the format of dataset {path.name!r} from its name: "
@@ -87,7 +93,7 @@ def read_rows(fh: BinaryIO, path: Path, *, delimiter: str | None = None,
         if untrusted:
             return untrusted_parquet_rows(fh, path, max_row_bytes=max_row_bytes)
         return parquet_rows(fh, path)
-    return csv_rows(fh, path, sep)
+    return csv_rows(fh, path, sep, on_encoding, rename)
 
 
 def samples_from_rows(rows: Iterable[tuple[int, Any]], *, source: str, clean: bool = True) -> list[Sample]:

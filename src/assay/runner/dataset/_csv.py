@@ -8,12 +8,14 @@ into one cell. A ``metadata`` column holds a JSON object.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from assay.core.errors import SpecError
+from assay.core.messages import Phrase
 from assay.runner.dataset import _text
+from assay.runner.dataset._encoding import as_utf8
 from assay.runner.dataset._json import BadJson, parse_json
 
 DELIMITERS = {",": ",", ";": ";", "\t": "\t", "tab": "\t", "|": "|"}
@@ -22,17 +24,18 @@ _KIND = {",": "comma", ";": "`;`", "\t": "tab", "|": "`|`"}
 _SPELLING = {",": "','", ";": "';'", "\t": "tab", "|": "'|'"}
 
 
-def csv_rows(fh: BinaryIO, path: Path, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    # Process-wide, so only ever raised: a row is bounded by MAX_LINE_BYTES already.
-    if csv.field_size_limit() < _text.MAX_LINE_BYTES:
-        csv.field_size_limit(_text.MAX_LINE_BYTES)
-    src = _Lines(fh, path)
-    reader = csv.reader(src, delimiter=delimiter, strict=True)
+def csv_rows(fh: BinaryIO, path: Path, delimiter: str, on_encoding: Callable[[str], None] | None = None,
+             rename: dict[str, str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The numbered rows of a CSV file in any encoding ``_encoding`` tells (handed to
+    ``on_encoding``), the header's columns named in ``rename`` read as the fields it gives
+    (``{"问题": "input"}``)."""
+    src, records = _opened(fh, path, delimiter, on_encoding)
     header: list[str] | None = None
     header_line = 0
-    for start, cells in _records(reader, src, path):
+    for start, cells in records:
         if header is None:
             header, header_line = _checked_header(cells, delimiter, f"{path}:{start}"), start
+            header = _renamed(header, rename or {}, f"{path}:{start}")
             continue
         if header_line:
             _check_delimiter(header, cells, delimiter, f"{path}:{header_line}")
@@ -43,6 +46,54 @@ def csv_rows(fh: BinaryIO, path: Path, delimiter: str) -> Iterator[tuple[int, di
         if "metadata" in data:
             data["metadata"] = csv_metadata(data["metadata"], f"{path}:{start}")
         yield start, data
+
+
+def csv_header(fh: BinaryIO, path: Path, delimiter: str) -> tuple[str, list[str]]:
+    """The encoding a CSV file is in and its header's column names, from its first bytes (what a
+    page shows before the upload, to map the columns); SpecError as ``csv_rows`` says it."""
+    found: list[str] = []
+    _, records = _opened(fh, path, delimiter, found.append)
+    for start, cells in records:
+        return found[0], _checked_header(cells, delimiter, f"{path}:{start}")
+    return (found or ["UTF-8"])[0], []
+
+
+def _opened(fh: BinaryIO, path: Path, delimiter: str,
+            on_encoding: Callable[[str], None] | None) -> tuple[_Lines, Iterator[tuple[int, list[str]]]]:
+    # Process-wide, so only ever raised: a row is bounded by MAX_LINE_BYTES already.
+    if csv.field_size_limit() < _text.MAX_LINE_BYTES:
+        csv.field_size_limit(_text.MAX_LINE_BYTES)
+    utf8, encoding = as_utf8(fh, path)
+    if on_encoding is not None:
+        on_encoding(encoding)
+    src = _Lines(utf8, path)
+    return src, _records(csv.reader(src, delimiter=delimiter, strict=True), src, path)
+
+
+RENAMED_TWICE = Phrase("dataset.column_mapped_twice", "columns {columns} are all mapped to {field}; map one")
+NO_SUCH_COLUMN = Phrase("dataset.no_such_column", "{field} is mapped to column {column}, which the header "
+                                                  "does not have (it has {header})")
+TAKEN = Phrase("dataset.column_taken", "{column} is mapped to {field}, but the file has a column {field} too; "
+                                       "map that one or rename it")
+
+
+def _renamed(header: list[str], rename: dict[str, str], where: str) -> list[str]:
+    """``header`` with the columns ``rename`` names read as its fields; SpecError (at ``where``)
+    for a column the header lacks, or a field given by two columns."""
+    if not rename:
+        return header
+    for column, field in rename.items():
+        if column not in header:
+            raise SpecError(NO_SUCH_COLUMN(field=field, column=_short(column),
+                                           header=", ".join(_short(c) for c in header[:20])), where=where)
+        if field in header and field not in rename:
+            raise SpecError(TAKEN(column=_short(column), field=field), where=where)
+    fields = list(rename.values())
+    for field in fields:
+        if fields.count(field) > 1:
+            raise SpecError(RENAMED_TWICE(columns=", ".join(_short(c) for c, f in rename.items() if f == field),
+                                          field=field), where=where)
+    return [rename.get(name, name) for name in header]
 
 
 def _records(reader: Any, src: _Lines, path: Path) -> Iterator[tuple[int, list[str]]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from assay.core import syntax_words
 from assay.core.interfaces import CodeOutcome
 from assay.core.messages import Phrase, Said
 from assay.core.result import ErrorCode
@@ -81,7 +82,7 @@ def check_problem(response: dict[str, Any]) -> str | None:
     message = str(response.get("message") or status)
     if status == "syntax":
         m = _SYNTAX_AT.search(message)
-        return SYNTAX_AT(line=m[2], column=m[3], message=m[1]) if m else f"SyntaxError: {message}"
+        return SYNTAX_AT(line=m[2], column=m[3], message=syntax_words.said(m[1])) if m else f"SyntaxError: {message}"
     return message
 
 

@@ -3,23 +3,30 @@
 - the JSON Schema of each evaluator config, to draw the config forms;
 - a test run of a draft (the editor's content, saved or not) through the same engine calls as
   ``POST /api/v1/evaluators/{id}/test``;
-- the score histogram of a run, and one sample's dataset row.
+- the score histogram of a run, and one sample's dataset row;
+- the encoding and header of a CSV file about to be uploaded (its first bytes), for the upload's
+  column-mapping step.
 """
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from assay.core import registry
+from assay.core.messages import Phrase
+from assay.runner.dataset import csv_header
 from assay.server import trial
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import not_found
+from assay.server.errors import ApiError, not_found
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.server.schemas.evaluators import EvaluatorType, TestRequest, TestResult
+from assay.service import datasets as ingest
 from assay.store import datasets as dataset_rows
 from assay.store import runs as run_rows
 from assay.store.clean import storable
@@ -78,3 +85,26 @@ def sample_row(run_id: str, sample_id: str, session: SessionDep, _user: CurrentU
     if run.dataset_version_id is not None:
         row = dataset_rows.find_row(session, run.dataset_version_id, storable(sample_id))
     return Envelope(data={"taskId": run.task_id, "row": row})
+
+
+HEAD_BYTES = 64 << 10
+"""What the page sends of a file to read its header: as much as the encoding is told from."""
+HEAD_TOO_LONG = Phrase("api.dataset.head_too_long", "send at most the first {limit} bytes of the file")
+
+
+@router.post("/datasets/header", response_model=Envelope[dict[str, Any]])
+async def csv_file_header(request: Request, _user: CurrentUser,
+                          filename: Annotated[str, Query(min_length=1, max_length=1000)]) -> Any:
+    """The encoding and header columns of the CSV or TSV file whose first bytes are the body
+    (at most ``HEAD_BYTES``), read as an upload of it would be: ``{encoding, columns}``."""
+    head = bytearray()
+    async for chunk in request.stream():
+        head += chunk
+        if len(head) > HEAD_BYTES:
+            raise ApiError(413, HEAD_TOO_LONG(limit=HEAD_BYTES))
+    path = Path(ingest.upload_name(filename) or "file.csv")
+    if ingest.file_format(path.name) != "csv":
+        return Envelope(data={"encoding": None, "columns": []})
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    encoding, columns = await run_in_threadpool(csv_header, io.BytesIO(bytes(head)), path, delimiter)
+    return Envelope(data={"encoding": encoding, "columns": columns})

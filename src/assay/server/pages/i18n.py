@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from importlib import resources
 from typing import Any
 
@@ -67,3 +68,43 @@ def message(lang: str, key: str, **values: Any) -> str:
     for name, value in values.items():
         text = text.replace("{" + name + "}", str(value))
     return text
+
+
+def say(lang: str, code: str | None, args: Any, text: str | None) -> str | None:
+    """``text`` in ``lang`` when ``code`` names a phrase the catalogue has and ``args`` fill it
+    (nested phrases and lists of them too); else ``text`` as written (user code's own reasons
+    stay theirs). The server's twin of the pages' ``say`` (web/src/common/phrase.js)."""
+    said = _fill(catalogue(lang), code, args) if isinstance(code, str) else None
+    return said if said is not None else text
+
+
+def _fill(messages: dict[str, str], code: str, args: Any) -> str | None:
+    template = messages.get(f"phrase.{code}")
+    if template is None or not isinstance(args, dict):
+        return None
+    parts = _PLACEHOLDER.split(template)  # text, name, text, name, ..., text
+    for i in range(1, len(parts), 2):
+        value = _value_text(messages, args[parts[i]]) if parts[i] in args else None
+        if value is None:
+            return None
+        parts[i] = value
+    return "".join(parts)
+
+
+def _value_text(messages: dict[str, str], value: Any) -> str | None:
+    if isinstance(value, list):
+        texts = [_value_text(messages, v) for v in value]
+        return None if None in texts else messages.get("phrase.separator", "; ").join(texts)  # type: ignore[arg-type]  # None is excluded
+    if isinstance(value, dict):
+        code = value.get("code")
+        return _fill(messages, code, value.get("args")) if isinstance(code, str) else None
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))  # as the pages write it: 1, not 1.0
+    return str(value)
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")

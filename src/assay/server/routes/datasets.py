@@ -13,7 +13,7 @@ from assay.core.messages import Phrase
 from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import NOT_NULL, ApiError, blocked, not_found
+from assay.server.errors import NOT_NULL, ApiError, blocked, not_found, shown
 from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
 from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
@@ -50,6 +50,7 @@ MAX_NUMBER = 2**31 - 1
 
 def version_out(version: DatasetVersion) -> DatasetVersionOut:
     return DatasetVersionOut(number=version.number, source_name=version.source_name, format=version.format,
+                             encoding=version.encoding,
                              row_count=version.row_count, size_bytes=version.size_bytes, columns=version.columns,
                              created_by_id=version.created_by_id, created_at=iso(version.created_at))
 
@@ -118,6 +119,34 @@ def update_dataset(dataset_id: str, body: DatasetUpdate, session: SessionDep, us
     return Envelope(data=_detail(session, dataset))
 
 
+MAPPED_FIELDS = ("id", "input", "output", "expected", "metadata")
+"""The fields a CSV column may be read as (``?column=input:问题``)."""
+MAX_MAPPED = len(MAPPED_FIELDS)
+BAD_MAPPING = Phrase("api.dataset.bad_mapping", "query parameter column: {given} is not FIELD:COLUMN with FIELD one "
+                                                "of {fields}")
+COLUMN_TWICE = Phrase("api.dataset.column_twice", "query parameter column: column {column} is given for two fields; "
+                                                  "a column is one field")
+FIELD_TWICE = Phrase("api.dataset.field_twice", "query parameter column: {field} is given twice; map it once")
+
+
+def column_mapping(given: list[str]) -> dict[str, str]:
+    """``["input:问题", ...]`` as ``{"问题": "input"}``; ApiError 422 for another shape or a field twice."""
+    mapping: dict[str, str] = {}
+    for item in given:
+        field, colon, name = item.partition(":")
+        if not colon or field not in MAPPED_FIELDS or not name or len(name) > MAX_COLUMN_NAME:
+            raise ApiError(422, BAD_MAPPING(given=shown(item), fields=", ".join(MAPPED_FIELDS)))
+        if field in mapping.values():
+            raise ApiError(422, FIELD_TWICE(field=field))
+        if name in mapping:
+            raise ApiError(422, COLUMN_TWICE(column=shown(name)))
+        mapping[name] = field
+    return mapping
+
+
+MAX_COLUMN_NAME = 300
+
+
 @router.post("/{dataset_id}/versions", response_model=Envelope[DatasetVersionOut],
              summary="Upload a file as the dataset's next version",
              description="The request body is the file itself (not a form), read as it arrives: "
@@ -125,16 +154,21 @@ def update_dataset(dataset_id: str, body: DatasetUpdate, session: SessionDep, us
                          "The format comes from `filename`'s suffix: .jsonl/.ndjson, .json, .csv, .tsv, .parquet.")
 async def upload_version(dataset_id: str, request: Request, service: ServiceDep, user: CurrentUser,
                          filename: Annotated[str, Query(min_length=1, max_length=1000,
-                                                        description="The file's name; its suffix names the format.")]
+                                                        description="The file's name; its suffix names the format.")],
+                         column: Annotated[list[str], Query(max_length=MAX_MAPPED, description=(
+                             "CSV/TSV: read a column of the header as a field, `FIELD:COLUMN` "
+                             "(`input:问题`), once per field; the other columns go to metadata."))] = [],  # noqa: B006
                          ) -> Any:
     name = ingest.upload_name(filename)
     ingest.file_format(name)
+    rename = column_mapping(column)
     await run_in_threadpool(_check_changeable, service, dataset_id, user)
     body = BodyFile(request.stream())
     version = await run_in_threadpool(ingest.ingest_upload, service.database, dataset_id, name, body,
                                       limits=ingest.limits_of(service.settings), created_by_id=user.id,
-                                      metrics=service.metrics)
+                                      metrics=service.metrics, rename=rename)
     return Envelope(data=version_out(version))
+
 
 
 @router.get("/{dataset_id}/rows", response_model=Envelope[DatasetRowPage], summary="A page of a version's rows")

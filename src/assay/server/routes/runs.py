@@ -1,17 +1,12 @@
-"""``/api/v1/runs``: a run's progress and summary, its results (filtered, paged) and their
-export as JSONL or CSV."""
+"""``/api/v1/runs``: a run's progress and summary, and its results (filtered, paged); their
+export is ``run_export``."""
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, Query
-from fastapi.responses import StreamingResponse
 from sqlalchemy.orm import Session
 
 from assay.core.messages import Phrase
@@ -21,8 +16,6 @@ from assay.server.errors import ApiError, not_found, shown
 from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
-from assay.server.service import Service
-from assay.store import datasets as dataset_rows
 from assay.store import runs as rows
 from assay.store import tasks as task_rows
 from assay.store.models import ACTIVE_STATES, EvaluationResult, Run, RunState
@@ -37,10 +30,6 @@ STILL_ACTIVE = Phrase("api.run.active", "run {name} is {status}; cancel it befor
 BAD_CURSOR = Phrase("api.run.bad_cursor", "query parameter cursor: {cursor} is not a nextCursor this API gave; "
                                           "start again without it")
 CURSOR_AND_OFFSET = Phrase("api.run.cursor_and_offset", "query parameters cursor and offset: give one, not both")
-
-EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluatorId", "evaluatorName", "status",
-                  "passed", "score", "reason", "error", "latencyMs", "details", "createdAt")
-
 
 def run_out(run: Run, started_by: str | None = None) -> RunOut:
     """The run as answered; ``started_by``, the name of who started it, when the caller looked it up."""
@@ -142,128 +131,6 @@ _LARGEST = 2**63 - 1
 
 
 _CURSOR = re.compile(r"(\d{1,19})\.(\d{1,19})", re.ASCII)
-
-
-@router.get("/{run_id}/export", summary="Export a run's results as JSONL or CSV",
-            responses={200: {"content": {"application/x-ndjson": {}, "text/csv": {}},
-                             "description": "One result per line (JSONL) or row (CSV). In CSV, a text "
-                                            "cell that a spreadsheet would take for a formula (it starts "
-                                            "with =, +, -, @, a tab or a line break) starts with ' instead."}})
-def export_results(
-    run_id: str, service: ServiceDep, session: SessionDep, _user: CurrentUser,
-    format: Annotated[Literal["jsonl", "csv"], Query(description="jsonl or csv.")] = "jsonl",
-    status: Annotated[Status | None, Query()] = None,
-    evaluator_id: Annotated[str | None, Query(alias="evaluatorId")] = None,
-    failed_only: Annotated[bool, Query(alias="failedOnly")] = False,
-) -> StreamingResponse:
-    _found(session, run_id)
-    query = rows.results_query(run_id, status=status, evaluator_id=evaluator_id, failed_only=failed_only)
-    lines = _jsonl(service, query) if format == "jsonl" else _csv(service, query, run_id)
-    media = "application/x-ndjson" if format == "jsonl" else "text/csv; charset=utf-8"
-    filename = f"run-{run_id}.{format}"
-    return StreamingResponse(lines, media_type=media,
-                             headers={"Content-Disposition": f'attachment; filename="{filename}"'})
-
-
-_EXPORTED = (EvaluationResult.run_id, EvaluationResult.sample_id, EvaluationResult.evaluator_id,
-             EvaluationResult.evaluator_name, EvaluationResult.status, EvaluationResult.passed,
-             EvaluationResult.score, EvaluationResult.reason, EvaluationResult.reason_code,
-             EvaluationResult.reason_args, EvaluationResult.details, EvaluationResult.error_code,
-             EvaluationResult.latency_ms, EvaluationResult.created_at)
-
-
-def _records(service: Service, query: Any) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(sample position, result as exported)`` of each result of ``query``: ``ResultOut``'s
-    fields without its id, read as plain rows (no ORM object or model per result: an export of
-    millions streams several times faster)."""
-    with service.database.session() as session:
-        for (run_id, sample_id, evaluator_id, evaluator_name, status, passed, score, reason, reason_code,
-             reason_args, details, error, latency_ms, created_at, position, _) in rows.iter_result_rows(session, query,
-                                                                                                       _EXPORTED):
-            yield position, {"runId": run_id, "sampleId": sample_id, "evaluatorId": evaluator_id,
-                             "evaluatorName": evaluator_name, "status": status, "passed": passed, "score": score,
-                             "reason": reason, "reasonCode": reason_code, "reasonArgs": reason_args,
-                             "details": details or {}, "error": error, "latencyMs": latency_ms,
-                             "createdAt": iso(created_at)}
-
-
-CHUNK_BYTES = 64 << 10
-"""What an export hands the server at once: the response's iterator is driven from a thread,
-one hop per item, so one line per item would cost more than writing it."""
-
-
-def _jsonl(service: Service, query: Any) -> Iterator[bytes]:
-    lines, size = [], 0
-    for _, record in _records(service, query):
-        line = orjson.dumps(record)
-        lines.append(line)
-        size += len(line) + 1
-        if size >= CHUNK_BYTES:
-            yield b"\n".join(lines) + b"\n"
-            lines, size = [], 0
-    if lines:
-        yield b"\n".join(lines) + b"\n"
-
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-"""What makes a spreadsheet read a cell as a formula (the fullwidth forms too, which some
-applications fold to ASCII)."""
-
-
-def inert_cell(value: Any) -> Any:
-    """A text cell a spreadsheet shows as text: one that would start a formula (``=HYPERLINK(...)``
-    in a sample id or a reason an evaluator returned) gets a leading ``'``, OWASP's defence
-    against CSV injection. Numbers are left as they are."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-class _GradedRows:
-    """The rows of the dataset version a run graded, looked up by position in increasing order
-    (results come in sample order): read alongside the results, never held whole."""
-
-    def __init__(self, service: Service, run_id: str) -> None:
-        self._rows = self._read(service, run_id)
-        self._next = next(self._rows, None)
-
-    @staticmethod
-    def _read(service: Service, run_id: str) -> Iterator[tuple[int, dict[str, Any]]]:
-        with service.database.session() as session:
-            run = rows.get_run(session, run_id)
-            if run is not None and run.dataset_version_id is not None:
-                yield from dataset_rows.iter_rows(session, run.dataset_version_id)
-
-    def at(self, position: int) -> dict[str, Any]:
-        while self._next is not None and self._next[0] < position:
-            self._next = next(self._rows, None)
-        return self._next[1] if self._next is not None and self._next[0] == position else {}
-
-
-def _csv(service: Service, query: Any, run_id: str) -> Iterator[bytes]:
-    """The results with each sample's input, output and expected, after a UTF-8 byte order mark
-    (without it Excel reads the file in the machine's code page and garbles Chinese)."""
-    samples = _GradedRows(service, run_id)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
-    writer.writeheader()
-    yield "\ufeff".encode() + buffer.getvalue().encode()
-    buffer.seek(0)
-    buffer.truncate()
-    for position, record in _records(service, query):
-        record["details"] = orjson.dumps(record["details"]).decode()
-        record["passed"] = "true" if record["passed"] else "false"
-        sample = samples.at(position)
-        for column in ("input", "output", "expected"):
-            value = sample.get(column)
-            record[column] = value if value is None or isinstance(value, str) else orjson.dumps(value).decode()
-        writer.writerow({key: inert_cell(value) for key, value in record.items()})
-        if buffer.tell() >= CHUNK_BYTES:
-            yield buffer.getvalue().encode()
-            buffer.seek(0)
-            buffer.truncate()
-    if buffer.tell():
-        yield buffer.getvalue().encode()
 
 
 def _found(session: Session, run_id: str) -> Run:

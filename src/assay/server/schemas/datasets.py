@@ -43,6 +43,9 @@ class DatasetVersionOut(ApiModel):
     number: int
     source_name: str | None
     format: str = Field(description="jsonl, json, csv, parquet, or inline (rows sent as JSON).")
+    encoding: str | None = Field(default=None, description="The text encoding a CSV or TSV file was found in "
+                                                           "and read as: UTF-8, GB18030 (GBK), UTF-16, ...; "
+                                                           "null for other formats.")
     row_count: int
     size_bytes: int
     columns: list[str]
