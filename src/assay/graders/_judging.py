@@ -162,9 +162,10 @@ class JudgeGrader(Grader[JudgeConfigT]):
 
     # -- building requests -------------------------------------------------------------
 
-    def request(self, prompt: Prompt, schema: dict[str, Any], *, model: str | None = None,
-                slot: str | None = None) -> JudgeRequest:
-        """A request for ``prompt`` with structured output ``schema``. Its cache key hashes the
+    def request(self, prompt: Prompt, schema: dict[str, Any] | None, *, model: str | None = None,
+                slot: str | None = None, top_logprobs: int | None = None) -> JudgeRequest:
+        """A request for ``prompt`` with structured output ``schema``, or (``top_logprobs``) for
+        one token and its most likely alternatives (``scoring: logprobs``). Its cache key hashes the
         grader type and config, the model, the sampling parameters, the schema, ``slot`` (which
         call of several: a swap order, a panel seat) and the messages rendered with the
         placeholder delimiter: everything stable, nothing random."""
@@ -176,9 +177,10 @@ class JudgeGrader(Grader[JudgeConfigT]):
                   "messages": [[m.role, m.content] for m in prompt.render(PLACEHOLDER)]}
         key = hashlib.sha256(json.dumps(stable, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
         return JudgeRequest(messages=prompt.render(new_delimiter()), model=model, base_url=cfg.base_url,
-                            api_key_env=cfg.api_key_env, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
-                            seed=cfg.seed, schema={"name": f"assay_{self.type}", "schema": schema},
-                            timeout_s=cfg.timeout_s, cache_key=key)
+                            api_key_env=cfg.api_key_env, temperature=cfg.temperature,
+                            max_tokens=1 if top_logprobs is not None else cfg.max_tokens, seed=cfg.seed,
+                            schema=None if schema is None else {"name": f"assay_{self.type}", "schema": schema},
+                            timeout_s=cfg.timeout_s, cache_key=key, top_logprobs=top_logprobs)
 
     def cache_extra(self) -> Any:
         """Prepared content outside the config dump that the key must cover (a rubric file's text)."""
