@@ -42,8 +42,8 @@ class RubricConfig(JudgeConfig):
     rubric_file: str | None = Field(default=None, min_length=1,
                                     description="A file holding the rubric, relative to the suite file's folder.")
     scale: ScaleName = Field(default="1-5", description="The judge's scale: binary, 1-5, 1-10 or 0-1.")
-    threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="Minimum normalised score to pass "
-                                                                       "(with scoring: logprobs, minimum P(pass)).")
+    threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="Minimum normalised score to pass; with "
+                                                                       "scoring: logprobs, minimum P(pass) (default 0.5).")
     scoring: Literal["parse", "logprobs"] = Field(
         default="parse", description="parse: the judge writes a JSON verdict on the scale; logprobs: a yes/no "
                                      "decision scored by the probabilities of the first token (binary; for small "
@@ -59,6 +59,15 @@ class RubricConfig(JudgeConfig):
             raise ValueError("rubric_file is not accepted here (it would read a file on the server); "
                              "give the rubric inline as rubric")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decision_threshold(cls, data: Any) -> Any:
+        """P(pass) is a probability: its threshold is 0.5 unless one is given (filled in here, so
+        a stored config says what grades)."""
+        if isinstance(data, dict) and data.get("scoring") == "logprobs" and "threshold" not in data:
+            return {**data, "threshold": 0.5}
+        return data
 
     @model_validator(mode="after")
     def _load_rubric(self) -> Self:
