@@ -42,8 +42,9 @@ class RubricConfig(JudgeConfig):
     rubric_file: str | None = Field(default=None, min_length=1,
                                     description="A file holding the rubric, relative to the suite file's folder.")
     scale: ScaleName = Field(default="1-5", description="The judge's scale: binary, 1-5, 1-10 or 0-1.")
-    threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="Minimum normalised score to pass; with "
-                                                                       "scoring: logprobs, minimum P(pass) (default 0.5).")
+    threshold: float = Field(default=0.75, ge=0.0, le=1.0,
+                             description="Minimum normalised score to pass; with scoring: logprobs, minimum P(pass) "
+                                         "(default 0.5).")
     scoring: Literal["parse", "logprobs"] = Field(
         default="parse", description="parse: the judge writes a JSON verdict on the scale; logprobs: a yes/no "
                                      "decision scored by the probabilities of the first token (binary; for small "
