@@ -21,6 +21,7 @@ from assay.core.grader import Grader
 from assay.core.judge import JudgeReply
 from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult
+from assay.graders._judge_guard import ANSWER_WORD
 from assay.graders._judge_reply import JUDGE_ERROR, Problem, call_details, problem_details
 from assay.graders._judging import Prompt
 
@@ -40,10 +41,11 @@ DECIDED = Phrase("judge.decided", "P(pass) {p_pass} (yes {yes}, no {no} of the f
 def decision_prompt(criteria: str, fields: dict[str, str], field_titles: dict[str, str], *,
                     heading: str = "Criteria") -> Prompt:
     """The question: the criteria, each untrusted field fenced under its title, yes or no."""
-    prompt = Prompt().say(f"Decide whether the output below meets the {heading.lower()}.\n\n## {heading}\n{criteria}")
+    prompt = Prompt(answer=ANSWER_WORD)
+    prompt.say(f"Decide whether the output below meets the {heading.lower()}.\n\n## {heading}\n{criteria}")
     for name, text in fields.items():
         prompt.say(f"## {field_titles.get(name, name)}").data(name, text)
-    return prompt.say(f"Does the output meet the {heading.lower()}? Answer with one word: yes or no.")
+    return prompt.say(f"Does the output meet the {heading.lower()}? {ANSWER_WORD}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.untrusted import TooDeep
-from assay.graders._judge_guard import PLACEHOLDER, Flag, fence, new_delimiter, scan, system_prompt
+from assay.graders._judge_guard import ANSWER_JSON, PLACEHOLDER, Flag, fence, new_delimiter, scan, system_prompt
 from assay.graders._text import as_text
 
 NO_CLIENT = Phrase("judge.no_client", "no judge client is configured")
@@ -101,6 +101,8 @@ class Prompt:
     ``PLACEHOLDER`` for the cache key."""
 
     parts: list[tuple[str, str] | str] = field(default_factory=list)
+    answer: str = ANSWER_JSON
+    """The system prompt's last sentence: how to answer."""
 
     def say(self, text: str) -> Prompt:
         self.parts.append(text)
@@ -112,7 +114,7 @@ class Prompt:
 
     def render(self, delimiter: str) -> tuple[JudgeMessage, ...]:
         body = "\n\n".join(p if isinstance(p, str) else fence(p[0], p[1], delimiter) for p in self.parts)
-        return (JudgeMessage("system", system_prompt(delimiter)), JudgeMessage("user", body))
+        return (JudgeMessage("system", system_prompt(delimiter, self.answer)), JudgeMessage("user", body))
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from assay.core.errors import AssayError
 from assay.judges.local.find import MODEL_NAME
 from assay.judges.local.serve import LocalOptions
 
-_STOP_WAIT_S = 10.0
+_STOP_WAIT_S = 5.0
 
 
 class LocalJudge:
