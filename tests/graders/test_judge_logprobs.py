@@ -108,3 +108,13 @@ def test_the_client_reads_duplicate_spellings_once_with_both_probabilities(judge
     judge_server.queue(Behaviour(body=body))
     result = grade(client)
     assert result.details["label_probability"] == {"yes": pytest.approx(0.5), "no": 0.0}
+
+
+def test_a_stored_decision_config_validates_again_as_it_was():
+    from assay.core.spec import compile_spec
+
+    first = compile_spec({"type": "llm", "config": {"rubric": "r", "scoring": "logprobs"}})
+    dumped = first.config.model_dump(mode="json", exclude_none=True)
+    assert dumped["scale"] == "binary" and dumped["threshold"] == 0.5
+    again = compile_spec({"type": "llm", "config": dumped})
+    assert again.config == first.config

@@ -64,15 +64,15 @@ class RubricConfig(JudgeConfig):
     @model_validator(mode="before")
     @classmethod
     def _decision_threshold(cls, data: Any) -> Any:
-        """P(pass) is a probability: its threshold is 0.5 unless one is given (filled in here, so
-        a stored config says what grades)."""
-        if isinstance(data, dict) and data.get("scoring") == "logprobs" and "threshold" not in data:
-            return {**data, "threshold": 0.5}
+        """A decision is binary, and P(pass) a probability whose threshold is 0.5 unless one is
+        given: both filled in here, so a stored config says what grades and validates again."""
+        if isinstance(data, dict) and data.get("scoring") == "logprobs":
+            return {"scale": "binary", "threshold": 0.5, **data}
         return data
 
     @model_validator(mode="after")
     def _load_rubric(self) -> Self:
-        if self.scoring == "logprobs" and "scale" in self.model_fields_set and self.scale != "binary":
+        if self.scoring == "logprobs" and self.scale != "binary":
             raise ValueError(f"scoring: logprobs decides pass or fail: give scale: binary or leave it out, "
                              f"not {self.scale}")
         if self.rubric is not None and self.rubric_file is not None:
