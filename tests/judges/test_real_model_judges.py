@@ -32,7 +32,7 @@ ASSAY = Path(sys.executable).parent / "assay"
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "local-judge"
 SAMPLE = {"id": "fr", "input": "What is the capital of France?", "output": "The capital of France is Paris.",
           "expected": "Paris", "metadata": {"baseline": "Lyon is the capital of France."}}
-SHORT = {"max_tokens": 40}  # a real model may ramble: every parse-mode call is capped
+SHORT = {"max_tokens": 32}  # a real model may ramble: every parse-mode call is capped
 VERDICTS = {"passed", "failed"}
 READ_ERRORS = {"parse_failure", "unavailable"}  # what a reply a grader cannot read may become
 
@@ -197,7 +197,7 @@ def test_assay_calibrate_does_not_trust_the_toy_judge(local_judge, tmp_path):
     rows = (EXAMPLE / "data.jsonl").read_text().splitlines()[:20]
     (tmp_path / "data.jsonl").write_text("\n".join(rows) + "\n")
     (tmp_path / "eval.yaml").write_text("name: toy\ndataset: data.jsonl\ngraders:\n"
-                                        "  - {type: llm, name: decides, config: {rubric: Correct?, scoring: logprobs}}\n")
+                                        "  - {type: llm, name: decides, config: {rubric: \"Is it correct?\", scoring: logprobs}}\n")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}, "HOME": str(tmp_path),
            "ASSAY_JUDGE_BASE_URL": local_judge.url, "ASSAY_JUDGE_MODEL": "local", "ASSAY_JUDGE_CACHE": "off"}
     ran = subprocess.run([str(ASSAY), "run", str(tmp_path), "--out", str(tmp_path / "results.jsonl")], env=env,
