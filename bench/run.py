@@ -69,6 +69,9 @@ def main() -> None:
     print(f"\nlevenshtein over 1,000,000 pairs: {elapsed:.1f} s ({rate:,.0f} pairs/s; target < 30 s)")
     columnar_figures()
     print("\n" + e2e.describe(e2e.main()) + "\n")
+    import startup  # a one-sample run beside `python -c "import pydantic, yaml"` and the other floors
+
+    print(startup.describe(startup.main()) + "\n")
     import judges
     import sandbox_node
     import sandbox_python

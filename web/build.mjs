@@ -10,7 +10,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // --outdir DIR builds elsewhere (tests/server/test_static_bundle.py compares a fresh build with the committed one).
 const outdirAt = process.argv.indexOf('--outdir');
 const outdir = outdirAt > 0 ? path.resolve(process.argv[outdirAt + 1]) : path.join(here, '..', 'src', 'assay', 'server', 'static');
-const pages = ['signin', 'notfound', 'evaluators', 'editor', 'tasks', 'task', 'task-form', 'datasets', 'dataset', 'run', 'sample', 'compare'];
+const pages = ['signin', 'notfound', 'evaluators', 'editor', 'tasks', 'task', 'task-form', 'datasets', 'dataset', 'run', 'sample', 'compare',
+  'users', 'account'];
 
 const options = {
   entryPoints: [

@@ -79,7 +79,7 @@ def test_errors_and_pending_are_left_out_and_counted() -> None:
     assert [f.id for f in a.to_fail] == ["s3"]
 
 
-def test_repeats_pair_by_cluster_with_a_seeded_bootstrap_and_a_sign_test() -> None:
+def test_repeats_pair_by_cluster_with_a_bounded_interval_and_a_sign_test() -> None:
     rng = np.random.default_rng(7)
     base, new = [], []
     for t in range(40):
@@ -95,19 +95,19 @@ def test_repeats_pair_by_cluster_with_a_seeded_bootstrap_and_a_sign_test() -> No
         rates.setdefault(v.cluster, []).append(v.passed)
     d = [float(n.passed) - np.mean(rates[n.id]) for n in new]
     assert j.delta == pytest.approx(np.mean(d))
-    assert j.delta_ci == stats.bootstrap_mean(d)
+    assert j.delta_ci == stats.paired_mean_interval(d)
     assert j.p_value == stats.mcnemar_exact(sum(x < 0 for x in d), sum(x > 0 for x in d))
     assert compare_runs(base, new).to_dict() == got.to_dict()  # seeded: the same runs, the same numbers
 
 
-def test_scores_get_a_paired_bootstrap_interval_of_the_mean_difference() -> None:
+def test_scores_get_a_paired_interval_of_the_mean_difference() -> None:
     rng = np.random.default_rng(9)
     xs, ys = rng.beta(2, 2, 60), rng.beta(3, 2, 60)
     base = [judge_sample(f"s{i}", [_result("sim", Status.PASSED, float(x))]) for i, x in enumerate(xs)]
     new = [judge_sample(f"s{i}", [_result("sim", Status.PASSED, float(y))]) for i, y in enumerate(ys)]
     g = compare_runs(base, new).graders[0]
     assert g.score_delta == pytest.approx(float(np.mean(ys - xs)))
-    assert g.score_delta_ci == stats.bootstrap_mean(ys - xs)
+    assert g.score_delta_ci == stats.paired_mean_interval(ys - xs)
 
 
 def test_json_shape_is_the_documented_one() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats as sst
 
 from assay.core import stats
 from assay.core.aggregate import judge_sample, summarize
@@ -66,17 +67,48 @@ def test_batch_by_batch_gives_the_same_intervals() -> None:
     assert total.take_intervals().to_dict() == summarize(verdicts).to_dict()
 
 
-def test_repeat_figures_match_the_scalar_estimators_on_uneven_tasks() -> None:
+@pytest.mark.parametrize("pass_k", [None, 3])
+def test_repeat_figures_match_the_scalar_estimators_on_uneven_tasks(pass_k: int | None) -> None:
+    """Each task's pass@k from its own attempts at the run's k (the most attempts of any task
+    unless given), tasks with fewer attempts than k apart (not a smaller k for the run)."""
     from assay.core.intervals import of_arrays
 
     rng = np.random.default_rng(8)
     sizes = rng.integers(1, 7, size=300)
     clusters = np.repeat(np.arange(300), sizes)
     passed = (rng.random(len(clusters)) < rng.random(300)[clusters]).astype(np.uint8)
-    got = of_arrays(passed, passed.astype(float), clusters).repeats
-    tallies = [(int(n), int(passed[clusters == t].sum())) for t, n in enumerate(sizes) if n >= 2]
-    k = min(n for n, _ in tallies)
-    assert (got.k, got.tasks) == (k, len(tallies))
-    assert got.pass_at_k == pytest.approx(np.mean([stats.pass_at_k(n, c, k) for n, c in tallies]))
-    assert got.pass_hat_k == pytest.approx(np.mean([stats.pass_hat_k(n, c, k) for n, c in tallies]))
-    assert got.consistency == pytest.approx(np.mean([stats.self_agreement(n, c) for n, c in tallies]))
+    got = of_arrays(passed, passed.astype(float), clusters, pass_k=pass_k).repeats
+    tallies = [(int(n), int(passed[clusters == t].sum())) for t, n in enumerate(sizes)]
+    k = pass_k or int(sizes.max())
+    full = [(n, c) for n, c in tallies if n >= k]
+    assert (got.k, got.tasks, got.short) == (k, len(full), len(tallies) - len(full))
+    assert list(got.short_tasks) == [t for t, (n, _) in enumerate(tallies) if n < k][:20]
+    at = [stats.pass_at_k(n, c, k) for n, c in full]
+    assert got.pass_at_k == pytest.approx(np.mean(at))
+    assert got.pass_at_k_ci == pytest.approx(stats.bounded_interval(np.mean(at), sst.sem(at), len(at), most=len(at)))
+    assert got.pass_hat_k == pytest.approx(np.mean([stats.pass_hat_k(n, c, k) for n, c in full]))
+    agree = [stats.self_agreement(n, c) for n, c in tallies if n >= 2]
+    assert (got.consistency, got.agreement_tasks) == (pytest.approx(np.mean(agree)), len(agree))
+    lo, hi = got.consistency_ci
+    assert lo < got.consistency < hi
+
+
+def test_an_errored_attempt_sets_its_task_apart_and_keeps_k() -> None:
+    """A suite of 5 repeats where one attempt of one task errored: pass@5 over the other tasks,
+    that task named apart (before, k fell to 4 for the whole run)."""
+    verdicts = []
+    for t in range(6):
+        for r in range(5):
+            status = "error" if (t, r) == (2, 4) else ("passed" if r <= t % 3 else "failed")
+            result = GraderResult(name="judge", type="prompt", status=status, passed=status == "passed",
+                                  score=None if status == "error" else float(status == "passed"),
+                                  error="runtime_error" if status == "error" else None)
+            v = judge_sample(f"t{t}#r{r + 1}", [result])
+            v.cluster = f"t{t}"
+            verdicts.append(v)
+    again = summarize(verdicts, pass_k=5).graders[0].intervals.repeats
+    assert (again.k, again.tasks, again.short, again.short_tasks) == (5, 5, 1, ("t2",))
+    assert again.pass_at_k == 1.0 and again.pass_at_k_ci[0] < 1.0  # every task passed once: still an interval
+    doc = again.to_dict()
+    assert doc["short_tasks"] == ["t2"] and doc["pass_at_k_ci"][1] == 1.0
+    assert summarize(verdicts).graders[0].intervals.repeats.k == 5  # the most attempts, without pass_k

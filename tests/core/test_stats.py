@@ -18,6 +18,22 @@ from assay.core.intervals import of_arrays
 RUNS = 1000
 
 
+def _wilson_type(mean: float, se: float, units: int, low: float = 0.0, high: float = 1.0,
+                 most: float | None = None) -> tuple[float, float]:
+    """The reference of ``stats.bounded_interval``, from its definition: the roots in mu of
+    (p - mu)^2 = q^2 mu (1 - mu) / n_eff, p the mean's place in [low, high], q scipy's t
+    quantile on units - 1 degrees of freedom, n_eff = p (1 - p) / se^2 (the units when the
+    values show no spread, as though each were 0 or 1)."""
+    w = high - low
+    p, s = (mean - low) / w, se / w
+    q = sst.t.ppf(0.975, units - 1) if units > 1 else sst.norm.ppf(0.975)
+    n = p * (1 - p) / s**2 if s > 0 and 0 < p < 1 else units
+    n = min(n, most) if most is not None else n
+    a = 1 + q * q / n
+    roots = np.sort(np.roots([a, -(2 * p + q * q / n), p * p]).real)
+    return low + max(roots[0], 0.0) * w, low + min(roots[1], 1.0) * w
+
+
 def _clustered(rng: np.random.Generator, clusters: int, per: int, p: float, spread: float) -> tuple[np.ndarray, ...]:
     """Binary outcomes of ``clusters`` tasks with ``per`` repeats each; each task has its own
     pass chance around ``p`` (a Beta with the given spread), so repeats are correlated."""
@@ -51,10 +67,14 @@ def test_cluster_se_and_clustered_t_interval_match_statsmodels_ols() -> None:
         sums = np.array([x[groups == g].sum() for g in ids])
         fit = sm.OLS(x, np.ones(len(x))).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
         assert stats.cluster_se(sizes.astype(float), sums) == pytest.approx(fit.bse[0], rel=1e-10)
-        lo, hi = fit.conf_int(alpha=0.05)[0]
         got = stats.mean_interval(len(x), x.sum(), (x * x).sum(),
                                   clustered=(len(sizes), stats.cluster_se(sizes.astype(float), sums)))
-        assert got == pytest.approx((max(lo, 0.0), min(hi, 1.0)), abs=1e-9)
+        assert got == pytest.approx(_wilson_type(x.mean(), fit.bse[0], len(sizes)), abs=1e-9)
+        # Inside the bounds, it is statsmodels' clustered t interval pulled towards 1/2 by the
+        # Wilson term (by a tenth of its width at most here, less the more clusters).
+        lo, hi = fit.conf_int(alpha=0.05)[0]
+        if 0 < lo and hi < 1:
+            assert got == pytest.approx((lo, hi), abs=(0.1 if clusters < 100 else 0.02) * (hi - lo))
         # From a summary's compact outcomes (cluster indices with gaps, as another grader's
         # clusters leave them): the same interval.
         found = of_arrays((x > 0).astype(np.uint8), x, groups * 2)
@@ -66,7 +86,7 @@ def test_outcomes_without_repeated_clusters_get_the_plain_intervals() -> None:
     scores = np.array([1, 0, 1, 1, 0, 1, np.nan])
     plain = of_arrays(passed, scores)
     assert plain.pass_rate == stats.wilson(5, 7) and plain.clusters is None and plain.repeats is None
-    assert plain.mean_score == stats.mean_interval(7, 4.0, 4.0)  # a missing score counts 0, as in the mean
+    assert plain.mean_score == stats.mean_interval(6, 4.0, 4.0)  # a result without a score is out, as in the mean
     assert of_arrays(passed, scores, np.arange(7)) == plain  # clusters of one sample each are no clustering
 
 
@@ -74,12 +94,43 @@ def test_t_interval_and_quantile_match_scipy() -> None:
     rng = np.random.default_rng(2)
     for n in [2, 3, 10, 41, 1000]:
         x = rng.beta(2, 3, size=n)
-        lo, hi = sst.t.interval(0.95, n - 1, loc=x.mean(), scale=sst.sem(x))
-        assert stats.mean_interval(n, x.sum(), (x * x).sum()) == pytest.approx((max(lo, 0), min(hi, 1)), abs=1e-9)
+        assert stats.mean_interval(n, x.sum(), (x * x).sum()) == pytest.approx(
+            _wilson_type(x.mean(), sst.sem(x), n), abs=1e-9)
     for df in [1, 2, 3.5, 10, 99, 10_000]:
         for q in [0.9, 0.95, 0.975, 0.995, 0.025]:
             assert stats.t_quantile(q, df) == pytest.approx(sst.t.ppf(q, df), rel=1e-9)
-    assert stats.mean_interval(1, 0.5, 0.25) is None
+    assert stats.mean_interval(0, 0.0, 0.0) is None
+
+
+@pytest.mark.parametrize("n", [1, 5, 30, 200])
+def test_bounded_intervals_have_width_at_the_bounds(n: int) -> None:
+    """Every value at a bound (all passed with score 1, all lost a whole point): the interval
+    is the exact worst case, each unit as though 0 or 1 (Wilson's on n, with t's quantile),
+    never a point; between the bounds with no spread, the same."""
+    top = stats.mean_interval(n, float(n), float(n))
+    assert top == pytest.approx(_wilson_type(1.0, 0.0, n), abs=1e-12) and top[0] < 1.0 and top[1] == 1.0
+    if n > 1:
+        wilson = proportion_confint(n, n, alpha=0.05, method="wilson")
+        assert top[0] <= wilson[0]  # t's quantile: no narrower than Wilson's own
+    lost = stats.paired_mean_interval([-1.0] * n)
+    assert lost == pytest.approx(_wilson_type(-1.0, 0.0, n, -1.0), abs=1e-12) and lost[0] == -1.0 < lost[1]
+    middle = stats.mean_interval(n, 0.5 * n, 0.25 * n)
+    assert middle[0] < 0.5 < middle[1]
+    # 30 of 30 passed: the mean score's interval is no longer [1.000, 1.000].
+    if n == 30:
+        assert round(top[0], 3) < 0.9
+
+
+def test_bounded_interval_matches_its_reference_on_generated_data() -> None:
+    rng = np.random.default_rng(6)
+    for units in [2, 3, 5, 12, 40, 500]:
+        for _ in range(20):
+            d = np.clip(rng.normal(rng.uniform(-0.5, 0.5), rng.uniform(0.01, 0.6), units), -1, 1)
+            got = stats.paired_mean_interval(d)
+            ref = _wilson_type(d.mean(), sst.sem(d), units, -1.0)
+            assert got == pytest.approx(ref, abs=1e-9)
+            assert -1.0 <= got[0] <= d.mean() <= got[1] <= 1.0
+    assert stats.paired_mean_interval([]) is None
 
 
 def test_mcnemar_matches_statsmodels_and_binomtest() -> None:
@@ -97,20 +148,6 @@ def test_mcnemar_matches_statsmodels_and_binomtest() -> None:
 def test_binom_cdf_matches_scipy_at_large_n() -> None:
     for n, k in [(10, 3), (1000, 480), (200_000, 99_500), (1_000_000, 499_000), (50, 0)]:
         assert stats.binom_cdf(k, n) == pytest.approx(sst.binom.cdf(k, n, 0.5), rel=1e-8, abs=1e-300)
-
-
-def test_bootstrap_is_seeded_and_matches_scipy_percentile() -> None:
-    rng = np.random.default_rng(4)
-    for n in [12, 80, 400]:
-        x = rng.normal(0.1, 0.3, size=n)
-        got = stats.bootstrap_mean(x)
-        assert got == stats.bootstrap_mean(x)  # same data, same numbers
-        ref = sst.bootstrap((x,), np.mean, n_resamples=10_000, method="percentile", rng=5).confidence_interval
-        se = x.std(ddof=1) / np.sqrt(n)
-        # Two bootstraps with different random draws agree to Monte Carlo error (~2% of a width).
-        assert got[0] == pytest.approx(ref.low, abs=0.06 * se * 4)
-        assert got[1] == pytest.approx(ref.high, abs=0.06 * se * 4)
-    assert stats.bootstrap_mean([0.5]) is None
 
 
 def test_paired_rate_interval_is_newcombes_method_10() -> None:
@@ -180,14 +217,3 @@ def test_paired_interval_coverage() -> None:
     tables = rng.multinomial(150, cells, size=RUNS)
     found = [stats.paired_rate_interval(*map(int, t)) for t in tables]
     assert 0.93 <= _covers(found, truth) <= 0.97
-
-
-def test_paired_mean_interval_bootstraps_small_runs_and_agrees_with_scipy_on_large_ones() -> None:
-    rng = np.random.default_rng(14)
-    small = rng.normal(0.05, 0.3, 200)
-    assert stats.paired_mean_interval(small) == stats.bootstrap_mean(small)
-    large = rng.normal(0.05, 0.3, stats.BOOTSTRAP_MAX + 1000)
-    lo, hi = sst.t.interval(0.95, len(large) - 1, loc=large.mean(), scale=sst.sem(large))
-    assert stats.paired_mean_interval(large) == pytest.approx((lo, hi), abs=1e-12)
-    boot = stats.bootstrap_mean(large, resamples=2000)
-    assert boot == pytest.approx((lo, hi), abs=0.003)  # the bootstrap it stands in for says the same

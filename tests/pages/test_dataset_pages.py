@@ -128,7 +128,7 @@ def test_a_refused_upload_names_the_row_and_the_field_then_versions_are_deleted(
     page.locator("#preview tbody tr").first.wait_for()  # the rows come after the title
     assert page.locator("#preview tbody td").all_inner_texts() == ["1", "p1", "北京", "0.5"]
 
-    # Delete a version, then the dataset (refused while a task grades it, saying which).
+    # Delete a version, then the dataset (refused while a task grades it, linking to it).
     page.click("#versions tr[data-number='1'] button.delete-version")
     page.click("dialog.confirm button[value=ok]")
     page.locator("#versions tbody tr").nth(1).wait_for(state="detached")
@@ -140,7 +140,8 @@ def test_a_refused_upload_names_the_row_and_the_field_then_versions_are_deleted(
                                         "evaluators": [{"evaluatorId": preset}]}).json()["data"]
     page.click("#delete-dataset")
     page.click("dialog.confirm button[value=ok]")
-    page.locator(".toast.error:has-text('用它的任务')").wait_for()
+    page.locator("#refusal:has-text('用它的任务')").wait_for()  # and a link to it
+    assert page.get_attribute("#refusal ul.blocking a", "href") == f"/tasks/{task['id']}"
     with live.api() as api:
         assert api.delete(f"/tasks/{task['id']}").status_code == 200
     page.click("#delete-dataset")

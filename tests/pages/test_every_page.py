@@ -35,7 +35,7 @@ def places(live) -> dict[str, str]:
             "tasks": "/tasks", "task": f"/tasks/{task['id']}", "run": f"/runs/{run['id']}",
             "sample": f"/runs/{run['id']}/samples/s0", "not-found": "/no/such/page",
             "datasets": "/datasets", "dataset": f"/datasets/{task['datasetId']}", "task-new": "/tasks/new",
-            "task-edit": f"/tasks/{task['id']}/edit"}
+            "task-edit": f"/tasks/{task['id']}/edit", "users": "/users", "account": "/account"}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def settle(page) -> None:
 
 @pytest.mark.parametrize("name", ["evaluators", "evaluators-custom", "editor-new", "editor-preset", "tasks", "task",
                                   "run", "sample", "not-found", "datasets", "dataset",
-                                  "task-new", "task-edit"])
+                                  "task-new", "task-edit", "users", "account"])
 def test_each_page_fits_a_phone_and_passes_axe(signed_in, live, places, shots, name):
     page = signed_in
     folder: Path = shots / "pages"

@@ -188,7 +188,8 @@ def test_a_new_user_goes_from_a_file_to_a_finished_run(browser, live, shots, lan
                                  [f"长度 {tag}", str(long_enough), str(40 - long_enough)]]
         graded = [row.locator("td").all_inner_texts() for row in page.locator("#graded-with tbody tr").all()]
         assert [(g[0], g[2]) for g in graded] == [(f"订单号 {tag}", "1"), (f"长度 {tag}", "3")]
-        assert all(re.fullmatch(r"[0-9a-f]{8}", g[1].strip()) for g in graded), graded
+        assert all(g[1].strip() == t("versions.label", number=1) for g in graded), graded  # the version that graded
+        assert page.locator("#graded-with a.version-link").first.get_attribute("href").endswith("?version=1")
         took = re.escape(t("run.took", seconds="§")).replace("§", r"[\d.]+")
         page.locator("#run-times", has_text=re.compile(took)).wait_for()  # how long the run took
         assert page.locator("#back-to-task").inner_text() == f"← 订单任务 {tag}"

@@ -76,3 +76,29 @@ def test_a_run_page_shows_figures_histogram_and_failures(page, live, task, shots
     assert page.locator("article.result").count() == 2
     assert "上海" in page.locator(".sample-row").inner_text()
     page.screenshot(path=shots / "sample.png", full_page=True)
+
+
+def test_a_run_page_leaves_an_errored_sample_out_of_the_mean_score(page, live):
+    """A code evaluator raises on one sample: the page's mean score (and its interval) is over
+    the other samples, as the API's and `assay run`'s are, and says one was left out."""
+    raises = ("def evaluate(input, output, expected, metadata):\n"
+              "    if input == '问题 1':\n        raise ValueError('cannot grade this one')\n"
+              "    return {'passed': True, 'score': 0.5}\n")
+    with live.api() as api:
+        presets = {e["config"]["presetType"]: e["id"] for e in api.get("/evaluators/presets").json()["data"]}
+        code = api.post("/evaluators", json={"name": "raises once", "type": "code",
+                                             "config": {"language": "python", "code": raises}}).json()["data"]
+        task = task_on_dataset(api, "errored", [{"evaluatorId": presets["exact_match"]}, {"evaluatorId": code["id"]}],
+                               ROWS, "errored")
+        run = finished_run(api, task["id"])
+    decided = [((1.0 if r["output"] == r["expected"] else 0.0) + 0.5) / 2 for r in ROWS if r["id"] != "q1"]
+    mean = sum(decided) / len(decided)
+    with_error = (sum(decided) + 1.0) / len(ROWS)  # q1's exact_match alone scored it 1
+    assert f"{mean:.3f}" != f"{with_error:.3f}"
+    page.goto(f"{live.url}/runs/{run['id']}")
+    page.locator("#run-status.run-completed").wait_for()
+    assert page.locator("#mean-score").inner_text() == f"{mean:.3f}"
+    lo, hi = run["summary"]["meanScoreCi"]
+    assert page.locator("#mean-score-ci").inner_text().endswith(f" [{lo:.3f}, {hi:.3f}]")  # "95% CI", "95% 置信区间"
+    left_out = page.locator("#pass-rate-ci").inner_text()
+    assert "1 left out" in left_out or "1 个未计入" in left_out, left_out

@@ -32,7 +32,21 @@ def test_ids_sharing_a_hash_are_told_apart_by_their_text(monkeypatch):
     assert first_duplicate(lambda: iter(numbered), hashes_of(["a", "b", "c", "b"])) == ("b", 2, 4)
 
 
-@pytest.mark.parametrize("n", [1, 10, 5000])
+@pytest.mark.parametrize("n", [1, 10, 5000, ids_module.SMALL + 1])
 def test_an_index_costs_eight_bytes_an_id(n):
     index = hashes_of(f"id-{i}" for i in range(n)).index()
-    assert index._hashes.nbytes == 8 * n
+    hashes = index._hashes
+    assert len(hashes) == n and hashes.itemsize == 8  # an array of int64, small (array) or large (numpy)
+
+
+def test_small_and_large_indexes_answer_alike(monkeypatch):
+    """Up to SMALL ids the index is searched in Python, past it with numpy: the same answers."""
+    ids = [f"s{i}" for i in range(0, 3000, 3)] + ["s9", "s9"]
+    asked = [f"s{i}" for i in range(-5, 3005)] + ["", "x"]
+    small = hashes_of(ids)
+    small_answers, small_repeated = small.index().contains(asked), small.repeated()
+    monkeypatch.setattr(ids_module, "SMALL", 0)
+    large = hashes_of(ids)
+    assert large.index().contains(asked) == small_answers
+    assert large.repeated() == small_repeated == {ids_module.id_hash("s9")}
+    assert sum(small_answers) == 1000

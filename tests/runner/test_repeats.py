@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from judge_server import good_json
+from judge_server import good_json, malformed
 from test_waza_results import EVAL, OUTCOME, TASK, load, write
 
 from assay.runner.local_engine.repeats import attempt_id, attempts, sample_ids
@@ -79,6 +79,42 @@ def test_repeats_ask_the_judge_afresh_and_report_consistency(tmp_path, judge_ser
     again = _run(tmp_path, judge_server, str(path), "-q", "--repeats", "2")
     assert again.returncode == 1, again.stderr
     assert len(calls) == 4  # the cache answered attempt 1; attempt 2 asked afresh
+
+
+def test_an_errored_attempt_keeps_pass_at_k_and_sets_its_task_apart(tmp_path, judge_server):
+    """`--repeats 4` and one judge reply that cannot be read: pass@4 stays pass@4 (it fell to
+    pass@3 for the whole run before), each task from its own attempts, the short task named;
+    `--pass-k 2` asks for pass@2; a k above the repeats is refused."""
+    asked: dict[str, int] = {}
+
+    def respond(body):
+        text = body["messages"][-1]["content"]
+        sample = next(r["id"] for r in ROWS if r["output"] in text)
+        asked[sample] = asked.get(sample, 0) + 1
+        if sample == "q1" and asked[sample] == 2:
+            return malformed()
+        return good_json({"reasoning": "ok", "score": 5 if sample != "q2" or asked[sample] == 1 else 1})
+
+    judge_server.respond = respond
+    path = _suite(tmp_path, repeats=None)
+    summary = tmp_path / "s.json"
+    got = _run(tmp_path, judge_server, str(path), "--repeats", "4", "--no-cache", "--summary-json", str(summary))
+    assert got.returncode == 1, got.stderr
+    quality = json.loads(summary.read_text())["graders"][0]
+    again = quality["repeats"]
+    assert (again["k"], again["tasks"], again["short"], again["short_tasks"]) == (4, 3, 1, ["q1"])
+    assert again["pass_at_k"] == 1.0 and again["pass_at_k_ci"][0] < 1.0 == again["pass_at_k_ci"][1]
+    # q0 and q3 passed every attempt, q2 once: pass^4 is 2/3, with an interval over the 3 tasks.
+    assert again["pass_hat_k"] == 2 / 3 and again["pass_hat_k_ci"][0] < 2 / 3 < again["pass_hat_k_ci"][1]
+    printed = " ".join(got.stdout.split())
+    assert "quality: 1 tasks with fewer than 4 scored attempts left out of pass@4 (q1)" in printed, printed
+
+    two = _run(tmp_path, judge_server, str(path), "--repeats", "4", "--pass-k", "2", "--summary-json", str(summary))
+    assert two.returncode == 1, two.stderr
+    again = json.loads(summary.read_text())["graders"][0]["repeats"]
+    assert (again["k"], again["tasks"], again["short"]) == (2, 4, 0)
+    refused = _run(tmp_path, judge_server, str(path), "--repeats", "4", "--pass-k", "5", "-q")
+    assert refused.returncode == 2 and "k = 5 is more than the 4 repeats" in refused.stderr
 
 
 def test_resume_continues_the_attempts(tmp_path, judge_server):

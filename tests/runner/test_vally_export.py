@@ -169,7 +169,7 @@ def test_assay_run_export_vally_then_results_gives_the_same_verdicts(graded):
     again = run("--results", str(tmp_path / "first.json"), "--export", "vally", "--export-path",
                 str(tmp_path / "again.json"))
     assert (first.returncode, again.returncode) == (1, 1), first.stderr + again.stderr
-    line = "2/4 passed, 1 failed, 1 errors, 0 pending; mean score 0.841"
+    line = "2/4 passed, 1 failed, 1 errors, 0 pending; mean score 0.788"  # the errored sample out (0.841 in)
     assert line in first.stdout and line in again.stdout, first.stdout + again.stdout
 
     def verdicts(name):

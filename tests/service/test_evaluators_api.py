@@ -70,7 +70,7 @@ def test_users_change_only_their_own_evaluators_and_admins_any(api):
     evaluator = create(api, "alice").json()["data"]
     for method, kwargs in (("PUT", {"json": {"name": "mine now"}}), ("DELETE", {})):
         refused = api.call(method, f"/evaluators/{evaluator['id']}", "bob", **kwargs)
-        assert refused.status_code == 403 and "another user" in refused.json()["message"]
+        assert refused.status_code == 403 and "belongs to alice" in refused.json()["message"]
     assert api.call("GET", f"/evaluators/{evaluator['id']}", "bob").status_code == 200
     assert api.call("PUT", f"/evaluators/{evaluator['id']}", "root", json={"name": "admin's"}).status_code == 200
     assert api.call("DELETE", f"/evaluators/{evaluator['id']}", "root").status_code == 200

@@ -185,7 +185,7 @@ OLD_CONFIGS = {  # (type, config as the API stored it before revision 0008, as 0
     "e-llm": ("llm", {"rubric": "polite", "threshold": 1},
               {"model": None, "base_url": None, "api_key_env": None, "temperature": 0.0, "max_tokens": None,
                "seed": None, "timeout_s": 60.0, "on_injection": "flag", "rubric": "polite", "rubric_file": None,
-               "scale": "1-5", "threshold": 1.0, "scoring": "parse"}),  # scoring: filled in by 0009
+               "scale": "1-5", "threshold": 1.0, "scoring": "parse"}),  # scoring: filled in by 0010
     "e-composite": ("composite", {"graders": [{"type": "contains"}, {"type": "similarity", "name": "s",
                                                                       "config": {"threshold": "0.5"}, "weight": 2}],
                                   "rule": "weighted"},
@@ -249,12 +249,12 @@ def test_configs_stored_before_0008_are_rewritten_as_validated(db_url):
         db.dispose()
 
 
-def test_0009_names_the_decision_mode_of_judge_configs_stored_before_it():
+def test_0010_names_the_decision_mode_of_judge_configs_stored_before_it():
     import importlib.util
 
     import assay.store
 
-    path = Path(assay.store.__file__).parent / "migrations" / "versions" / "0009_judge_scoring.py"
+    path = Path(assay.store.__file__).parent / "migrations" / "versions" / "0010_judge_scoring.py"
     spec = importlib.util.spec_from_file_location("migration_0009", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -159,3 +159,34 @@ def test_the_score_histogram_is_counted_by_the_database(database, bins):
     for score in (s for s in scores if s is not None):
         expected[min(int(max(score, 0.0) * bins), bins - 1)] += 1
     assert (counts, unscored) == (expected, 1) and len(sent) == 1
+
+
+def test_a_service_summary_leaves_errored_samples_out_of_the_mean_score(database):
+    """A sample one evaluator could not grade (an error) while the other scored it: out of the
+    run's mean score and its interval, live and final, as `assay run` leaves it out."""
+    run_id = _run(database, 10, 10)
+    weights = {PRESETS[0].id: 1.0, PRESETS[1].id: 2.0}
+    rows = []
+    for i in range(10):
+        for k, p in enumerate(PRESETS[:2]):
+            errored = i == 3 and k == 1
+            rows.append({"run_id": run_id, "sample_id": f"s{i}", "sample_index": i, "evaluator_id": p.id,
+                         "evaluator_name": p.name, "status": "error" if errored else ("passed" if i % 2 else "failed"),
+                         "passed": not errored and bool(i % 2), "score": None if errored else (0.9 if i % 2 else 0.2),
+                         "reason": None, "details": {}, "error_code": "runtime_error" if errored else None,
+                         "latency_ms": 0.0})
+    with database.session() as session:
+        run_rows.add_results(session, rows)
+        (slice_id,) = [i for i, _, _ in _slices(session, run_id)]
+        queue.finish(session, slice_id)
+        whole = summarise(session, run_id, weights)
+        live = LiveSummaries().summary(session, run_id, weights)
+    decided = [0.9 if i % 2 else 0.2 for i in range(10) if i != 3]  # both evaluators agree on a sample's score
+    assert whole["samplesErrored"] == 1 and whole["leftOut"] == 1
+    assert whole["meanScore"] == pytest.approx(sum(decided) / 9)
+    assert whole["meanScore"] != pytest.approx((sum(decided) + 0.9) / 10)  # s3's other evaluator scored it 0.9
+    lo, hi = whole["meanScoreCi"]
+    assert lo < whole["meanScore"] < hi
+    errored = next(e for e in whole["evaluators"] if e["evaluatorId"] == PRESETS[1].id)
+    assert errored["error"] == 1 and errored["meanScore"] == pytest.approx(sum(decided) / 9)
+    assert _rounded(live) == _rounded(whole)

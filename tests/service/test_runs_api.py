@@ -240,3 +240,27 @@ def test_a_run_queued_before_the_queue_existed_is_cut_into_slices_at_start(db_ur
     for api in make_api_again(db_url, shared_resources):
         finished = wait_for(api, run_id)
         assert finished["status"] == "completed" and finished["done"] == 18
+
+
+def test_a_run_summary_leaves_errored_samples_out_of_the_mean_score(api):
+    """A code evaluator that raises on one sample: that sample errs (its exact_match score is
+    kept in its results) and is out of the run's mean score and its interval, as `assay run`
+    leaves it out; the evaluator's own mean is over the eight it scored."""
+    ids = presets(api)
+    raises = ("def evaluate(input, output, expected, metadata):\n"
+              "    if input == 'q4':\n        raise ValueError('cannot grade this one')\n"
+              "    return {'passed': True, 'score': 0.5}\n")
+    code = api.call("POST", "/evaluators", json={"name": "raises once", "type": "code",
+                                                 "config": {"language": "python", "code": raises}}).json()["data"]
+    task = make_task(api, [{"evaluatorId": ids["exact_match"]}, {"evaluatorId": code["id"]}])
+    run = wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])
+    summary = run["summary"]
+    assert summary["samplesErrored"] == 1 and summary["leftOut"] == 1
+    # Each sample's score: the mean of exact_match's (1 or 0) and 0.5; s4 ("yes") errs.
+    decided = [((1.0 if r["output"] == "yes" else 0.0) + 0.5) / 2 for r in ROWS if r["id"] != "s4"]
+    assert summary["meanScore"] == pytest.approx(sum(decided) / 8)
+    assert summary["meanScore"] != pytest.approx((sum(decided) + 1.0) / 9)  # s4's exact_match alone said 1.0
+    lo, hi = summary["meanScoreCi"]
+    assert lo < summary["meanScore"] < hi
+    by_name = {e["name"]: e for e in summary["evaluators"]}
+    assert by_name["raises once"]["error"] == 1 and by_name["raises once"]["meanScore"] == 0.5

@@ -2,29 +2,33 @@
 // picker), its versions, and a paged preview of one version's rows (?version=&page= in the URL).
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
-import { confirmDialog, errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
+import { errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { readState, writeState } from './common/listing.js';
 import { fmtBytes } from './dataset/format.js';
 import { detailsEditor } from './dataset/details.js';
 import { drawPreview } from './dataset/preview.js';
+import { askThenDelete, mayChange, ownerBanner, refusal } from './common/owned.js';
 import { uploadBox } from './dataset/upload.js';
 
 const root = document.getElementById('app');
 const DEFAULTS = { version: '', page: 1 };
 const VERSION_COLUMNS = ['number', 'file', 'format', 'rows', 'size', 'columns', 'createdAt', 'actions'];
+const problem = h('div', { id: 'dataset-problem' });
 
-/** Asks, then deletes (the dataset, or one version); the server refuses what a task or a run
- * still needs (409), and says which. */
-async function remove(path, title, text, done) {
-  if (!await confirmDialog(title, text, t('common.delete'))) return;
+/** Deletes after asking (the server refuses what other rows still need, 409: shown with links to them). */
+const remove = (path, title, text, done) => askThenDelete(path, title, text, done, problem);
+
+
+/** "Copy as mine": a dataset of the visitor's holding this one's newest version. */
+async function copyDataset(dataset) {
   try {
-    await api('DELETE', path);
-    done();
+    const made = await api('POST', `/api/v1/datasets/${dataset.id}/copy`,
+      { name: t('owned.copyName', { name: dataset.name }).slice(0, 200) });
+    window.location.href = `/datasets/${made.id}`;
   } catch (err) {
-    toast(t('common.error', { message: err.message }), 'error');
+    mount(problem, refusal(err));
   }
 }
-
 
 function versionsTable(dataset, shown, onShow) {
   const cell = (key, attrs, ...children) => h('td', { ...attrs, dataset: { label: t(`dataset.col.${key}`) } },
@@ -41,7 +45,7 @@ function versionsTable(dataset, shown, onShow) {
     cell('size', { class: 'num' }, fmtBytes(v.sizeBytes)),
     cell('columns', { class: 'columns' }, v.columns.join(', ')),
     cell('createdAt', {}, fmtDate(v.createdAt)),
-    cell('actions', {}, h('button', { type: 'button', class: 'link danger delete-version',
+    cell('actions', {}, mayChange(dataset) && h('button', { type: 'button', class: 'link danger delete-version',
       'aria-label': t('dataset.deleteVersionOf', { number: v.number }),
       onclick: () => remove(`/api/v1/datasets/${dataset.id}/versions/${v.number}`, t('dataset.deleteVersion'),
         t('dataset.deleteVersionConfirm', { number: v.number }), () => {
@@ -79,24 +83,28 @@ async function render() {
     toast(t('dataset.saved', { name: saved.name }));
     render();
   });
+  const mine = mayChange(dataset);
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/datasets', class: 'button secondary' }, `← ${t('editor.back')}`),
       h('h1', { id: 'dataset-name' }, dataset.name), h('div', { class: 'spacer' }),
       numbers.length ? h('a', { href: `/tasks/new?dataset=${dataset.id}`, class: 'button secondary', id: 'new-task' },
         t('dataset.newTask')) : null,
-      details.open,
-      h('button', { type: 'button', class: 'danger', id: 'delete-dataset', onclick: () => remove(
-        `/api/v1/datasets/${dataset.id}`, t('dataset.deleteTitle'), t('evaluators.deleteConfirm', { name: dataset.name }),
-        () => { window.location.href = '/datasets'; }) }, t('dataset.delete'))),
+      mine ? [details.open,
+        h('button', { type: 'button', class: 'danger', id: 'delete-dataset', onclick: () => remove(
+          `/api/v1/datasets/${dataset.id}`, t('dataset.deleteTitle'), t('evaluators.deleteConfirm',
+            { name: dataset.name }), () => { window.location.href = '/datasets'; }) }, t('dataset.delete'))] : null),
+    mine ? null : ownerBanner(dataset, 'dataset', () => copyDataset(dataset)),
+    problem,
     details.form,
     dataset.description ? h('p', { class: 'lead', id: 'dataset-description' }, dataset.description) : null,
     h('p', { class: 'meta' }, dataset.taskNames.length
       ? t('dataset.usedBy', { tasks: dataset.taskNames.join(t('common.listSep')) }) : t('dataset.unused')),
-    h('section', { class: 'card' }, h('h2', {}, t(numbers.length ? 'dataset.uploadNext' : 'dataset.uploadFirst')),
-      uploadBox(dataset.id, facts, (version) => {
-        toast(t('dataset.uploaded', { number: version.number, rows: version.rowCount.toLocaleString() }));
-        show(version.number);
-      })),
+    mine ? h('section', { class: 'card' }, h('h2', {}, t(numbers.length ? 'dataset.uploadNext'
+      : 'dataset.uploadFirst')),
+    uploadBox(dataset.id, facts, (version) => {
+      toast(t('dataset.uploaded', { number: version.number, rows: version.rowCount.toLocaleString() }));
+      show(version.number);
+    })) : null,
     numbers.length ? [
       h('section', { class: 'card' }, h('h2', {}, t('dataset.versions')),
         versionsTable(dataset, shown, (number) => show(number))),

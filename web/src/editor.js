@@ -2,7 +2,7 @@
 // parameters, the code editor or the config form, and the test-run panel.
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
-import { errorState, h, loading, mount, toast } from './common/dom.js';
+import { errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { guardUnsaved } from './common/unsaved.js';
 import { createEditor, errorLine } from './editor/codemirror.js';
 import { compositeForm } from './editor/composite-form.js';
@@ -10,11 +10,17 @@ import { labelled, problemsAlert } from './editor/fields.js';
 import { llmForm } from './editor/llm-form.js';
 import { presetForm } from './editor/preset-form.js';
 import { testPanel } from './editor/test-panel.js';
+import { versionsCard } from './editor/versions.js';
+import { mayChange, ownerBanner } from './common/owned.js';
 
 const root = document.getElementById('app');
 const PARAMETERS = [['input', 'string'], ['output', 'string'], ['expected', 'string | null'], ['metadata', 'object']];
 const NEW_TYPES = ['code', 'preset', 'llm', 'composite'];
-const FROM_PRESET = new URLSearchParams(window.location.search).get('preset');
+const QUERY = new URLSearchParams(window.location.search);
+const FROM_PRESET = QUERY.get('preset');
+const COPY_OF = QUERY.get('copy');
+const VERSION = Number(QUERY.get('version')) || null; // viewing an earlier save, read-only
+const RESTORED = Number(QUERY.get('restored')) || null; // just restored from the versions card
 const LANGUAGES = ['python', 'nodejs'];
 const template = (language) => t(`editor.template.${language}`);
 
@@ -34,6 +40,21 @@ async function fromPreset(id) {
     isPreset: false, config: structuredClone(preset.config) };
 }
 
+/** A new evaluator copied from one the visitor may read (a colleague's): to change and save as theirs. */
+async function copyOf(id) {
+  const source = await get(`/api/v1/evaluators/${id}`);
+  return { name: t('owned.copyName', { name: source.name }), description: source.description || '', type: source.type,
+    isPreset: false, config: structuredClone(source.config) };
+}
+
+/** The evaluator as version `number` had it (its fields over the row's). */
+async function atVersion(id, number) {
+  const [evaluator, version] = await Promise.all([get(`/api/v1/evaluators/${id}`),
+    get(`/api/v1/evaluators/${id}/versions/${number}`)]);
+  return { ...evaluator, name: version.name, description: version.description, type: version.type,
+    config: version.config, shownVersion: version };
+}
+
 function parameterTable() {
   return h('table', { class: 'table params' },
     h('thead', {}, h('tr', {}, ['name', 'type', 'meaning'].map((k) => h('th', {}, t(`editor.param.${k}`))))),
@@ -49,25 +70,35 @@ function select(id, options, current, disabled) {
 async function start() {
   mount(root, loading());
   try {
-    const [evaluator, schemas, facts] = await Promise.all([page.id ? get(`/api/v1/evaluators/${page.id}`)
-      : FROM_PRESET ? fromPreset(FROM_PRESET) : blank(), get('/pages/api/schemas'), get('/pages/api/form-facts')]);
+    const [evaluator, schemas, facts] = await Promise.all([page.id ? (VERSION ? atVersion(page.id, VERSION)
+      : get(`/api/v1/evaluators/${page.id}`))
+      : FROM_PRESET ? fromPreset(FROM_PRESET) : COPY_OF ? copyOf(COPY_OF) : blank(),
+    get('/pages/api/schemas'), get('/pages/api/form-facts')]);
     draw(evaluator, schemas, facts);
+    if (RESTORED) {
+      toast(t('versions.restored', { number: RESTORED, version: evaluator.version }));
+      window.history.replaceState(null, '', `/evaluators/${evaluator.id}`);
+    }
   } catch (err) {
     mount(root, errorState(err, start));
   }
 }
 
 function draw(evaluator, schemas, facts) {
-  const readOnly = evaluator.isPreset;
+  const foreign = Boolean(page.id) && !evaluator.isPreset && !mayChange(evaluator);
+  const old = evaluator.shownVersion && !evaluator.shownVersion.current ? evaluator.shownVersion : null;
+  const readOnly = evaluator.isPreset || foreign || Boolean(old);
+  const copy = () => { window.location.href = `/evaluators/new?copy=${evaluator.id}`; };
   const ui = {};
   const changed = () => markDirty();
   ui.title = h('h1', { id: 'title' }, (evaluator.isPreset ? presetLabel(evaluator.config) : evaluator.name)
     || t('editor.newTitle'));
   ui.dirty = h('span', { class: 'badge warn', hidden: true, id: 'dirty' }, t('editor.unsaved'));
   ui.alert = h('div', { class: 'save-alert' });
-  ui.save = readOnly ? [h('span', { class: 'badge' }, t('editor.readonly')),
+  ui.save = evaluator.isPreset ? [h('span', { class: 'badge' }, t('editor.readonly')),
     h('a', { class: 'button primary', id: 'use-preset', href: `/evaluators/new?preset=${evaluator.id}` },
       t('editor.usePreset'))]
+    : readOnly ? h('span', { class: 'badge', id: 'read-only' }, t('owned.readonly'))
     : h('button', { type: 'button', class: 'primary', id: 'save', title: t('editor.shortcut'), onclick: save },
       t('editor.save'));
   ui.name = h('input', { id: 'name', value: evaluator.isPreset ? presetLabel(evaluator.config) : evaluator.name,
@@ -78,17 +109,21 @@ function draw(evaluator, schemas, facts) {
   const nameField = labelled('name', 'editor.name', ui.name, { required: !readOnly });
   ui.description = h('textarea', { id: 'description', value: evaluator.description || '', readOnly, rows: 2,
     oninput: changed });
-  const types = readOnly ? ['preset'] : page.id ? [evaluator.type] : NEW_TYPES;
+  const types = evaluator.isPreset ? ['preset'] : page.id ? [evaluator.type] : NEW_TYPES;
   ui.type = select('type', types.map((v) => [v, t(`type.${v}`)]), evaluator.type, types.length === 1);
   ui.language = select('language', LANGUAGES.map((v) => [v, t(`language.${v}`)]), evaluator.config.language || 'python',
     readOnly);
   ui.languageField = h('label', { class: 'field' }, t('editor.language'), ui.language);
   ui.configCard = h('section', { class: 'card config' });
 
-  const back = h('a', { href: `/evaluators?tab=${readOnly ? 'presets' : 'custom'}`, class: 'button secondary',
+  const back = h('a', { href: `/evaluators?tab=${evaluator.isPreset ? 'presets' : 'custom'}`, class: 'button secondary',
     id: 'back' }, `← ${t('editor.back')}`);
   mount(root,
     h('div', { class: 'editor-head' }, back, ui.title, ui.dirty, h('div', { class: 'spacer' }), ui.save),
+    foreign ? ownerBanner(evaluator, 'evaluator', copy) : null,
+    old ? h('div', { class: 'alert info', id: 'old-version', role: 'note' }, t('versions.viewing', {
+      number: old.number, author: old.author || t('owned.nobody'), time: fmtDate(old.createdAt) }), ' ',
+    h('a', { href: `/evaluators/${evaluator.id}` }, t('versions.toCurrent'))) : null,
     ui.alert,
     h('section', { class: 'card basic' }, h('h2', {}, t('editor.basic')),
       h('div', { class: 'grid' },
@@ -96,7 +131,9 @@ function draw(evaluator, schemas, facts) {
         h('label', { class: 'field' }, t('editor.type'), ui.type), ui.languageField),
       h('label', { class: 'field wide' }, t('editor.description'), ui.description)),
     h('div', { class: 'workbench' }, ui.configCard, testPanel({ run: (sample) => runTest(sample) })),
-    h('section', { class: 'card' }, h('h2', {}, t('editor.params')), parameterTable()));
+    h('section', { class: 'card' }, h('h2', {}, t('editor.params')), parameterTable()),
+    ui.versions = h('div', { id: 'versions-holder' }, page.id && !evaluator.isPreset
+      ? versionsCard(page.id, old ? old.number : evaluator.version, mayChange(evaluator)) : null));
 
   let current = null; // the shown config's form: getValue() and validate()
   function drawConfig(type, config) {
@@ -146,6 +183,7 @@ function draw(evaluator, schemas, facts) {
   drawConfig(evaluator.type, evaluator.config);
   page.ui = ui;
   page.readOnly = readOnly;
+  page.old = Boolean(old); // an earlier version: tested as shown, not as stored now
   page.state = () => ({ name: ui.name.value.trim(), description: ui.description.value, type: ui.type.value,
     config: current.getValue() });
   page.validate = () => [nameField.report(ui.name.value.trim() ? null : t('form.required')), ...current.validate()]
@@ -204,6 +242,7 @@ async function save() {
     page.ui.title.textContent = saved.name;
     document.title = `${saved.name} · ${t('app.title')}`;
     markDirty();
+    mount(page.ui.versions, versionsCard(saved.id, saved.version, true));
     toast(t('editor.saved'));
   } catch (err) {
     showProblem(err.message, err.text);
@@ -218,7 +257,7 @@ async function runTest(sample) {
   page.ui.editor?.clearError();
   let data;
   try {
-    if (page.id && !isDirty()) {
+    if (page.id && !isDirty() && !page.old) {
       data = await api('POST', `/api/v1/evaluators/${page.id}/test`, sample);
     } else {
       const { name, type, config } = page.state();

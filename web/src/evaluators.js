@@ -6,6 +6,7 @@ import { api, get, getPage } from './common/api.js';
 import { t } from './common/boot.js';
 import { confirmDialog, errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { apiQuery, pager, readState, searchBox, sortHeader, writeState } from './common/listing.js';
+import { me, refusal } from './common/owned.js';
 
 const TABS = ['presets', 'custom'];
 const TYPES = ['code', 'llm', 'composite', 'preset'];
@@ -50,7 +51,8 @@ async function remove(evaluator) {
     toast(t('evaluators.deleted', { name: evaluator.name }));
     render();
   } catch (err) {
-    toast(t('common.error', { message: err.message }), 'error');
+    document.getElementById('refusal')?.remove();
+    root.prepend(refusal(err)); // with a link to each task in the way
   }
 }
 
@@ -63,9 +65,10 @@ function customRow(e) {
     cell('language', {}, e.language ? t(`language.${e.language}`) : t('common.none')),
     cell('owner', {}, e.owner ?? t('common.none')),
     cell('updatedAt', {}, fmtDate(e.updatedAt)),
-    cell('actions', { class: 'actions' },
-      h('a', { href: `/evaluators/${e.id}`, class: 'action' }, t('common.edit')),
-      h('button', { type: 'button', class: 'link danger', onclick: () => remove(e) }, t('common.delete'))));
+    cell('actions', { class: 'actions' }, me.isAdmin || e.owner === me.name // user names are unique
+      ? [h('a', { href: `/evaluators/${e.id}`, class: 'action' }, t('common.edit')),
+        h('button', { type: 'button', class: 'link danger', onclick: () => remove(e) }, t('common.delete'))]
+      : h('a', { href: `/evaluators/${e.id}`, class: 'action' }, t('common.view'))));
 }
 
 async function customTable(body, current) {

@@ -3,9 +3,11 @@
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { histogram } from './common/charts.js';
-import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast, withColon } from './common/dom.js';
-import { fmtCi } from './common/intervals.js';
+import { confirmDialog, errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, statusBadge, toast, withColon }
+  from './common/dom.js';
+import { fmtCi, fmtScoreCi } from './common/intervals.js';
 import { reasonOf } from './common/phrase.js';
+import { mayChange, refusal } from './common/owned.js';
 
 const root = document.getElementById('app');
 const ACTIVE = ['queued', 'running'];
@@ -23,6 +25,8 @@ function progressView(run) {
       pct: (share * 100).toFixed(0) })),
     ACTIVE.includes(run.status) ? h('button', { type: 'button', class: 'secondary', onclick: cancel },
       t('run.cancel')) : null,
+    !ACTIVE.includes(run.status) && mayChange(run) ? h('button', { type: 'button', class: 'secondary',
+      id: 'delete-run', onclick: () => removeRun(run) }, t('run.delete')) : null,
     run.error ? h('p', { class: 'alert error' }, t('run.runError', { message: run.error })) : null,
   ];
 }
@@ -52,7 +56,8 @@ function gradedDataset(dataset) {
     dataset.file ? ` · ${dataset.file}` : '');
 }
 
-/** The evaluators the run graded, as it snapshotted them: version (a hash of the config), weight, and
+/** The evaluators the run graded, as it snapshotted them: version (its number, linking to it; a hash of the
+ * config for runs older than versions), weight, and
  * the config itself, every field with the value it graded with (defaults included). */
 function gradedWith(evaluators) {
   return h('section', { class: 'card', id: 'graded-with' }, h('h2', {}, t('run.gradedWith')),
@@ -62,12 +67,26 @@ function gradedWith(evaluators) {
       h('tbody', {}, evaluators.map((e) => h('tr', {},
         h('td', { dataset: { label: t('run.col.evaluator') } }, h('a', { href: `/evaluators/${e.evaluatorId}` },
           e.name)),
-        h('td', { dataset: { label: t('run.col.version') } }, h('code', { class: 'version' }, e.version),
+        h('td', { dataset: { label: t('run.col.version') } }, e.versionNumber
+          ? h('a', { class: 'version-link', href: `/evaluators/${e.evaluatorId}?version=${e.versionNumber}` },
+            t('versions.label', { number: e.versionNumber }))
+          : h('code', { class: 'version' }, e.version),
           e.changedSince ? h('span', { class: 'badge warn', title: t('run.changedSinceHint') },
             t('run.changedSince')) : null),
         h('td', { class: 'num', dataset: { label: t('run.col.weight') } }, e.weight),
         h('td', { dataset: { label: t('run.col.config') } }, h('details', { class: 'graded-config' },
           h('summary', {}, t('run.showConfig')), h('pre', {}, JSON.stringify(e.config, null, 2))))))))));
+}
+
+async function removeRun(run) {
+  if (!await confirmDialog(t('run.delete'), t('run.deleteConfirm', { run: run.id.slice(0, 8), results: run.done }),
+    t('common.delete'))) return;
+  try {
+    await api('DELETE', `/api/v1/runs/${runId}`);
+    window.location.href = `/tasks/${run.taskId}`;
+  } catch (err) {
+    root.prepend(refusal(err));
+  }
 }
 
 async function cancel() {
@@ -97,7 +116,10 @@ function summaryView(summary) {
       h('div', { class: 'stat' }, h('div', { class: 'label' }, t('run.passRate')),
         h('div', { class: 'value', id: 'pass-rate' }, fmtPct(summary.passRate)),
         h('div', { class: 'ci', id: 'pass-rate-ci' }, ciNote(summary))),
-      card(t('run.meanScore'), fmtScore(summary.meanScore))),
+      h('div', { class: 'stat' }, h('div', { class: 'label' }, t('run.meanScore')),
+        h('div', { class: 'value', id: 'mean-score' }, fmtScore(summary.meanScore)),
+        h('div', { class: 'ci', id: 'mean-score-ci' },
+          summary.meanScoreCi ? t('run.ci', { ci: fmtScoreCi(summary.meanScoreCi) }) : ''))),
     h('h2', {}, t('run.perEvaluator')),
     h('table', { class: 'table cards', id: 'per-evaluator' },
       h('thead', {}, h('tr', {}, ['evaluator', 'passed', 'failed', 'error', 'pending', 'passRate', 'meanScore']
@@ -109,7 +131,7 @@ function summaryView(summary) {
         labelledCell('passRate', { class: 'num' }, fmtPct(rate(e)),
           h('span', { class: 'ci' }, ` ${fmtCi(e.passRateCi)}`)),
         labelledCell('meanScore', { class: 'num' }, fmtScore(e.meanScore),
-          h('span', { class: 'ci' }, e.meanScoreCi ? ` [${e.meanScoreCi.map((x) => x.toFixed(3)).join(', ')}]` : ''),
+          h('span', { class: 'ci' }, e.meanScoreCi ? ` ${fmtScoreCi(e.meanScoreCi)}` : ''),
         ))))),
   ];
 }

@@ -8,6 +8,8 @@ import { errorState, h, loading, mount } from './common/dom.js';
 import { guardUnsaved } from './common/unsaved.js';
 import { labelled, problemsAlert } from './editor/fields.js';
 import { datasetField, evaluatorLinks } from './task/links.js';
+import { mayChange, ownerBanner, refusal } from './common/owned.js';
+import { copyTask } from './task/copy.js';
 
 const root = document.getElementById('app');
 const taskId = params.id || null;
@@ -26,6 +28,7 @@ async function load() {
 }
 
 function draw({ task, dataset, facts }) {
+  const foreign = Boolean(taskId) && !mayChange(task);
   const back = taskId ? `/tasks/${taskId}` : '/tasks';
   const name = h('input', { id: 'name', value: task.name, maxlength: 200, autocomplete: 'off' });
   const nameField = labelled('name', 'taskForm.name', name, { required: true });
@@ -56,9 +59,15 @@ function draw({ task, dataset, facts }) {
     h('h1', {}, taskId ? t('taskForm.editTitle') : t('taskForm.newTitle')), dirty, h('div', { class: 'spacer' }),
     save),
   alert,
-  h('section', { class: 'card' }, nameField.el, labelled('description', 'taskForm.description', description).el),
-  h('section', { class: 'card' }, datasetPick.el),
-  h('section', { class: 'card' }, links.el));
+  h('fieldset', { class: 'group', disabled: foreign }, // a colleague's task: shown, not editable
+    h('section', { class: 'card' }, nameField.el, labelled('description', 'taskForm.description', description).el),
+    h('section', { class: 'card' }, datasetPick.el),
+    h('section', { class: 'card' }, links.el)));
+  if (foreign) {
+    save.remove();
+    el.insertBefore(ownerBanner(task, 'task', () => copyTask(task).catch((err) => mount(alert, refusal(err)))),
+      alert);
+  }
   mount(root, el);
 }
 

@@ -3,7 +3,10 @@
 import { api, get, getPage } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
-import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon } from './common/dom.js';
+import { errorState, fmtDate, fmtPct, fmtScore, h, loading, mount, toast, withColon }
+  from './common/dom.js';
+import { askThenDelete, mayChange, ownerBanner, refusal } from './common/owned.js';
+import { copyTask } from './task/copy.js';
 import { fmtCi } from './common/intervals.js';
 import { PAGE_SIZE, pager, readState, writeState } from './common/listing.js';
 
@@ -13,7 +16,18 @@ const POLL_MS = 1000;
 const TREND_RUNS = 50;
 const DEFAULTS = { page: 1 };
 
-const RUN_COLUMNS = ['run', 'status', 'progress', 'passRate', 'meanScore', 'createdAt'];
+const RUN_COLUMNS = ['run', 'status', 'startedBy', 'progress', 'passRate', 'meanScore', 'createdAt', 'actions'];
+const problem = h('div', { id: 'task-problem' });
+
+/** Deletes after asking (the server refuses what other rows still need, 409: shown with links to them). */
+const remove = (path, title, text, done) => askThenDelete(path, title, text, done, problem);
+
+function deleteRun(run) {
+  remove(`/api/v1/runs/${run.id}`, t('run.delete'), t('run.deleteConfirm', { run: run.id.slice(0, 8),
+    results: run.done }), () => { toast(t('run.deleted')); render(false); });
+}
+
+const copy = (task) => copyTask(task).catch((err) => mount(problem, refusal(err)));
 
 function runRow(run) {
   const summary = run.summary || {};
@@ -22,11 +36,15 @@ function runRow(run) {
   return h('tr', { dataset: { id: run.id } },
     cell('run', {}, h('a', { href: `/runs/${run.id}` }, run.id.slice(0, 8))),
     cell('status', {}, h('span', { class: `badge run-${run.status}` }, t(`run.status.${run.status}`))),
+    cell('startedBy', { class: 'started-by' }, run.startedBy ?? t('owned.nobody')),
     cell('progress', {}, h('progress', { max: run.total || 1, value: run.done, 'aria-label': t('task.col.progress') }),
       ` ${run.done}/${run.total}`),
     cell('passRate', { class: 'num' }, fmtPct(summary.passRate), h('span', { class: 'ci' }, ` ${fmtCi(summary.passRateCi)}`)),
     cell('meanScore', { class: 'num' }, fmtScore(summary.meanScore)),
-    cell('createdAt', {}, fmtDate(run.createdAt)));
+    cell('createdAt', {}, fmtDate(run.createdAt)),
+    cell('actions', {}, mayChange(run) && !ACTIVE.includes(run.status) ? h('button', { type: 'button',
+      class: 'link danger delete-run', 'aria-label': t('run.deleteOf', { run: run.id.slice(0, 8) }),
+      onclick: () => deleteRun(run) }, t('common.delete')) : null));
 }
 
 /** Two finished runs to compare (newest against the one before, unless chosen): opens the compare page. */
@@ -77,10 +95,18 @@ async function render(first = true) {
   button.addEventListener('click', () => startRun(button));
   const points = finished.filter((r) => r.summary && r.summary.passRate !== null).reverse()
     .map((r) => ({ label: fmtDate(r.createdAt), value: r.summary.passRate, ci: r.summary.passRateCi }));
+  const mine = mayChange(task);
+  const removeTask = () => remove(`/api/v1/tasks/${task.id}`, t('task.delete'),
+    t('task.deleteConfirm', { name: task.name, runs: runs.total }), () => { window.location.href = '/tasks'; });
   mount(root,
     h('div', { class: 'page-head' }, h('a', { href: '/tasks', class: 'button secondary' }, `← ${t('editor.back')}`),
       h('h1', {}, task.name), h('div', { class: 'spacer' }),
-      h('a', { href: `/tasks/${task.id}/edit`, class: 'button secondary', id: 'edit-task' }, t('task.edit')), button),
+      mine ? [h('button', { type: 'button', class: 'secondary danger-text', id: 'delete-task', onclick: removeTask },
+        t('task.delete')),
+      h('a', { href: `/tasks/${task.id}/edit`, class: 'button secondary', id: 'edit-task' }, t('task.edit'))] : null,
+      button),
+    mine ? null : ownerBanner(task, 'task', () => copy(task)),
+    problem,
     task.description ? h('p', { class: 'lead' }, task.description) : null,
     h('p', { class: 'meta', id: 'task-dataset' }, withColon(t('task.dataset')), dataset
       ? [h('a', { href: `/datasets/${dataset.id}` }, dataset.name), task.datasetVersion

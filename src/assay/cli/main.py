@@ -12,8 +12,13 @@ import typer
 from assay.core.errors import AssayError
 from assay.core.untrusted import cap_text, clean_text
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Grade the outputs of LLMs and agents.")
+
+def _new_app() -> typer.Typer:
+    return typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                       help="Grade the outputs of LLMs and agents.")
+
+
+app = _new_app()
 
 EXIT_INVALID = 2  # 0: every sample passed, 1: some did not (the commands' own returns)
 
@@ -79,7 +84,7 @@ def run(
         "--summary-json", help="Write the summary (per grader counts) as JSON.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only the one-line total.")] = False,
     export: Annotated[Optional[str], typer.Option(
-        "--export", help="Also write results shaped for another tool: waza or vally (JSON).")] = None,
+        "--export", help="Also write results shaped for another tool: waza, vally or every-eval-ever (JSON).")] = None,
     export_path: Annotated[Optional[Path], typer.Option(
         "--export-path", help="Where --export writes (default: results.<tool>.json).")] = None,
     dialect: Annotated[Optional[str], typer.Option(
@@ -99,6 +104,9 @@ def run(
     repeats: Annotated[Optional[int], typer.Option(
         "--repeats", min=1, max=100, help="Grade each sample K times (judges answer afresh; "
                                           "default: the suite's `repeats`, else 1).")] = None,
+    pass_k: Annotated[Optional[int], typer.Option(
+        "--pass-k", min=1, max=100, help="The k of pass@k and pass^k (default: the suite's `pass_k`, else its "
+                                         "repeats, else the most attempts of any task).")] = None,
     baseline: Annotated[Optional[Path], typer.Option(
         "--baseline", help="After the run, compare it with this results JSONL (as `assay compare`).")] = None,
     fail_on_regression: Annotated[bool, typer.Option(
@@ -108,11 +116,12 @@ def run(
 ) -> None:
     """Grade every sample of a suite with every grader; exit 0 if all pass, 1 if not, 2 if invalid."""
     from assay.cli.run_cmd import execute
+    from assay.runner.job import EXPORTS
 
     if resume and out is None:
         _fail_invalid(AssayError("--resume needs --out (the results file to continue)"))
-    if export not in (None, "waza", "vally"):
-        _fail_invalid(AssayError(f"--export: unknown format {export!r}; use waza or vally"))
+    if export is not None and export not in EXPORTS:
+        _fail_invalid(AssayError(f"--export: unknown format {export!r}; use {', '.join(EXPORTS)}"))
     if engine not in ("local", "ray"):
         _fail_invalid(AssayError(f"--engine: unknown engine {engine!r}; use local or ray"))
     if fail_on_regression and baseline is None:
@@ -121,7 +130,7 @@ def run(
               concurrency=concurrency, resume=resume, cost_ordered=cost_ordered,
               summary_json=summary_json, quiet=quiet, export=export, export_path=export_path, dialect=dialect,
               no_cache=no_cache, engine=engine, waza_version=waza_version, explain_dialect=explain_dialect,
-              repeats=repeats, baseline=baseline, fail_on_regression=fail_on_regression, alpha=alpha)
+              repeats=repeats, pass_k=pass_k, baseline=baseline, fail_on_regression=fail_on_regression, alpha=alpha)
 
 
 @app.command("compare")
@@ -398,9 +407,28 @@ def _root(version: Annotated[bool, typer.Option("--version", "-V", callback=_pri
     """Grade the outputs of LLMs and agents."""
 
 
+def _only(name: str) -> typer.Typer:
+    """``app`` with only the command or command group called ``name`` (``app`` itself when none
+    is). Typer reads the signature of every command when it builds an app, about 40 ms for all
+    of assay's; a command line that names one command needs only that one read."""
+    from typer.main import get_command_name
+
+    lean = _new_app()
+    lean.registered_callback = app.registered_callback
+    for command in app.registered_commands:
+        if command.callback is not None and (command.name or get_command_name(command.callback.__name__)) == name:
+            lean.registered_commands = [command]
+            return lean
+    for group in app.registered_groups:
+        if group.name == name:
+            lean.registered_groups = [group]
+            return lean
+    return app
+
+
 def main() -> None:
     try:
-        app()
+        _only(sys.argv[1])() if len(sys.argv) > 1 else app()
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         sys.exit(130)

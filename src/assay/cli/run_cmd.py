@@ -29,8 +29,8 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
             summary_json: Path | None, quiet: bool, export: str | None = None,
             export_path: Path | None = None, dialect: str | None = None, no_cache: bool = False,
             engine: str = "local", waza_version: str | None = None, explain_dialect: bool = False,
-            repeats: int | None = None, baseline: Path | None = None, fail_on_regression: bool = False,
-            alpha: float = 0.05) -> int:
+            repeats: int | None = None, pass_k: int | None = None, baseline: Path | None = None,
+            fail_on_regression: bool = False, alpha: float = 0.05) -> int:
     """Parse into ``RunOptions``, run (``runner.job``), print; the exit code."""
     if explain_dialect:
         explained = load_suite(suite_path, results=results, dialect=dialect, context=Defaults.context(),
@@ -39,7 +39,7 @@ def execute(suite_path: Path, *, out: Path | None, junit: Path | None, results: 
         return 0
     options = RunOptions(suite=suite_path, out=out, junit=junit, results=results, summary_json=summary_json,
                          export=export, export_path=export_path, threshold=threshold, cost_ordered=cost_ordered,
-                         repeats=repeats, concurrency=concurrency, resume=resume, dialect=dialect,
+                         repeats=repeats, pass_k=pass_k, concurrency=concurrency, resume=resume, dialect=dialect,
                          waza_version=waza_version, no_cache=no_cache, engine=engine,
                          keep_verdicts=baseline is not None, count_judged=not quiet, max_problems=MAX_LISTED)
     show = not quiet and sys.stderr.isatty()

@@ -3,10 +3,10 @@
 Samples are paired by id (by cluster, when a run graded a sample several times: repeats,
 waza trials); a sample graded in one run only is listed apart, never paired. Per grader and
 for the samples' verdicts: both pass rates, the paired difference with its 95% interval
-(Newcombe's method 10 on single attempts, a seeded paired bootstrap over samples when they
-were repeated, the t interval past ``stats.BOOTSTRAP_MAX`` pairs), the exact McNemar p-value
-on the discordant pairs (a sign test on the per-sample changes when repeated), and for scores
-the paired bootstrap interval of the mean difference. Errors and pending results are left out
+(Newcombe's method 10 on single attempts; over samples when they were repeated,
+``stats.paired_mean_interval``, bounded by [-1, 1] and small-sample safe), the exact McNemar
+p-value on the discordant pairs (a sign test on the per-sample changes when repeated), and for
+scores ``stats.paired_mean_interval`` of the mean difference. Errors and pending results are left out
 (and counted), as in every summary.
 """
 
@@ -185,7 +185,7 @@ def _compare(name: str, paired: list[str], base: Run, new: Run, seed: int) -> Gr
         both = int(((xr == 1) & (yr == 1)).sum())
         out.delta_ci = stats.paired_rate_interval(both, down, up, len(pairs) - both - down - up)
     else:
-        out.delta_ci = stats.paired_mean_interval(d, seed=seed)
+        out.delta_ci = stats.paired_mean_interval(d)
     out.to_fail = [Flip(k, x.reason, y.reason) for (k, x, y), di in zip(pairs, d) if di < 0]
     out.to_pass = [Flip(k, x.reason, y.reason) for (k, x, y), di in zip(pairs, d) if di > 0]
     scored = [(x.score_sum / x.scores, y.score_sum / y.scores) for _, x, y in pairs if x.scores and y.scores]
@@ -193,5 +193,5 @@ def _compare(name: str, paired: list[str], base: Run, new: Run, seed: int) -> Gr
         s = np.array(scored)
         out.base_mean_score, out.new_mean_score = float(s[:, 0].mean()), float(s[:, 1].mean())
         out.score_delta = out.new_mean_score - out.base_mean_score
-        out.score_delta_ci = stats.paired_mean_interval(s[:, 1] - s[:, 0], seed=seed)
+        out.score_delta_ci = stats.paired_mean_interval(s[:, 1] - s[:, 0])
     return out

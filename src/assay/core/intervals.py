@@ -1,32 +1,19 @@
 """A summary's 95% intervals, from the compact outcomes a run keeps (``core.summary.Outcomes``:
 a pass flag and a score per decided result, and each result's cluster when samples are
-clustered): per-cluster tallies are taken with ``numpy.bincount``, never per-sample objects."""
+clustered). Without clusters the intervals come from a few sums (``of_sums``: floats, no numpy);
+with clusters, per-cluster tallies are taken with ``numpy.bincount``, never per-sample objects,
+numpy being imported then and only then."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from assay.core import stats
+from assay.core.repeats import Repeats, repeats
 
-
-@dataclass(frozen=True, slots=True)
-class Repeats:
-    """How results fared across a task's attempts: k (the fewest attempts of a repeated task),
-    the tasks with k attempts or more, their mean pass@k and pass^k (every attempt of k
-    passed), and the mean share of pairs of attempts that agree (a judge's self-agreement)."""
-
-    k: int
-    tasks: int
-    pass_at_k: float
-    pass_hat_k: float
-    consistency: float
-
-    def to_dict(self) -> dict[str, float | int]:
-        return {"k": self.k, "tasks": self.tasks, "pass_at_k": self.pass_at_k, "pass_hat_k": self.pass_hat_k,
-                "consistency": self.consistency}
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +35,20 @@ class Intervals:
         return out
 
 
-def of_arrays(passed: np.ndarray, scores: np.ndarray, clusters: np.ndarray | None = None) -> Intervals:
+def of_arrays(passed: np.ndarray, scores: np.ndarray, clusters: np.ndarray | None = None,
+              pass_k: int | None = None) -> Intervals:
     """Intervals of decided results: ``passed`` 1/0, ``scores`` (NaN, a result without a
-    score, counts as 0, as in the mean score), ``clusters`` each result's cluster index."""
+    score, is out of the mean score, as ``core.summary`` leaves it out), ``clusters`` each
+    result's cluster index; ``pass_k``: the k of pass@k (``core.repeats``; None: the most
+    attempts of any task)."""
+    import numpy as np
+
     n = len(passed)
     if n == 0:
         return Intervals()
     x = passed.astype(np.float64)
-    s = np.nan_to_num(scores.astype(np.float64), nan=0.0)
+    has = ~np.isnan(scores)
+    s = scores.astype(np.float64)[has]
     rate_c = score_c = None
     again = None
     g = None
@@ -68,23 +61,29 @@ def of_arrays(passed: np.ndarray, scores: np.ndarray, clusters: np.ndarray | Non
             g = len(sizes)
             passes = np.bincount(idx, weights=x)[keep]
             rate_c = (g, stats.cluster_se(sizes, passes) if g > 1 else 0.0)
-            score_c = (g, stats.cluster_se(sizes, np.bincount(idx, weights=s)[keep]) if g > 1 else 0.0)
-            again = _repeats(sizes, passes)
+            score_c = _score_clustering(idx[has], s)
+            tallies = zip(sizes.astype(np.int64).tolist(), np.round(passes).astype(np.int64).tolist(), strict=True)
+            again = repeats(tallies, pass_k)
     return Intervals(stats.rate_interval(float(x.sum()), n, rate_c),
-                     stats.mean_interval(n, float(s.sum()), float(s @ s), score_c), g, again)
+                     stats.mean_interval(len(s), float(s.sum()), float(s @ s), score_c), g, again)
 
 
-def _repeats(sizes: np.ndarray, passes: np.ndarray) -> Repeats | None:
-    """Vectorised over tasks: C(m, k) / C(n, k) is the product of (m - i) / (n - i) for i < k
-    (``stats.pass_at_k`` and ``stats.pass_hat_k`` are the scalar forms the tests check it by)."""
-    many = sizes >= 2
-    if not many.any():
+def of_sums(n: int, passed: float, scored: int, score_sum: float, score_squares: float) -> Intervals:
+    """Intervals of ``n`` unclustered decided results from their sums: passes, and the count,
+    sum and squared sum of the scores they have (the same as ``of_arrays`` without clusters)."""
+    if n == 0:
+        return Intervals()
+    return Intervals(stats.rate_interval(passed, n), stats.mean_interval(scored, score_sum, score_squares))
+
+
+def _score_clustering(idx: np.ndarray, s: np.ndarray) -> stats.Clustering | None:
+    """The clustering of the scored results (a cluster whose every result lacks a score is not
+    one of the mean score's clusters)."""
+    import numpy as np
+
+    if not len(s):
         return None
-    n, c = sizes[many], np.round(passes[many])
-    k = int(n.min())
-    none_pass = all_pass = np.ones_like(n)
-    for i in range(k):
-        none_pass = none_pass * np.clip(n - c - i, 0, None) / (n - i)
-        all_pass = all_pass * np.clip(c - i, 0, None) / (n - i)
-    agree = (c * (c - 1) + (n - c) * (n - c - 1)) / (n * (n - 1))
-    return Repeats(k, len(n), float((1 - none_pass).mean()), float(all_pass.mean()), float(agree.mean()))
+    sizes = np.bincount(idx)
+    keep = sizes > 0
+    g = int(keep.sum())
+    return g, stats.cluster_se(sizes[keep].astype(np.float64), np.bincount(idx, weights=s)[keep]) if g > 1 else 0.0

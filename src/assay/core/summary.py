@@ -2,12 +2,13 @@
 
 A run folds each graded chunk into a ``RunningSummary`` and lets the verdicts go, so its
 memory does not grow with the dataset's objects: what it keeps per sample is a few bytes per
-grader (``Outcomes``), for the statistics that need more than counts (intervals, bootstraps).
+grader (``Outcomes``), for the statistics that need more than counts (intervals, pass@k).
 ``summary()`` gives the ``SuiteSummary`` that ``summarize`` gives for the same verdicts, to
 the last bit (the sums are taken in the same order).
 
 Counts and means follow the engine's rules: errors and pending results are counted apart and
-left out of pass rates and mean scores.
+left out of pass rates and mean scores. Every mean score assay reports (the CLI, JSON, JUnit,
+the service's API and pages, the Ray engine's) is ``mean_score`` of sums that ``in_mean`` chose.
 """
 
 from __future__ import annotations
@@ -18,15 +19,25 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from assay.core.intervals import Intervals, of_arrays
+from assay.core.intervals import Intervals, of_arrays, of_sums
 from assay.core.result import Status
 
 if TYPE_CHECKING:
     from assay.core.aggregate import SampleVerdict
 
 PASSED, FAILED, ERROR = Status.PASSED, Status.FAILED, Status.ERROR
+
+
+def in_mean(status: Status, score: float | None) -> bool:
+    """Whether a result (or a sample's verdict) counts in a mean score: decided (passed or
+    failed) and scored. An errored or pending one is out even when it carries a score (a
+    sample whose other graders scored it), and so is a decided one without a score."""
+    return (status is PASSED or status is FAILED) and score is not None
+
+
+def mean_score(score_sum: float, scored: int) -> float | None:
+    """The mean score from the sum and count of the scores ``in_mean`` let in; None when none."""
+    return score_sum / scored if scored else None
 
 
 @dataclass(slots=True)
@@ -45,16 +56,17 @@ class GraderSummary:
     error_codes: dict[str, int] = field(default_factory=dict)
     intervals: Intervals = field(default_factory=Intervals)
     """95% intervals of the pass rate and mean score (``core.intervals``)."""
+    scored: int = 0
+    """Results in the mean score (``in_mean``)."""
 
     @property
     def pass_rate(self) -> float | None:
-        scored = self.passed + self.failed
-        return self.passed / scored if scored else None
+        decided = self.passed + self.failed
+        return self.passed / decided if decided else None
 
     @property
     def mean_score(self) -> float | None:
-        scored = self.passed + self.failed
-        return self.score_sum / scored if scored else None
+        return mean_score(self.score_sum, self.scored)
 
     def to_dict(self) -> dict:
         return {
@@ -73,10 +85,16 @@ class SuiteSummary:
     failed: int = 0
     errors: int = 0
     pending: int = 0
-    mean_score: float | None = None
     graders: list[GraderSummary] = field(default_factory=list)
     intervals: Intervals = field(default_factory=Intervals)
     """95% intervals of the samples' pass rate and mean score."""
+    score_sum: float = 0.0
+    scored: int = 0
+    """Samples in the mean score (``in_mean``: errored and pending samples are out)."""
+
+    @property
+    def mean_score(self) -> float | None:
+        return mean_score(self.score_sum, self.scored)
 
     @property
     def all_passed(self) -> bool:
@@ -95,6 +113,11 @@ class SuiteSummary:
             "mean_score": self.mean_score, **self.intervals.to_dict(), "left_out": self.errors + self.pending,
             "graders": [g.to_dict() for g in self.graders],
         }
+
+
+_SUMS_IN_PYTHON = 50_000
+"""Up to this many unclustered outcomes, intervals are summed in Python (under ~10 ms), which
+spares a short run numpy's import; past it numpy sums faster than its import costs."""
 
 
 @dataclass(slots=True)
@@ -126,16 +149,22 @@ class Outcomes:
             passed[c] += p
         return passed, decided
 
-    def intervals(self) -> Intervals:
+    def intervals(self, pass_k: int | None = None) -> Intervals:
         """The 95% intervals of these outcomes' pass rate and mean score (clustered when the
-        outcomes have clusters and some cluster holds several)."""
+        outcomes have clusters and some cluster holds several; then pass@k too, with ``pass_k``
+        as k)."""
         if not len(self.passed):
             return Intervals()
+        if self.clusters is None and len(self.passed) <= _SUMS_IN_PYTHON:
+            scores = [0.0 if math.isnan(s) else s for s in self.scores]
+            return of_sums(len(self.passed), sum(self.passed), math.fsum(scores), math.fsum(s * s for s in scores))
+        import numpy as np
+
         clusters = None
         if self.clusters is not None:
             clusters = np.frombuffer(memoryview(self.clusters), dtype=f"u{self.clusters.itemsize}")
         return of_arrays(np.frombuffer(memoryview(self.passed), dtype=np.uint8),
-                         np.frombuffer(memoryview(self.scores), dtype=np.float64), clusters)
+                         np.frombuffer(memoryview(self.scores), dtype=np.float64), clusters, pass_k)
 
     def _add(self, passed: bool, score: float | None, cluster: int | None) -> None:
         self.passed.append(passed)
@@ -156,14 +185,14 @@ class RunningSummary:
         print(running.summary().passed, running.verdicts.scores)
     """
 
-    def __init__(self, cluster_of: Callable[[str], str] | None = None) -> None:
+    def __init__(self, cluster_of: Callable[[str], str] | None = None, pass_k: int | None = None) -> None:
         self.cluster_of = cluster_of
+        self.pass_k = pass_k
+        """The k of pass@k (``core.repeats``); None: the most attempts any task has."""
         self.cluster_keys: list[str] = []
         """Each cluster's key, in the order first seen (empty without ``cluster_of``)."""
         self._cluster_index: dict[str, int] = {}
         self._suite = SuiteSummary()
-        self._score_sum = 0.0
-        self._scored = 0
         self._graders: dict[str, GraderSummary] = {}
         self._skipped: dict[str, int] = {}
         self.verdicts = self._outcomes()
@@ -188,9 +217,9 @@ class RunningSummary:
                 suite.errors += 1
             else:
                 suite.pending += 1
-            if v.score is not None:
-                self._score_sum += v.score
-                self._scored += 1
+            if in_mean(status, v.score):
+                suite.score_sum += v.score  # type: ignore[operator]  # in_mean: not None
+                suite.scored += 1
             for r in v.results:
                 g = graders.get(r.name)
                 if g is None:
@@ -204,7 +233,9 @@ class RunningSummary:
                         g.passed += 1
                     else:
                         g.failed += 1
-                    g.score_sum += r.score or 0.0
+                    if r.score is not None:
+                        g.score_sum += r.score
+                        g.scored += 1
                     outcomes[r.name]._add(rs is PASSED, r.score, cluster)
                 elif rs is ERROR:
                     g.errors += 1
@@ -218,7 +249,7 @@ class RunningSummary:
 
     def summary(self) -> SuiteSummary:
         """The summary so far (a new object; adding more later does not change it)."""
-        by_name = {name: _copy(g, self.graders[name].intervals()) for name, g in self._graders.items()}
+        by_name = {name: _copy(g, self._intervals(self.graders[name])) for name, g in self._graders.items()}
         # A grader may be skipped before (or without) ever being graded.
         for name, count in self._skipped.items():
             g = by_name.get(name)
@@ -226,9 +257,15 @@ class RunningSummary:
                 g = by_name[name] = GraderSummary(name, "-", None)
             g.skipped = count
         s = self._suite
-        return SuiteSummary(s.total, s.passed, s.failed, s.errors, s.pending,
-                            self._score_sum / self._scored if self._scored else None, list(by_name.values()),
-                            self.verdicts.intervals())
+        return SuiteSummary(s.total, s.passed, s.failed, s.errors, s.pending, list(by_name.values()),
+                            self._intervals(self.verdicts), s.score_sum, s.scored)
+
+    def _intervals(self, outcomes: Outcomes) -> Intervals:
+        """``outcomes``' intervals, with pass@k's short tasks named by cluster key."""
+        got = outcomes.intervals(self.pass_k)
+        if got.repeats is not None and got.repeats.short_tasks:
+            got = Intervals(got.pass_rate, got.mean_score, got.clusters, got.repeats.named(self.cluster_keys))
+        return got
 
     def _outcomes(self) -> Outcomes:
         return Outcomes(clusters=array("I") if self.cluster_of is not None else None)
@@ -245,14 +282,14 @@ class RunningSummary:
 
 def _copy(g: GraderSummary, intervals: Intervals) -> GraderSummary:
     return GraderSummary(g.name, g.type, g.weight, g.total, g.passed, g.failed, g.errors, g.pending, g.skipped,
-                         g.score_sum, dict(g.error_codes), intervals)
+                         g.score_sum, dict(g.error_codes), intervals, g.scored)
 
 
-def summarize(verdicts: Sequence[SampleVerdict]) -> SuiteSummary:
+def summarize(verdicts: Sequence[SampleVerdict], pass_k: int | None = None) -> SuiteSummary:
     """Per-suite counts and a per-grader table, in the order graders first appear; intervals
-    clustered by the verdicts' ``cluster`` when they have one."""
+    clustered by the verdicts' ``cluster`` when they have one (and pass@k with ``pass_k``)."""
     clusters = {v.id: v.cluster for v in verdicts if v.cluster is not None}
-    return RunningSummary(cluster_of=cluster_lookup(clusters)).add(verdicts).summary()
+    return RunningSummary(cluster_of=cluster_lookup(clusters), pass_k=pass_k).add(verdicts).summary()
 
 
 def cluster_lookup(clusters: dict[str, str]) -> Callable[[str], str] | None:

@@ -14,10 +14,12 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import re2
-import regex
+
+if TYPE_CHECKING:  # the backtracking engine is imported by the first pattern that needs it
+    import regex
 
 from assay.core.errors import AssayError
 from assay.core.messages import Phrase
@@ -26,7 +28,7 @@ from assay.graders._regex_words import problem
 
 JS_FLAGS = frozenset("imsugy")
 _INLINE = {"i": "i", "m": "m", "s": "s"}
-_BT_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL}
+_BT_FLAGS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL"}
 _ESCAPES = re.compile(r"\\\\|\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _UNANCHORED = re2._Anchor.UNANCHORED if hasattr(re2, "_Anchor") else None
@@ -221,9 +223,11 @@ class CompiledPattern:
             raise PatternError(f"pattern's counted repeats ({{n}}) unroll to more than {MAX_UNROLLED:,} steps "
                                "for the backtracking engine (needed for backreferences and lookaround); "
                                "use smaller counts")
+        import regex
+
         bt_flags = regex.V0
         for f in flags:
-            bt_flags |= _BT_FLAGS.get(f, 0)
+            bt_flags |= getattr(regex, _BT_FLAGS[f]) if f in _BT_FLAGS else 0
         try:
             self._bt = regex.compile(head + translated + tail, bt_flags)
         except regex.error as exc:

@@ -10,9 +10,17 @@ a resumed run checks that it skipped exactly as many samples as the results file
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
+SMALL = 50_000
+"""Up to this many ids, sets are sorted and searched in Python (a few ms), which spares a short
+run numpy's import; past it numpy's sort and search are faster than its import costs."""
 
 
 def id_hash(sample_id: str) -> int:
@@ -34,29 +42,49 @@ class IdHashes:
 
     def repeated(self) -> set[int]:
         """The hashes seen more than once (a repeated id, or rarely two ids with one hash)."""
+        if len(self.values) <= SMALL:
+            counts = Counter(self.values)
+            return {h for h, n in counts.items() if n > 1}
+        import numpy as np
+
         ordered = np.sort(np.frombuffer(self.values, dtype=np.int64))
         return set(ordered[1:][ordered[1:] == ordered[:-1]].tolist())
 
     def index(self) -> IdIndex:
+        if len(self.values) <= SMALL:
+            return IdIndex(array("q", sorted(set(self.values))))
+        import numpy as np
+
         return IdIndex(np.unique(np.frombuffer(self.values, dtype=np.int64)))
 
 
 class IdIndex:
-    """A set of ids as sorted unique 64-bit hashes (see the module's docstring)."""
+    """A set of ids as sorted unique 64-bit hashes (see the module's docstring): an ``array``
+    searched by bisection for a few, a numpy array for many."""
 
-    def __init__(self, hashes: np.ndarray | None = None) -> None:
-        self._hashes = hashes if hashes is not None else np.empty(0, dtype=np.int64)
+    def __init__(self, hashes: np.ndarray | array | None = None) -> None:
+        self._hashes = hashes
 
     def __len__(self) -> int:
-        return len(self._hashes)
+        return 0 if self._hashes is None else len(self._hashes)
 
     def contains(self, ids: Sequence[str]) -> list[bool]:
         """For each id, whether the index (probably: see above) holds it; False is certain."""
-        if not len(self._hashes) or not ids:
+        hashes = self._hashes
+        if hashes is None or not len(hashes) or not ids:
             return [False] * len(ids)
+        if isinstance(hashes, array):
+            return [_in_sorted(hashes, id_hash(i)) for i in ids]
+        import numpy as np
+
         wanted = np.fromiter((id_hash(i) for i in ids), dtype=np.int64, count=len(ids))
-        at = np.minimum(np.searchsorted(self._hashes, wanted), len(self._hashes) - 1)
-        return (self._hashes[at] == wanted).tolist()
+        at = np.minimum(np.searchsorted(hashes, wanted), len(hashes) - 1)
+        return (hashes[at] == wanted).tolist()
+
+
+def _in_sorted(values: array, value: int) -> bool:
+    at = bisect_left(values, value)
+    return at < len(values) and values[at] == value
 
 
 def first_duplicate(numbered: Callable[[], Iterable[tuple[int, str]]],

@@ -31,11 +31,15 @@ from assay.runner.local_engine.stream import DatasetStream
 from assay.runner.resources import Defaults, build_resources
 from assay.runner.results import JsonlSink, suite_fingerprint
 from assay.runner.resume import Previous, read_previous
-from assay.runner.reviews import load_reviews
 from assay.runner.sizing import batch_sizes
 from assay.runner.suites import Suite, load_suite
 from assay.runner.suites.streamed import open_streamed
 from assay.runner.tally import RunTally
+
+EXPORTS = ("waza", "vally", "every-eval-ever")
+"""``--export`` formats: waza's and Vally's results files (made from every verdict), and an Every
+Eval Ever record (made from the summary: no verdict is kept for it)."""
+VERDICT_EXPORTS = frozenset({"waza", "vally"})
 
 STREAMED = frozenset({".jsonl", ".ndjson", ".csv", ".tsv", ".json", ".parquet"})
 """Dataset formats the local engine reads as it grades (every one it reads)."""
@@ -56,11 +60,13 @@ class RunOptions:
     results: Path | None = None
     summary_json: Path | None = None
     export: str | None = None
-    """``waza`` or ``vally``: also write the peer's own results file."""
+    """One of ``EXPORTS``: also write the run in that tool's own shape."""
     export_path: Path | None = None
     threshold: float | None = None
     cost_ordered: bool | None = None
     repeats: int | None = None
+    pass_k: int | None = None
+    """The k of pass@k (``--pass-k``), over the suite's ``pass_k``."""
     concurrency: int = 8
     resume: bool = False
     dialect: str | None = None
@@ -104,7 +110,8 @@ def run_suite_file(options: RunOptions, *, progress: Progress | None = None,
         from assay.runner.job_ray import run_on_ray
 
         return run_on_ray(options, progress=progress, on_loaded=on_loaded)
-    suite, dataset = open_suite(options, whole=options.export is not None)
+    keep_for_export = options.export in VERDICT_EXPORTS
+    suite, dataset = open_suite(options, whole=keep_for_export)
     if suite.repeats > 1 and dataset is not None:  # each attempt is a copy of the samples (runner.local_engine.repeats)
         suite, dataset = open_suite(options, whole=True)
     if on_loaded is not None:
@@ -114,10 +121,10 @@ def run_suite_file(options: RunOptions, *, progress: Progress | None = None,
         dataset.scan()
     count = dataset.count if dataset is not None else len(suite.samples)
     clustered = bool(suite.clusters) or suite.repeats > 1
-    tally = RunTally(threshold=suite.threshold, reviews=load_reviews(options.out) if options.out is not None else [],
+    tally = RunTally(threshold=suite.threshold, reviews=_reviews(options.out),
                      max_problems=options.max_problems, junit=options.junit, suite_name=suite.name,
-                     keep=options.export is not None or options.keep_verdicts or clustered,
-                     count_judged=options.count_judged, clustered=clustered)
+                     keep=keep_for_export or options.keep_verdicts or clustered,
+                     count_judged=options.count_judged, clustered=clustered, pass_k=suite.pass_at)
     out = options.out
     previous = _resume(out, suite, dataset, fingerprint, tally) if options.resume and out is not None else None
     done = previous.ids if previous is not None else IdIndex()
@@ -143,13 +150,24 @@ def run_suite_file(options: RunOptions, *, progress: Progress | None = None,
         raise AssayError(f"{out} holds {resumed} samples but {result.resumed} were skipped as done (two sample ids "
                          "share a 64-bit hash, a chance of about one in 10^7); run again without --resume")
     tally.finish(result.duration_s, suite.warnings)
+    summary = tally.running.summary()
     if options.export is not None and export_path is not None:
-        export(options.export, export_path, suite, tally.verdicts or [])
-    report = RunReport(suite, tally.running.summary(), tally.problems, result.duration_s, resumed, count,
+        export(options.export, export_path, suite, tally.verdicts or [], summary)
+    report = RunReport(suite, summary, tally.problems, result.duration_s, resumed, count,
                        judged=(tally.judged, tally.judged_cached), verdicts=tally.verdicts,
                        inconsistent=_inconsistent(tally.verdicts))
     write_summary(report, options.summary_json)
     return report
+
+
+def _reviews(out: Path | None) -> list[Any]:
+    """Reviews written beside the results file (none without ``--out``: the reviews module, and
+    calibration with it, are not loaded then)."""
+    if out is None:
+        return []
+    from assay.runner.reviews import load_reviews
+
+    return list(load_reviews(out))
 
 
 def open_suite(options: RunOptions, *, whole: bool) -> tuple[Suite, DatasetStream | None]:
@@ -170,6 +188,11 @@ def open_suite(options: RunOptions, *, whole: bool) -> tuple[Suite, DatasetStrea
         suite.cost_ordered = options.cost_ordered
     if options.repeats is not None:
         suite.repeats = options.repeats
+    if options.pass_k is not None:
+        suite.pass_k = options.pass_k
+    if suite.pass_k is not None and 1 < suite.repeats < suite.pass_k:
+        raise AssayError(f"pass@k: k = {suite.pass_k} is more than the {suite.repeats} repeats of each sample, so no "
+                         f"task could have k attempts; give --pass-k (or `pass_k:`) {suite.repeats} or less")
     return suite, dataset
 
 
@@ -184,9 +207,15 @@ def checked_outputs(suite: Suite, options: RunOptions) -> tuple[Path | None, str
     return export_path, suite_fingerprint(suite)
 
 
-def export(tool: str, path: Path, suite: Suite, verdicts: list) -> None:
-    """Write the peer's own results file (``waza`` or ``vally``) for ``verdicts``."""
-    if tool == "waza":
+def export(tool: str, path: Path, suite: Suite, verdicts: list, summary: SuiteSummary) -> None:
+    """Write the run in ``tool``'s shape (one of ``EXPORTS``): waza's and Vally's from
+    ``verdicts``, Every Eval Ever's from ``summary``."""
+    if tool == "every-eval-ever":
+        from assay.runner.export_every_eval_ever import export_every_eval_ever
+
+        dataset = next((p.name for p in suite.inputs[1:]), None)
+        doc = export_every_eval_ever(suite.name, summary, dataset=dataset)
+    elif tool == "waza":
         from assay.runner.export_waza import export_waza
 
         doc = export_waza(suite.name, suite.samples, verdicts, skill=getattr(suite.definition, "skill", None))

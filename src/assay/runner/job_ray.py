@@ -14,7 +14,7 @@ from pathlib import Path
 
 from assay.core.aggregate import SampleVerdict
 from assay.core.errors import AssayError, SpecError
-from assay.runner.job import Progress, RunOptions, RunReport, checked_outputs, export, write_summary
+from assay.runner.job import VERDICT_EXPORTS, Progress, RunOptions, RunReport, checked_outputs, export, write_summary
 from assay.runner.resources import Defaults
 from assay.runner.results import read_results
 from assay.runner.resume import check_fingerprints, read_previous
@@ -71,13 +71,13 @@ def run_on_ray(options: RunOptions, *, progress: Progress | None = None,
     if out is not None and (options.junit is not None or options.export is not None or reviews):
         # Reports that need every verdict are made from the results file, read back a block at a time.
         tally = RunTally(threshold=suite.threshold, reviews=reviews, max_problems=options.max_problems,
-                         junit=options.junit, suite_name=suite.name, keep=options.export is not None,
+                         junit=options.junit, suite_name=suite.name, keep=options.export in VERDICT_EXPORTS,
                          count_judged=options.count_judged)
         read_previous(out, fingerprint, tally.add)
         tally.finish(run.duration_s, suite.warnings)
-        if options.export is not None and export_path is not None:
-            export(options.export, export_path, suite, tally.verdicts or [])
         s = tally.running.summary()
+        if options.export is not None and export_path is not None:
+            export(options.export, export_path, suite, tally.verdicts or [], s)
         report = RunReport(suite, s, tally.problems, run.duration_s, len(done), s.total,
                            judged=(tally.judged, tally.judged_cached), verdicts=tally.verdicts)
     else:

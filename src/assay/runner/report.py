@@ -141,12 +141,14 @@ def summary_table(summary: SuiteSummary, title: str) -> Any:
     from rich.table import Table
 
     graders = summary.graders
+    k = next((g.intervals.repeats.k for g in graders if g.intervals.repeats is not None), None)
     show_pending = any(g.pending for g in graders)
     show_skipped = any(g.skipped for g in graders)
     table = Table(title=title, title_justify="left", caption=_caption(summary), caption_justify="left")
     columns: list[tuple[str, JustifyMethod]] = [
         ("grader", "left"), ("type", "left"), ("weight", "right"), ("pass rate [95% CI]", "right"),
         ("mean score [95% CI]", "right"), ("passed", "right"), ("failed", "right"), ("errors", "right")]
+    columns += [(f"pass@{k} [95% CI]", "right")] if k is not None else []
     columns += [("pending", "right")] if show_pending else []
     columns += [("skipped", "right")] if show_skipped else []
     for col, just in columns:
@@ -159,6 +161,8 @@ def summary_table(summary: SuiteSummary, title: str) -> Any:
             errors += " (" + ", ".join(f"{k}: {n}" for k, n in sorted(g.error_codes.items())) + ")"
         weight = "-" if g.weight is None else f"{g.weight:g}"
         row = [g.name, g.type, weight, rate, mean, str(g.passed), str(g.failed), errors]
+        again = g.intervals.repeats
+        row += [("-" if again is None else figures.rate(again.pass_at_k, again.pass_at_k_ci))] if k is not None else []
         row += [str(g.pending)] if show_pending else []
         row += [str(g.skipped)] if show_skipped else []
         table.add_row(*row)
@@ -173,10 +177,19 @@ def _caption(summary: SuiteSummary) -> str:
         parts.append(f"intervals clustered by task ({summary.intervals.clusters} tasks)")
     again = summary.intervals.repeats
     if again:
-        parts.append(f"over {again.tasks} tasks with {again.k}+ attempts: pass@{again.k} {again.pass_at_k:.1%}, "
-                     f"pass^{again.k} {again.pass_hat_k:.1%}, self-agreement {again.consistency:.1%}")
+        k = again.k
+        parts.append(f"over {again.tasks} tasks with {k}+ scored attempts: pass@{k} "
+                     f"{figures.rate(again.pass_at_k, again.pass_at_k_ci)}, pass^{k} "
+                     f"{figures.rate(again.pass_hat_k, again.pass_hat_k_ci)}, self-agreement "
+                     f"{figures.rate(again.consistency, again.consistency_ci)}")
     graders = [(g.name, g.intervals.repeats) for g in summary.graders]
-    agreement = ", ".join(f"{name} {r.consistency:.1%}" for name, r in graders if r is not None)
+    for name, r in [("samples", again), *graders]:
+        if r is not None and r.short:
+            named = ", ".join(map(str, r.short_tasks)) + (", ..." if r.short > len(r.short_tasks) else "")
+            parts.append(f"{name}: {r.short} tasks with fewer than {r.k} scored attempts left out of pass@{r.k} "
+                         f"({named})")
+    agreement = ", ".join(f"{name} {figures.rate(r.consistency, r.consistency_ci)}" for name, r in graders
+                          if r is not None)
     if again and agreement:
         parts.append(f"grader self-agreement: {agreement}")
     return "; ".join(parts)

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.core.aggregate import SampleVerdict
 from assay.core.result import Status
 from assay.core.summary import RunningSummary
 from assay.runner.report import JunitWriter
-from assay.runner.reviews import Review, apply_reviews
+
+if TYPE_CHECKING:
+    from assay.runner.reviews import Review
 
 
 class RunTally:
@@ -25,17 +28,17 @@ class RunTally:
     ``junit``: the JUnit report to write (``finish``); ``keep``: keep every verdict;
     ``clustered``: the verdicts may carry a ``cluster`` (repeats, waza trials), by which the
     intervals are then clustered as ``summarize`` clusters them (a run without costs nothing
-    per sample)."""
+    per sample); ``pass_k``: the k of pass@k (``core.repeats``)."""
 
     def __init__(self, *, threshold: float | None = None, reviews: Sequence[Review] = (), max_problems: int = 20,
                  junit: Path | None = None, suite_name: str = "", keep: bool = False,
-                 count_judged: bool = True, clustered: bool = False) -> None:
+                 count_judged: bool = True, clustered: bool = False, pass_k: int | None = None) -> None:
         self.threshold = threshold
         self.reviews = list(reviews)
         self.max_problems = max_problems
         self._clusters: dict[str, str] = {}
         """Sample id -> cluster for the chunk being added."""
-        self.running = RunningSummary(cluster_of=self._cluster_of if clustered else None)
+        self.running = RunningSummary(cluster_of=self._cluster_of if clustered else None, pass_k=pass_k)
         self.problems: list[SampleVerdict] = []
         self.judged = self.judged_cached = 0
         """LLM results, and how many of them the judge cache answered."""
@@ -45,6 +48,8 @@ class RunTally:
 
     def add(self, verdicts: Sequence[SampleVerdict]) -> None:
         if self.reviews:
+            from assay.runner.reviews import apply_reviews
+
             verdicts = apply_reviews(verdicts, self.reviews, threshold=self.threshold)
         if self.running.cluster_of is not None:
             self._clusters = {v.id: v.cluster for v in verdicts if v.cluster is not None}

@@ -31,7 +31,17 @@ from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.logs import JsonFormatter, log_stray_output
 from assay.server.pages import install as install_pages
-from assay.server.routes import compare, datasets, evaluators, health, runs, tasks, tokens
+from assay.server.routes import (
+    compare,
+    datasets,
+    evaluator_versions,
+    evaluators,
+    health,
+    runs,
+    tasks,
+    tokens,
+    users,
+)
 from assay.server.service import Service
 from assay.settings import Settings
 from assay.store.migrate import upgrade
@@ -65,7 +75,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.state.service = service
     errors.install(app)
     app.include_router(health.router)
-    for module in (evaluators, datasets, tasks, runs, compare, tokens):
+    for module in (evaluators, evaluator_versions, datasets, tasks, runs, compare, tokens, users):
         app.include_router(module.router, prefix=API_PREFIX)
     install_pages(app, API_PREFIX)
 

@@ -55,12 +55,19 @@ class ApiError(AssayError):
     """An error to answer with: HTTP ``status``, body ``{code, message}`` (code defaults to the status)."""
 
     def __init__(self, status: int, message: str, code: int | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, blocking: list[dict[str, str]] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.code = code if code is not None else status
         self.message = message
         self.headers = headers
+        self.blocking = blocking
+
+
+def blocked(status: int, message: str, kind: Row, rows: Sequence[tuple[str, str]]) -> ApiError:
+    """A refusal because other rows stand in the way (the tasks using an evaluator): the body's
+    ``blocking`` lists each as ``{kind, id, name}``, so a page can link to every one of them."""
+    return ApiError(status, message, blocking=[{"kind": kind, "id": row_id, "name": name} for row_id, name in rows])
 
 
 def shown(value: str, limit: int = 64) -> str:
@@ -77,12 +84,16 @@ def not_found(what: Row, row_id: str) -> ApiError:
     return ApiError(404, NOT_FOUND[what](id=shown(row_id)))
 
 
-def error_body(status: int, message: str, code: int | None = None, *, request_id: str | None = None) -> bytes:
+def error_body(status: int, message: str, code: int | None = None, *, request_id: str | None = None,
+               blocking: list[dict[str, str]] | None = None) -> bytes:
     """The bytes of every error answer: ``{"code": ..., "message": ...}`` (code defaults to the
     status), with ``messageCode`` and ``messageArgs`` when a phrase said the message, and
     ``requestId``: the request's id (``server.logs.REQUEST_ID`` unless given), as in its
-    ``X-Request-Id`` header and its log lines."""
+    ``X-Request-Id`` header and its log lines; ``blocking``, the rows that stand in the way
+    (``blocked``)."""
     body: dict[str, Any] = {"code": code if code is not None else status, "message": message}
+    if blocking is not None:
+        body["blocking"] = blocking
     phrase, args = code_and_args(message)
     if phrase is not None:
         body["messageCode"], body["messageArgs"] = phrase, args
@@ -93,9 +104,9 @@ def error_body(status: int, message: str, code: int | None = None, *, request_id
 
 
 def error_response(status: int, message: str, code: int | None = None,
-                   headers: dict[str, str] | None = None) -> Response:
+                   headers: dict[str, str] | None = None, blocking: list[dict[str, str]] | None = None) -> Response:
     """An error answer from a route or an exception handler."""
-    return Response(error_body(status, message, code), status_code=status, headers=headers,
+    return Response(error_body(status, message, code, blocking=blocking), status_code=status, headers=headers,
                     media_type="application/json")
 
 
@@ -136,7 +147,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> Response:
-        return error_response(exc.status, exc.message, exc.code, exc.headers)
+        return error_response(exc.status, exc.message, exc.code, exc.headers, exc.blocking)
 
     @app.exception_handler(SpecError)
     async def _spec_error(_request: Request, exc: SpecError) -> Response:

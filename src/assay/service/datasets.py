@@ -276,3 +276,33 @@ def forget_dataset(database: Database, dataset_id: str) -> None:
         dataset = store.get_dataset(session, dataset_id)
         if dataset is not None:
             store.delete_dataset(session, dataset)
+
+
+def copy_dataset(database: Database, source_id: str, *, name: str, created_by_id: str | None, limits: Limits,
+                 metrics: Metrics | None = None) -> str:
+    """A new dataset of ``created_by_id``'s ("Copy as mine") holding the source's newest version
+    as its version 1: the rows streamed from one to the other and checked as an upload's are,
+    never held whole. Its id; LookupError when the source is gone."""
+    with database.session() as session:
+        source = store.get_dataset(session, source_id)
+        if source is None:
+            raise LookupError(source_id)
+        latest = store.latest_version(session, source_id)
+        description = source.description
+        version = (latest.id, latest.source_name, latest.format) if latest is not None else None
+    dataset_id = new_dataset(database, name=name, description=description, created_by_id=created_by_id)
+    if version is None:
+        return dataset_id
+    try:
+        _ingest(database, dataset_id, version[1], version[2], _rows_of(database, version[0]), limits=limits,
+                created_by_id=created_by_id, clean=True, source=version[1] or name, metrics=metrics)
+    except BaseException:
+        forget_dataset(database, dataset_id)
+        raise
+    return dataset_id
+
+
+def _rows_of(database: Database, version_id: str) -> Iterator[tuple[int, Any]]:
+    with database.session() as session:
+        for position, row in store.iter_rows(session, version_id):
+            yield position + 1, row

@@ -125,32 +125,33 @@ class LiveSummaries:
 
 
 class _Sums(Outcomes):
-    """Outcomes kept as the four sums an unclustered interval reads (a service run has no
+    """Outcomes kept as the sums an unclustered interval reads (a service run has no
     clusters), not as 9 bytes per result: a summary of a run of millions, live or final, keeps
     a few numbers per evaluator. The intervals are ``core.intervals.of_arrays``' without
     clusters; only the order of the additions differs (a mean's last bits)."""
 
-    __slots__ = ("n", "passes", "total", "squares")
+    __slots__ = ("n", "passes", "scored", "total", "squares")
 
     def __init__(self) -> None:
         super().__init__()
-        self.n, self.passes, self.total, self.squares = 0, 0, 0.0, 0.0
+        self.n, self.passes, self.scored, self.total, self.squares = 0, 0, 0, 0.0, 0.0
 
     def __len__(self) -> int:
         return self.n
 
     def _add(self, passed: bool, score: float | None, cluster: int | None) -> None:
-        value = 0.0 if score is None or math.isnan(score) else score  # of_arrays: a missing score counts as 0
         self.n += 1
         self.passes += passed
-        self.total += value
-        self.squares += value * value
+        if score is not None and not math.isnan(score):  # of_arrays: a result without a score is out of the mean
+            self.scored += 1
+            self.total += score
+            self.squares += score * score
 
-    def intervals(self) -> Intervals:
+    def intervals(self, pass_k: int | None = None) -> Intervals:
         if not self.n:
             return Intervals()
         return Intervals(stats.rate_interval(float(self.passes), self.n),
-                         stats.mean_interval(self.n, self.total, self.squares))
+                         stats.mean_interval(self.scored, self.total, self.squares))
 
 
 class _FlatRunning(RunningSummary):

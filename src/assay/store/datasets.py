@@ -209,7 +209,20 @@ def in_use(session: Session, version_ids: Sequence[str]) -> bool:
 
 def tasks_naming(session: Session, dataset_id: str) -> list[str]:
     """The names of the tasks that grade this dataset."""
-    return list(session.scalars(select(Task.name).where(Task.dataset_id == dataset_id).order_by(Task.name)))
+    return [name for _, name in tasks_of(session, dataset_id)]
+
+
+def tasks_of(session: Session, dataset_id: str) -> list[tuple[str, str]]:
+    """``(id, name)`` of the tasks that grade this dataset, by name."""
+    query = select(Task.id, Task.name).where(Task.dataset_id == dataset_id).order_by(Task.name, Task.id)
+    return [(row.id, row.name) for row in session.execute(query)]
+
+
+def runs_grading(session: Session, version_ids: Sequence[str], limit: int = 20) -> list[tuple[str, str]]:
+    """``(run id, "task name (start time)")`` of up to ``limit`` runs that graded these versions."""
+    query = (select(Run.id, Run.created_at, Task.name).join(Task, Task.id == Run.task_id)
+             .where(Run.dataset_version_id.in_(list(version_ids))).order_by(Run.created_at).limit(limit))
+    return [(row.id, f"{row.name} ({row.created_at:%Y-%m-%d %H:%M})") for row in session.execute(query)]
 
 
 def delete_version(session: Session, version: DatasetVersion) -> None:

@@ -1,17 +1,18 @@
-"""Evaluator rows: list, read, create, change, delete. Validation happens before these are
-called (``store.translate.compile_row``); ownership is the API's concern."""
+"""Evaluator rows: list, read, create, change, delete, and their versions (every create and
+change is a new version, kept). Validation happens before these are called
+(``store.translate.compile_row``); ownership is the API's concern."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from assay.store import listing
 from assay.store.clean import storable
 from assay.store.listing import Window
-from assay.store.models import Evaluator, Task, TaskEvaluator, is_row_id, utcnow
+from assay.store.models import Evaluator, EvaluatorVersion, Task, TaskEvaluator, is_row_id, utcnow
 
 SORTABLE = {"name": Evaluator.name, "type": Evaluator.type, "createdAt": Evaluator.created_at,
             "updatedAt": Evaluator.updated_at}
@@ -51,28 +52,57 @@ def get_evaluator(session: Session, evaluator_id: str) -> Evaluator | None:
 
 def create_evaluator(session: Session, *, name: str, description: str | None, evaluator_type: str,
                      config: dict[str, Any], created_by_id: str | None) -> Evaluator:
+    """A new evaluator, and its version 1."""
     evaluator = Evaluator(name=storable(name), description=storable(description), type=evaluator_type,
                           config=config,  # its strings keep their NULs (store.clean)
-                          is_preset=False, created_by_id=created_by_id)
+                          is_preset=False, created_by_id=created_by_id, version=1)
     session.add(evaluator)
     session.flush()
+    _keep_version(session, evaluator, created_by_id)
     return evaluator
 
 
-def update_evaluator(session: Session, evaluator: Evaluator, **fields: Any) -> Evaluator:
-    """Set the given columns (name, description, type, config) and the update time."""
+def update_evaluator(session: Session, evaluator: Evaluator, author_id: str | None = None,
+                     **fields: Any) -> Evaluator:
+    """Set the given columns (name, description, type, config) and the update time: the
+    evaluator's next version, saved by ``author_id``."""
     for key, value in fields.items():
         setattr(evaluator, key, value if key == "config" else storable(value))
     evaluator.updated_at = utcnow()
+    evaluator.version = (latest_number(session, evaluator.id) or 0) + 1
     session.flush()
+    _keep_version(session, evaluator, author_id)
     return evaluator
 
 
-def tasks_using(session: Session, evaluator_id: str) -> list[str]:
-    """Names of the tasks an evaluator is attached to (it cannot be deleted while there are some)."""
-    query = (select(Task.name).join(TaskEvaluator, TaskEvaluator.task_id == Task.id)
+def _keep_version(session: Session, evaluator: Evaluator, author_id: str | None) -> None:
+    session.add(EvaluatorVersion(evaluator_id=evaluator.id, number=evaluator.version, name=evaluator.name,
+                                 description=evaluator.description, type=evaluator.type, config=evaluator.config,
+                                 author_id=author_id, created_at=evaluator.updated_at))
+    session.flush()
+
+
+def latest_number(session: Session, evaluator_id: str) -> int | None:
+    """The newest version's number (None before any: a preset)."""
+    return session.scalar(select(func.max(EvaluatorVersion.number))
+                          .where(EvaluatorVersion.evaluator_id == evaluator_id))
+
+
+def list_versions(session: Session, evaluator_id: str) -> list[EvaluatorVersion]:
+    """Every version of an evaluator, the newest first."""
+    return list(session.scalars(select(EvaluatorVersion).where(EvaluatorVersion.evaluator_id == evaluator_id)
+                                .order_by(EvaluatorVersion.number.desc())))
+
+
+def get_version(session: Session, evaluator_id: str, number: int) -> EvaluatorVersion | None:
+    return session.get(EvaluatorVersion, (evaluator_id, number)) if is_row_id(evaluator_id) else None
+
+
+def tasks_using(session: Session, evaluator_id: str) -> list[tuple[str, str]]:
+    """``(id, name)`` of the tasks an evaluator is attached to (it cannot be deleted while there are some)."""
+    query = (select(Task.id, Task.name).join(TaskEvaluator, TaskEvaluator.task_id == Task.id)
              .where(TaskEvaluator.evaluator_id == evaluator_id).order_by(Task.name))
-    return list(session.scalars(query))
+    return [(row.id, row.name) for row in session.execute(query)]
 
 
 def delete_evaluator(session: Session, evaluator: Evaluator) -> None:

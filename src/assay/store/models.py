@@ -120,6 +120,24 @@ class Evaluator(Base):
     created_by_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    """The number of the ``EvaluatorVersion`` this row holds (its newest save)."""
+
+
+class EvaluatorVersion(Base):
+    """One save of an evaluator, numbered from 1: what it was (name, description, type, config as
+    stored), who saved it and when. Runs name the version that graded them."""
+
+    __tablename__ = "evaluator_versions"
+
+    evaluator_id: Mapped[str] = mapped_column(ForeignKey("evaluators.id", ondelete="CASCADE"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_MAX))
+    description: Mapped[str | None] = mapped_column(Text, nullable=True)
+    type: Mapped[EvaluatorType] = mapped_column(String(16))
+    config: Mapped[dict[str, Any]] = mapped_column(Json)
+    author_id: Mapped[str | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class Dataset(Base):

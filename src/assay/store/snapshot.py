@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # models reads snapshots (``Run.snapshot``)
 @dataclass(frozen=True, slots=True)
 class RunEvaluator:
     """One evaluator as a run graded it. JSON (``to_json``): ``{evaluatorId, name, type,
-    config, weight}``, the row's camelCase as the pages read it."""
+    config, weight, version}``, the row's camelCase as the pages read it (``version`` is absent
+    in runs started before evaluators had versions)."""
 
     evaluator_id: str
     name: str
@@ -35,20 +36,26 @@ class RunEvaluator:
     """The stored config in the type's shape (``store.translate``), as validated."""
     weight: float
     """Its weight in the task (the sample's weighted score)."""
+    version: int | None = None
+    """The number of the evaluator's version this is (``EvaluatorVersion``)."""
 
     @classmethod
     def of(cls, evaluator: Evaluator, weight: float) -> RunEvaluator:
         """The snapshot of a stored evaluator attached with ``weight``."""
-        return cls(evaluator.id, evaluator.name, evaluator.type, evaluator.config, float(weight))
+        return cls(evaluator.id, evaluator.name, evaluator.type, evaluator.config, float(weight), evaluator.version)
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> RunEvaluator:
+        version = doc.get("version")
         return cls(str(doc["evaluatorId"]), str(doc["name"]), str(doc["type"]), dict(doc.get("config") or {}),
-                   float(doc["weight"]))
+                   float(doc["weight"]), int(version) if version is not None else None)
 
     def to_json(self) -> dict[str, Any]:
-        return {"evaluatorId": self.evaluator_id, "name": self.name, "type": self.type, "config": self.config,
-                "weight": self.weight}
+        doc = {"evaluatorId": self.evaluator_id, "name": self.name, "type": self.type, "config": self.config,
+               "weight": self.weight}
+        if self.version is not None:
+            doc["version"] = self.version
+        return doc
 
 
 def read_snapshot(docs: Iterable[Mapping[str, Any]] | None) -> list[RunEvaluator]:

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 from assay.store import listing
 from assay.store.clean import storable
 from assay.store.datasets import latest_versions
-from assay.store.models import DatasetVersion, Evaluator, Task, TaskEvaluator, is_row_id, utcnow
+from assay.store.models import DatasetVersion, Evaluator, Run, Task, TaskEvaluator, is_row_id, utcnow
 
 
 def create_task(session: Session, *, name: str, description: str | None, dataset_id: str | None,
@@ -88,6 +88,18 @@ def task_evaluators(session: Session, task_id: str) -> list[tuple[Evaluator, flo
 def delete_task(session: Session, task: Task) -> None:
     """Delete a task with its links, runs and results (the foreign keys cascade)."""
     session.delete(task)
+    session.flush()
+
+
+def run_name(session: Session, run: Run) -> str:
+    """How a message names a run: its task's name and when it started ("评测 (2026-12-01 10:30)")."""
+    task = session.get(Task, run.task_id)
+    return f"{task.name if task else run.task_id} ({run.created_at:%Y-%m-%d %H:%M})"
+
+
+def delete_run(session: Session, run: Run) -> None:
+    """Delete a finished run with its results and slices (the foreign keys cascade)."""
+    session.delete(run)
     session.flush()
 
 

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from assay.core.errors import AssayError
@@ -113,3 +113,28 @@ def user_for_token(session: Session, secret: str) -> User | None:
     query = (select(User).join(ApiToken, ApiToken.user_id == User.id)
              .where(ApiToken.token_hash == hash_token(secret), ApiToken.revoked_at.is_(None)))
     return session.scalars(query).first()
+
+
+def list_users(session: Session) -> list[tuple[User, int]]:
+    """Every user, by name, with how many live tokens each holds."""
+    live = (select(ApiToken.user_id, func.count().label("live")).where(ApiToken.revoked_at.is_(None))
+            .group_by(ApiToken.user_id).subquery())
+    query = select(User, func.coalesce(live.c.live, 0)).outerjoin(live, live.c.user_id == User.id).order_by(User.name)
+    return [(user, int(count)) for user, count in session.execute(query).all()]
+
+
+def user_by_id(session: Session, user_id: str) -> User | None:
+    """The user, or None (also for an id that is not a row id at all)."""
+    return session.get(User, user_id) if is_row_id(user_id) else None
+
+
+def set_admin(session: Session, user: User, is_admin: bool) -> None:
+    """Give or take the admin role; AssayError when it would leave no admin. Counted as a
+    ``tokens`` change: every server drops the principals it keeps, so the role applies at once."""
+    if user.is_admin and not is_admin:
+        admins = session.scalar(select(func.count()).select_from(User).where(User.is_admin.is_(True)))
+        if (admins or 0) <= 1:
+            raise AssayError(f"{user.name!r} is the last admin: make another user an admin first")
+    user.is_admin = is_admin
+    bump(session, "tokens")
+    session.flush()

@@ -5,11 +5,12 @@ import { csrf, t } from './boot.js';
 import { say } from './phrase.js';
 
 export class ApiError extends Error {
-  constructor(status, code, message, text = message) {
+  constructor(status, code, message, text = message, blocking = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.text = text; // the server's own (English) words, which name lines and fields
+    this.blocking = blocking; // the rows that stand in the way of a refused delete: [{kind, id, name}]
   }
 }
 
@@ -56,7 +57,8 @@ function answered(status, statusText, text) {
   }
   if (status < 200 || status > 299 || payload.code !== 200) {
     const said = payload.message || statusText;
-    throw new ApiError(status, payload.code, say(payload.messageCode, payload.messageArgs, said), said);
+    throw new ApiError(status, payload.code, say(payload.messageCode, payload.messageArgs, said), said,
+      payload.blocking || null);
   }
   return payload.data;
 }

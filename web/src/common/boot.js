@@ -4,6 +4,8 @@ const boot = JSON.parse(document.getElementById('assay-boot').textContent);
 export const lang = boot.lang;
 export const csrf = boot.csrf;
 export const params = boot.params || {};
+/** Who is signed in: {id, name, isAdmin} (null on the sign-in page). */
+export const me = boot.me || { id: null, name: '', isAdmin: false };
 
 /** The catalogue's message for `key`, with `{name}` placeholders filled from `vars`. */
 export function t(key, vars = {}) {

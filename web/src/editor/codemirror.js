@@ -101,6 +101,8 @@ export function createEditor(parent, { doc, language, readOnly = false, onChange
         mode.of(modes[language] ? modes[language]() : []),
         errorLineField,
         EditorState.readOnly.of(readOnly),
+        // read-only code is not editable either: no caret invites a change that would be refused
+        EditorView.editable.of(!readOnly),
         EditorView.updateListener.of((update) => { if (update.docChanged) onChange?.(); }),
       ],
     }),

@@ -75,5 +75,5 @@ def run_attempts(suite: Suite, *, resources: Resources, fresh: Callable[[], Reso
         verdicts += result.verdicts
         duration += result.duration_s
         resumed += result.resumed
-    return RunResult(suite, verdicts, result.summary if suite.repeats <= 1 else summarize(verdicts), duration,
-                     resumed=resumed)
+    summary = result.summary if suite.repeats <= 1 else summarize(verdicts, pass_k=suite.pass_at)
+    return RunResult(suite, verdicts, summary, duration, resumed=resumed)

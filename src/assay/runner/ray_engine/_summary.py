@@ -1,8 +1,8 @@
 """A suite summary built batch by batch, so the driver never holds every verdict.
 
 Each batch is summarised where it was graded (``core.aggregate.summarize``); the driver adds
-the parts up. Adding is exact: counts and score sums add, and the means are taken at the end
-from the sums, as ``summarize`` takes them.
+the parts up. Adding is exact: counts and score sums add, and the means are taken from the
+sums (``core.summary.mean_score``), as ``summarize`` takes them.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ class PartialSummary:
     """A summary with the sums its means come from, so that two of them can be added."""
 
     summary: SuiteSummary = field(default_factory=SuiteSummary)
-    score_sum: float = 0.0
-    scored: int = 0
     verdicts: Outcomes = field(default_factory=Outcomes)
     """The compact outcomes the intervals are taken from (``core.summary.Outcomes``), added up."""
     graders: dict[str, Outcomes] = field(default_factory=dict)
@@ -28,9 +26,8 @@ class PartialSummary:
     @classmethod
     def of(cls, verdicts: Sequence[SampleVerdict]) -> PartialSummary:
         """The part ``verdicts`` contribute."""
-        scores = [v.score for v in verdicts if v.score is not None]
         running = RunningSummary().add(verdicts)
-        return cls(running.summary(), float(sum(scores)), len(scores), running.verdicts, running.graders)
+        return cls(running.summary(), running.verdicts, running.graders)
 
     def take_intervals(self) -> SuiteSummary:
         """The summary with the intervals of everything added (once, at the end: each is a
@@ -44,14 +41,11 @@ class PartialSummary:
     def add(self, other: PartialSummary) -> None:
         """Fold ``other`` into this one (graders keep the order they were first seen in)."""
         mine, theirs = self.summary, other.summary
-        for name in ("total", "passed", "failed", "errors", "pending"):
+        for name in ("total", "passed", "failed", "errors", "pending", "score_sum", "scored"):
             setattr(mine, name, getattr(mine, name) + getattr(theirs, name))
-        self.score_sum += other.score_sum
-        self.scored += other.scored
         _extend(self.verdicts, other.verdicts)
         for name, outcomes in other.graders.items():
             _extend(self.graders.setdefault(name, Outcomes()), outcomes)
-        mine.mean_score = self.score_sum / self.scored if self.scored else None
         by_name = {g.name: g for g in mine.graders}
         for g in theirs.graders:
             have = by_name.get(g.name)
@@ -65,9 +59,8 @@ class PartialSummary:
 def _add_grader(have: GraderSummary, g: GraderSummary) -> None:
     if have.weight is None and g.weight is not None:  # a grader first seen skipped learns its type later
         have.weight, have.type = g.weight, g.type
-    for name in ("total", "passed", "failed", "errors", "pending", "skipped"):
+    for name in ("total", "passed", "failed", "errors", "pending", "skipped", "score_sum", "scored"):
         setattr(have, name, getattr(have, name) + getattr(g, name))
-    have.score_sum += g.score_sum
     for code, n in g.error_codes.items():
         have.error_codes[code] = have.error_codes.get(code, 0) + n
 

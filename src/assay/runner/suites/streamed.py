@@ -67,7 +67,8 @@ def _header(doc: YamlDoc, source: Path, context: SpecContext) -> Suite:
                               context.at(doc.path.parent.resolve()))
     suite = Suite(name=model.name, samples=[], graders=graders, threshold=model.threshold,
                   cost_ordered=model.cost_ordered, dialect=assay_dialect.NAME, source=doc.path, definition=model,
-                  inputs=[doc.path, source], warnings=warnings, repeats=model.repeats)
+                  inputs=[doc.path, source], warnings=warnings, repeats=model.repeats,
+                  pass_k=model.pass_k)
     # check_runnable's per-sample checks, on one stand-in sample: every sample has these graders.
     check_runnable(replace(suite, samples=[Sample(id="-", output="")]))
     return suite

@@ -59,6 +59,8 @@ class Suite:
     repeats: int = 1
     """How many times each sample is graded (`repeats:` in the suite, `--repeats`): a judge
     or any grader that is not deterministic gives a new answer each time."""
+    pass_k: int | None = None
+    """The k of pass@k (`pass_k:` in the suite, `--pass-k`); ``pass_at`` says which k a run uses."""
     warnings: list[str] = field(default_factory=list)
     """Problems that did not stop the load, each naming its file (and line): keys a peer
     dialect ignores, results that match nothing. ``assay run`` prints them."""
@@ -66,6 +68,12 @@ class Suite:
     explain: list[str] = field(default_factory=list)
     """How the suite was read and why: dialect, edition, release, results-file schema
     (``assay run --explain-dialect`` prints it)."""
+
+    @property
+    def pass_at(self) -> int | None:
+        """The k of the run's pass@k: ``pass_k``, else ``repeats`` when above 1, else None (the
+        most attempts of any task, as waza trials and Vally trajectories come)."""
+        return self.pass_k or (self.repeats if self.repeats > 1 else None)
 
     def all_graders(self) -> list[CompiledSpec]:
         """Every spec of the suite: the suite-wide graders, then each sample's own."""

@@ -18,10 +18,11 @@ LANG_COOKIE = "assay_lang"
 HTML_LANG = {"zh": "zh-CN", "en": "en"}
 
 
-CATALOGUES = ("{lang}.json", "phrases.{lang}.json")
-"""The files of a language's catalogue: the pages' own messages, and ``phrase.<code>`` for each
-message the product writes under a code (``core.messages``: reasons, API errors), kept apart
-so that the two grow without meeting."""
+CATALOGUES = ("{lang}.json", "team.{lang}.json", "phrases.{lang}.json")
+"""The files of a language's catalogue: the pages' own messages, those of the team's pages
+(ownership, users and tokens, evaluator versions), and ``phrase.<code>`` for each message the
+product writes under a code (``core.messages``: reasons, API errors), kept apart so that they
+grow without meeting."""
 
 
 @functools.cache

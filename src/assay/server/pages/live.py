@@ -3,8 +3,9 @@ stored so far (the run's count, which each committed chunk of results adds to in
 transaction), the summary of the slices graded so far by the rules that write the finished
 run's summary (``run_summary.LiveSummaries``: one definition of pass rate everywhere, errors
 and pending counted apart, each read costing only what was graded since the last), and the
-version of each evaluator the run graded (a hash of the config it snapshotted, and that config,
-every default filled in) with whether it changed since, and the dataset version it graded (the
+version of each evaluator the run graded (its version number, which the evaluator's page shows;
+a hash of the config it snapshotted for runs older than versions; and that config, every default
+filled in) with whether it changed since, and the dataset version it graded (the
 dataset's name, the version's number, rows and file). Nothing here reads the run's every result."""
 
 from __future__ import annotations
@@ -58,11 +59,14 @@ def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: Curre
         summary = run.summary
     versions = []
     for graded in snapshot:
-        version = config_version(graded.config)
+        digest = config_version(graded.config)
         current = evaluator_rows.get_evaluator(session, graded.evaluator_id)
+        changed = current is None or (current.version != graded.version if graded.version is not None
+                                      else config_version(current.config) != digest)
         versions.append({"evaluatorId": graded.evaluator_id, "name": graded.name, "type": graded.type,
-                         "weight": graded.weight, "version": version, "config": graded.config,
-                         "changedSince": current is None or config_version(current.config) != version})
+                         "weight": graded.weight, "version": digest, "versionNumber": graded.version,
+                         "config": graded.config, "changedSince": changed})
     return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
                           "done": min(run.done, run.total), "error": run.error, "summary": summary,
+                          "createdById": run.created_by_id,
                           "evaluators": versions, "dataset": graded_dataset(session, run.dataset_version_id)})

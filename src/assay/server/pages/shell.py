@@ -45,7 +45,8 @@ def _top_bar(lang: str, user: str | None, csrf: str | None, active: str) -> str:
     t = functools.partial(message, lang)
     links = "".join(f'<a href="/{key}"{" class=active" if key == active else ""}>{escape(t("nav." + key))}</a>'
                     for key in ("evaluators", "tasks", "datasets")) if user else ""
-    signout = (f'<span class="user">{escape(user)}</span><form method="post" action="/signout" class="signout">'
+    account = f'<a class="user" href="/account" title="{escape(t("nav.account"))}">{escape(user or "")}</a>'
+    signout = (f'{account}<form method="post" action="/signout" class="signout">'
                f'<input type="hidden" name="csrf" value="{escape(csrf or "")}">'
                f'<button type="submit" class="link">{escape(t("nav.signout"))}</button></form>') if user else ""
     return (f'<header class="topbar"><a class="brand" href="/evaluators">{escape(t("app.title"))}</a>'
@@ -54,10 +55,14 @@ def _top_bar(lang: str, user: str | None, csrf: str | None, active: str) -> str:
 
 
 def render(*, lang: str, title: str, page: str, user: str | None = None, csrf: str | None = None,
-           params: dict[str, Any] | None = None, active: str = "", body: str = "") -> str:
+           params: dict[str, Any] | None = None, active: str = "", body: str = "",
+           me: dict[str, Any] | None = None) -> str:
     """A whole page: ``page`` names the script (``static/<page>.js``) that fills ``<main>``;
-    ``body`` is server-rendered content for pages without a script of their own."""
-    boot = {"lang": lang, "messages": catalogue(lang), "csrf": csrf, "page": page, "params": params or {}}
+    ``body`` is server-rendered content for pages without a script of their own; ``me``, who
+    is signed in (``{id, name, isAdmin}``: the scripts disable what the rule of
+    ``server.ownership`` would refuse)."""
+    boot = {"lang": lang, "messages": catalogue(lang), "csrf": csrf, "page": page, "params": params or {},
+            "me": me}
     return (
         f'<!doctype html><html lang="{HTML_LANG[lang]}"><head><meta charset="utf-8">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'

@@ -80,8 +80,9 @@ async def page(request: Request, page_name: str, title_key: str, active: str, **
             response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
         return response
     title = message(who.lang, title_key, **params)
+    me = {"id": who.principal.id, "name": who.principal.name, "isAdmin": who.principal.is_admin}
     html = shell.render(lang=who.lang, title=title, page=page_name, user=who.principal.name, csrf=who.csrf,
-                        params=params, active=active)
+                        params=params, active=active, me=me)
     return HTMLResponse(html, headers=PAGE_HEADERS)
 
 
@@ -163,6 +164,16 @@ async def datasets_page(request: Request) -> Response:
 @router.get("/datasets/{dataset_id}")
 async def dataset_page(request: Request, dataset_id: str) -> Response:
     return await page(request, "dataset", "datasets.title", "datasets", id=dataset_id)
+
+
+@router.get("/users")
+async def users_page(request: Request) -> Response:
+    return await page(request, "users", "users.title", "users")
+
+
+@router.get("/account")
+async def account_page(request: Request) -> Response:
+    return await page(request, "account", "account.title", "")
 
 
 @router.get("/runs/{run_id}")

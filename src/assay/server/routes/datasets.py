@@ -13,10 +13,12 @@ from assay.core.messages import Phrase
 from assay.server.auth import Principal
 from assay.server.body_stream import BodyFile
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import NOT_NULL, ApiError, not_found
+from assay.server.errors import NOT_NULL, ApiError, blocked, not_found
 from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
+from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.datasets import (
+    DatasetCopy,
     DatasetCreate,
     DatasetDetail,
     DatasetOut,
@@ -28,19 +30,19 @@ from assay.server.schemas.datasets import (
 from assay.server.service import Service
 from assay.service import datasets as ingest
 from assay.store import datasets as rows
-from assay.store.models import Dataset, DatasetVersion
+from assay.store.models import NAME_MAX, Dataset, DatasetVersion
 
 router = APIRouter(prefix="/datasets", tags=["datasets"], responses=ERROR_RESPONSES)
 
-VERSION_GRADED = Phrase("api.dataset.version_graded", "version {number} of dataset {id} was graded by a run, whose "
-                                                      "results refer to its rows; delete those runs' task first")
-IN_USE = Phrase("api.dataset.in_use", "dataset {id} is graded by task(s) {tasks}; delete them or give them another "
+VERSION_GRADED = Phrase("api.dataset.version_graded", "version {number} of dataset {name} was graded by a run, whose "
+                                                      "results refer to its rows; delete those runs first")
+IN_USE = Phrase("api.dataset.in_use", "dataset {name} is graded by task(s) {tasks}; delete them or give them another "
                                       "dataset first")
-GRADED = Phrase("api.dataset.graded", "dataset {id} has versions that runs graded; delete those runs' task first")
-NO_VERSION = Phrase("api.dataset.no_version", "dataset {id} has no version yet: upload a file first")
-NO_SUCH_VERSION = Phrase("api.dataset.no_such_version", "dataset {id} has no version {number}")
-NOT_YOURS = Phrase("api.dataset.not_yours", "dataset {id} belongs to another user; only its creator or an admin can "
-                                            "change it")
+GRADED = Phrase("api.dataset.graded", "dataset {name} has versions that runs graded; delete those runs first")
+NO_VERSION = Phrase("api.dataset.no_version", "dataset {name} has no version yet: upload a file first")
+NO_SUCH_VERSION = Phrase("api.dataset.no_such_version", "dataset {name} has no version {number}")
+NOT_YOURS = Phrase("api.dataset.not_yours", "dataset {name} belongs to {owner}; only its creator or an admin can "
+                                            "change it (copy it as yours to change it)")
 MAX_PAGE = 1000
 MAX_NUMBER = 2**31 - 1
 """Version numbers and row offsets beyond a database integer are refused as input, not at the driver."""
@@ -89,6 +91,20 @@ def get_dataset(dataset_id: str, session: SessionDep, _user: CurrentUser) -> Any
     return Envelope(data=_detail(session, _found(session, dataset_id)))
 
 
+@router.post("/{dataset_id}/copy", response_model=Envelope[DatasetDetail],
+             summary="Copy a dataset as yours: its newest version becomes version 1 of a new dataset")
+def copy_dataset(dataset_id: str, body: DatasetCopy, service: ServiceDep, user: CurrentUser) -> Any:
+    with service.database.session() as session:
+        name = body.name or f"{_found(session, dataset_id).name} (copy)"
+    try:
+        copied = ingest.copy_dataset(service.database, dataset_id, name=name[:NAME_MAX], created_by_id=user.id,
+                                     limits=ingest.limits_of(service.settings), metrics=service.metrics)
+    except LookupError:
+        raise not_found("dataset", dataset_id) from None
+    with service.database.session() as session:
+        return Envelope(data=_detail(session, _found(session, copied)))
+
+
 @router.patch("/{dataset_id}", response_model=Envelope[DatasetDetail], summary="Rename a dataset or change its "
               "description", description="Only the fields sent change: `{\"name\": \"...\"}`, "
               "`{\"description\": null}` (cleared). Its creator or an admin may.")
@@ -127,11 +143,12 @@ def list_rows(dataset_id: str, session: SessionDep, _user: CurrentUser,
                                                    description="The version; the newest when left out.")] = None,
               offset: Annotated[int, Query(ge=0, le=MAX_NUMBER)] = 0,
               limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100) -> Any:
-    found = _version(session, _found(session, dataset_id), version)
+    dataset = _found(session, dataset_id)
+    found = _version(session, dataset, version)
     try:
         items = [DatasetRowOut(position=p, row=r) for p, r in rows.iter_rows(session, found.id, offset, offset + limit)]
     except LookupError:  # the version was deleted since it was found above
-        raise ApiError(404, NO_SUCH_VERSION(id=repr(dataset_id), number=found.number)) from None
+        raise ApiError(404, NO_SUCH_VERSION(name=repr(dataset.name), number=found.number)) from None
     return Envelope(data=DatasetRowPage(items=items, version=found.number, total=found.row_count, limit=limit,
                                         offset=offset))
 
@@ -143,7 +160,8 @@ def delete_version(dataset_id: str, number: Annotated[int, Path(ge=1, le=MAX_NUM
     dataset = _changeable(session, dataset_id, user)
     found = _version(session, dataset, number)
     if rows.in_use(session, [found.id]):
-        raise ApiError(409, VERSION_GRADED(number=number, id=repr(dataset_id)))
+        raise blocked(409, VERSION_GRADED(number=number, name=repr(dataset.name)), "run",
+                      rows.runs_grading(session, [found.id]))
     rows.delete_version(session, found)
     session.commit()
     return Envelope(data={"id": dataset_id, "version": number})
@@ -153,11 +171,13 @@ def delete_version(dataset_id: str, number: Annotated[int, Path(ge=1, le=MAX_NUM
                summary="Delete a dataset no task names and no run graded")
 def delete_dataset(dataset_id: str, session: SessionDep, user: CurrentUser) -> Any:
     dataset = _changeable(session, dataset_id, user)
-    tasks = rows.tasks_naming(session, dataset.id)
+    tasks = rows.tasks_of(session, dataset.id)
     if tasks:
-        raise ApiError(409, IN_USE(id=repr(dataset_id), tasks=", ".join(map(repr, tasks[:5]))))
-    if rows.in_use(session, [v.id for v in rows.list_versions(session, dataset.id)]):
-        raise ApiError(409, GRADED(id=repr(dataset_id)))
+        raise blocked(409, IN_USE(name=repr(dataset.name), tasks=", ".join(repr(name) for _, name in tasks[:5])),
+                      "task", tasks)
+    versions = [v.id for v in rows.list_versions(session, dataset.id)]
+    if rows.in_use(session, versions):
+        raise blocked(409, GRADED(name=repr(dataset.name)), "run", rows.runs_grading(session, versions))
     rows.delete_dataset(session, dataset)
     session.commit()
     return Envelope(data={"id": dataset_id})
@@ -165,7 +185,9 @@ def delete_dataset(dataset_id: str, session: SessionDep, user: CurrentUser) -> A
 
 def _detail(session: Session, dataset: Dataset) -> DatasetDetail:
     versions = rows.list_versions(session, dataset.id)
-    return DatasetDetail(**dataset_out(dataset, versions[-1] if versions else None).model_dump(),
+    out = dataset_out(dataset, versions[-1] if versions else None)
+    out.owner = owner_name(session, dataset.created_by_id)
+    return DatasetDetail(**out.model_dump(),
                          versions=[version_out(v) for v in versions], task_names=rows.tasks_naming(session, dataset.id))
 
 
@@ -180,15 +202,14 @@ def _version(session: Session, dataset: Dataset, number: int | None) -> DatasetV
     found = rows.latest_version(session, dataset.id) if number is None else rows.get_version(session, dataset.id,
                                                                                               number)
     if found is None:
-        raise ApiError(404, NO_VERSION(id=repr(dataset.id)) if number is None
-                       else NO_SUCH_VERSION(id=repr(dataset.id), number=number))
+        raise ApiError(404, NO_VERSION(name=repr(dataset.name)) if number is None
+                       else NO_SUCH_VERSION(name=repr(dataset.name), number=number))
     return found
 
 
 def _changeable(session: Session, dataset_id: str, user: Principal) -> Dataset:
     dataset = _found(session, dataset_id)
-    if not user.may_change(dataset.created_by_id):
-        raise ApiError(403, NOT_YOURS(id=repr(dataset_id)))
+    check_may_change(session, user, dataset.created_by_id, NOT_YOURS, dataset.name)
     return dataset
 
 

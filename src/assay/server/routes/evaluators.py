@@ -18,8 +18,9 @@ from assay.core.messages import Phrase
 from assay.server import trial
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
-from assay.server.errors import EVALUATOR_EXECUTION_FAILED, NOT_NULL, ApiError, evaluator_not_found
+from assay.server.errors import EVALUATOR_EXECUTION_FAILED, NOT_NULL, ApiError, blocked, evaluator_not_found
 from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
+from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.evaluators import (
     EvaluatorCreate,
@@ -39,12 +40,14 @@ from assay.store.models import Evaluator
 from assay.store.translate import stored_config
 
 CONFIG_REQUIRED = Phrase("api.evaluator.config_required", "config: required when type changes")
-IN_USE = Phrase("api.evaluator.in_use", "evaluator {id} is attached to task(s) {tasks}; delete those tasks first")
+IN_USE = Phrase("api.evaluator.in_use", "evaluator {name} is attached to task(s) {tasks}; delete those tasks or "
+                                        "detach it from them first")
 PRESET = {verb: Phrase(f"api.evaluator.preset_{verb}",
-                       f"evaluator {{id}} is a preset: presets are read-only and cannot be {verb}")
+                       f"evaluator {{name}} is a preset: presets are read-only and cannot be {verb}")
           for verb in ("updated", "deleted")}
-NOT_YOURS = {verb: Phrase(f"api.evaluator.not_yours_{verb}", "evaluator {id} belongs to another user; only its "
-                                                             f"creator or an admin can have it {verb}")
+NOT_YOURS = {verb: Phrase(f"api.evaluator.not_yours_{verb}", "evaluator {name} belongs to {owner}; only its "
+                                                             f"creator or an admin can have it {verb} (copy it as "
+                                                             "yours to change it)")
              for verb in ("updated", "deleted")}
 STALE_CONFIG = Phrase("api.evaluator.stale_config", "evaluator execution failed: its stored config is no longer "
                                                      "valid here ({problem}); update it")
@@ -59,9 +62,10 @@ def summary(evaluator: Evaluator, owner: str | None = None) -> EvaluatorSummary:
                             created_at=iso(evaluator.created_at), updated_at=iso(evaluator.updated_at))
 
 
-def detail(evaluator: Evaluator) -> EvaluatorDetail:
-    return EvaluatorDetail(**summary(evaluator).model_dump(), config=evaluator.config,
-                           created_by_id=evaluator.created_by_id)
+def detail(session: Session, evaluator: Evaluator) -> EvaluatorDetail:
+    owner = owner_name(session, evaluator.created_by_id)
+    return EvaluatorDetail(**summary(evaluator, owner).model_dump(), config=evaluator.config,
+                           created_by_id=evaluator.created_by_id, version=evaluator.version)
 
 
 @router.get("", response_model=Envelope[list[EvaluatorSummary]], summary="List evaluators",
@@ -95,12 +99,12 @@ def create_evaluator(body: EvaluatorCreate, service: ServiceDep, session: Sessio
     evaluator = rows.create_evaluator(session, name=body.name, description=body.description,
                                       evaluator_type=body.type, config=config, created_by_id=user.id)
     session.commit()
-    return Envelope(data=detail(evaluator))
+    return Envelope(data=detail(session, evaluator))
 
 
 @router.get("/{evaluator_id}", response_model=Envelope[EvaluatorDetail], summary="Get an evaluator")
 def get_evaluator(evaluator_id: str, session: SessionDep, _user: CurrentUser) -> Any:
-    return Envelope(data=detail(_found(session, evaluator_id)))
+    return Envelope(data=detail(session, _found(session, evaluator_id)))
 
 
 @router.put("/{evaluator_id}", response_model=Envelope[EvaluatorDetail], summary="Update an evaluator")
@@ -119,10 +123,10 @@ def update_evaluator(evaluator_id: str, body: EvaluatorUpdate, service: ServiceD
         changes["config"] = _checked_config(service, evaluator_type, body.config, changes.get("name") or evaluator.name)
     else:
         changes.pop("config", None)
-    rows.update_evaluator(session, evaluator, **changes)
+    rows.update_evaluator(session, evaluator, author_id=user.id, **changes)
     session.commit()
     service.grading.forget(evaluator_id)
-    return Envelope(data=detail(evaluator))
+    return Envelope(data=detail(session, evaluator))
 
 
 @router.delete("/{evaluator_id}", response_model=Envelope[dict[str, str]], summary="Delete an evaluator")
@@ -130,7 +134,8 @@ def delete_evaluator(evaluator_id: str, service: ServiceDep, session: SessionDep
     evaluator = _changeable(session, evaluator_id, user, "deleted")
     tasks = rows.tasks_using(session, evaluator_id)
     if tasks:
-        raise ApiError(409, IN_USE(id=repr(evaluator_id), tasks=", ".join(tasks[:5])))
+        raise blocked(409, IN_USE(name=repr(evaluator.name), tasks=", ".join(repr(name) for _, name in tasks[:5])),
+                      "task", tasks)
     rows.delete_evaluator(session, evaluator)
     session.commit()
     service.grading.forget(evaluator_id)
@@ -168,9 +173,8 @@ def _changeable(session: Session, evaluator_id: str, user: Principal,
                 verb: Literal["updated", "deleted"]) -> Evaluator:
     evaluator = _found(session, evaluator_id)
     if evaluator.is_preset:
-        raise ApiError(403, PRESET[verb](id=repr(evaluator_id)))
-    if not user.may_change(evaluator.created_by_id):
-        raise ApiError(403, NOT_YOURS[verb](id=repr(evaluator_id)))
+        raise ApiError(403, PRESET[verb](name=repr(evaluator.name)))
+    check_may_change(session, user, evaluator.created_by_id, NOT_YOURS[verb], evaluator.name)
     return evaluator
 
 

@@ -18,17 +18,22 @@ from assay.core.messages import Phrase
 from assay.core.result import Status
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found, shown
+from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
 from assay.server.service import Service
 from assay.store import datasets as dataset_rows
 from assay.store import runs as rows
+from assay.store import tasks as task_rows
 from assay.store.models import ACTIVE_STATES, EvaluationResult, Run, RunState
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 
-NOT_YOURS = Phrase("api.run.not_yours", "run {id} was started by another user; only they or an admin can cancel it")
-FINISHED = Phrase("api.run.not_active", "run {id} is {status}; only queued or running runs can be cancelled")
+NOT_YOURS = {verb: Phrase(f"api.run.not_yours_{verb}", "run {name} was started by {owner}; only they or an admin "
+                                                       f"can {verb} it")
+             for verb in ("cancel", "delete")}
+FINISHED = Phrase("api.run.not_active", "run {name} is {status}; only queued or running runs can be cancelled")
+STILL_ACTIVE = Phrase("api.run.active", "run {name} is {status}; cancel it before deleting it")
 BAD_CURSOR = Phrase("api.run.bad_cursor", "query parameter cursor: {cursor} is not a nextCursor this API gave; "
                                           "start again without it")
 CURSOR_AND_OFFSET = Phrase("api.run.cursor_and_offset", "query parameters cursor and offset: give one, not both")
@@ -37,11 +42,13 @@ EXPORT_COLUMNS = ("runId", "sampleId", "input", "output", "expected", "evaluator
                   "passed", "score", "reason", "error", "latencyMs", "details", "createdAt")
 
 
-def run_out(run: Run) -> RunOut:
+def run_out(run: Run, started_by: str | None = None) -> RunOut:
+    """The run as answered; ``started_by``, the name of who started it, when the caller looked it up."""
     progress = run.done / run.total if run.total else 1.0
     return RunOut(id=run.id, task_id=run.task_id, dataset_version_id=run.dataset_version_id,
                   status=RunState(run.status), total=run.total, done=run.done, progress=round(min(progress, 1.0), 4),
-                  summary=run.summary, error=run.error, error_id=run.error_id,
+                  summary=run.summary, error=run.error, error_id=run.error_id, created_by_id=run.created_by_id,
+                  started_by=started_by,
                   created_at=iso(run.created_at), started_at=iso(run.started_at), finished_at=iso(run.finished_at))
 
 
@@ -55,24 +62,38 @@ def result_out(result: EvaluationResult) -> ResultOut:
 
 @router.get("/{run_id}", response_model=Envelope[RunOut], summary="Get a run: progress and summary")
 def get_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
-    return Envelope(data=run_out(_found(session, run_id)))
+    run = _found(session, run_id)
+    return Envelope(data=run_out(run, owner_name(session, run.created_by_id)))
 
 
 @router.post("/{run_id}/cancel", response_model=Envelope[RunOut], summary="Cancel a queued or running run")
 def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
     run = _found(session, run_id)
-    if not user.may_change(run.created_by_id):
-        raise ApiError(403, NOT_YOURS(id=repr(run_id)))
+    check_may_change(session, user, run.created_by_id, NOT_YOURS["cancel"], task_rows.run_name(session, run))
     # Only from queued or running, in one statement: a run that finished meanwhile stays finished.
     # The row tells the grading process, whichever it is.
     if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=ACTIVE_STATES):
         session.refresh(run)
-        raise ApiError(409, FINISHED(id=repr(run_id), status=run.status))
+        raise ApiError(409, FINISHED(name=repr(task_rows.run_name(session, run)), status=run.status))
     session.commit()
     service.worker.cancel(run_id)
     service.metrics.run_finished("cancelled")
     session.refresh(run)
-    return Envelope(data=run_out(run))
+    return Envelope(data=run_out(run, user.name if run.created_by_id == user.id else owner_name(session,
+                                                                                              run.created_by_id)))
+
+
+@router.delete("/{run_id}", response_model=Envelope[dict[str, str]],
+               summary="Delete a finished run and its results")
+def delete_run(run_id: str, session: SessionDep, user: CurrentUser) -> Any:
+    run = _found(session, run_id)
+    name = task_rows.run_name(session, run)
+    check_may_change(session, user, run.created_by_id, NOT_YOURS["delete"], name)
+    if run.status in ACTIVE_STATES:
+        raise ApiError(409, STILL_ACTIVE(name=repr(name), status=run.status))
+    task_rows.delete_run(session, run)
+    session.commit()
+    return Envelope(data={"id": run_id})
 
 
 @router.get("/{run_id}/results", response_model=Envelope[ResultPage], summary="List a run's results")

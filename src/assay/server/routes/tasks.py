@@ -12,6 +12,7 @@ from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import NOT_NULL, ApiError, evaluator_not_found, not_found
 from assay.server.listing import TOTAL_HEADER, OwnerQuery, WindowDep, checked, owner_of, tell_total
+from assay.server.ownership import check_may_change, owner_name
 from assay.server.routes.runs import run_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import (
@@ -28,6 +29,7 @@ from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
 from assay.store import runs as run_rows
 from assay.store import tasks as rows
+from assay.store import users
 from assay.store.models import ACTIVE_STATES, NAME_MAX, DatasetVersion, Task
 from assay.store.snapshot import RunEvaluator
 
@@ -38,15 +40,15 @@ TWICE = Phrase("api.task.evaluator_twice", "evaluators[{index}].evaluatorId: {id
 BOTH_DATASETS = Phrase("api.task.both_datasets", "dataset and datasetId: give one, the rows or the id of a dataset")
 EVALUATORS_NULL = Phrase("api.task.evaluators_null", "evaluators: may not be null (leave it out to keep the "
                                                      "attached ones)")
-RUNNING = Phrase("api.task.running", "task {id} has a run in progress; cancel it first")
-NO_ROWS = Phrase("api.task.no_rows", "task {id} has no dataset rows: add rows or upload a file first")
+RUNNING = Phrase("api.task.running", "task {name} has a run in progress; cancel it first")
+NO_ROWS = Phrase("api.task.no_rows", "task {name} has no dataset rows: add rows or upload a file first")
 NO_VERSION = Phrase("api.task.no_version", "pinnedVersion: dataset {dataset} has no ready version {number}")
 PIN_WITHOUT_DATASET = Phrase("api.task.pin_without_dataset", "pinnedVersion: the task has no dataset to pin a "
                                                               "version of")
-PIN_GONE = Phrase("api.task.pin_gone", "task {id} pins version {number} of its dataset, which no longer exists: "
+PIN_GONE = Phrase("api.task.pin_gone", "task {name} pins version {number} of its dataset, which no longer exists: "
                                        "pin another version, or none (pinnedVersion: null)")
-NOT_YOURS = Phrase("api.task.not_yours", "task {id} belongs to another user; only its creator or an admin can "
-                                         "change it")
+NOT_YOURS = Phrase("api.task.not_yours", "task {name} belongs to {owner}; only its creator or an admin can "
+                                         "change or delete it (copy it as yours to change it; anyone may run it)")
 
 
 def task_out(session: Session, task: Task, version: DatasetVersion | None = None) -> TaskOut:
@@ -59,7 +61,8 @@ def task_out(session: Session, task: Task, version: DatasetVersion | None = None
                    dataset_version=version.number if version else None,
                    dataset_name=version.source_name if version else None, pinned_version=task.pinned_version,
                    sample_count=version.row_count if version else 0, evaluators=evaluators,
-                   created_by_id=task.created_by_id, created_at=iso(task.created_at), updated_at=iso(task.updated_at))
+                   created_by_id=task.created_by_id, owner=owner_name(session, task.created_by_id),
+                   created_at=iso(task.created_at), updated_at=iso(task.updated_at))
 
 
 def _links(session: Session, evaluators: list[TaskEvaluatorIn]) -> list[tuple[str, float]]:
@@ -186,7 +189,7 @@ def upload_dataset(task_id: str, service: ServiceDep, session: SessionDep, user:
 def delete_task(task_id: str, session: SessionDep, user: CurrentUser) -> Any:
     task = _changeable(session, task_id, user)
     if any(r.status in ACTIVE_STATES for r in run_rows.list_runs(session, task_id)):
-        raise ApiError(409, RUNNING(id=repr(task_id)))
+        raise ApiError(409, RUNNING(name=repr(task.name)))
     rows.delete_task(session, task)
     session.commit()
     return Envelope(data={"id": task_id})
@@ -194,12 +197,12 @@ def delete_task(task_id: str, session: SessionDep, user: CurrentUser) -> Any:
 
 @router.post("/{task_id}/runs", response_model=Envelope[RunOut], summary="Start a run of the task")
 def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser) -> Any:
-    task = _changeable(session, task_id, user)
+    task = _found(session, task_id)  # anyone may run a task they can read: the run is theirs
     version = rows.graded_versions(session, [task]).get(task.id)
     if version is None and task.pinned_version is not None and task.dataset_id is not None:
-        raise ApiError(409, PIN_GONE(id=repr(task_id), number=task.pinned_version))
+        raise ApiError(409, PIN_GONE(name=repr(task.name), number=task.pinned_version))
     if version is None or version.row_count == 0:
-        raise ApiError(422, NO_ROWS(id=repr(task_id)))
+        raise ApiError(422, NO_ROWS(name=repr(task.name)))
     snapshot = [RunEvaluator.of(e, w) for e, w in rows.task_evaluators(session, task_id)]
     run = run_rows.create_run(session, task_id=task_id, evaluators=snapshot, samples=version.row_count,
                               created_by_id=user.id, slice_size=service.worker.slice_size(snapshot),
@@ -207,7 +210,7 @@ def start_run(task_id: str, service: ServiceDep, session: SessionDep, user: Curr
     session.commit()
     service.worker.submit(run.id)
     service.metrics.runs_started.inc()
-    return Envelope(data=run_out(run))
+    return Envelope(data=run_out(run, user.name))
 
 
 @router.get("/{task_id}/runs", response_model=Envelope[list[RunOut]], summary="List the task's runs",
@@ -217,7 +220,8 @@ def list_runs(task_id: str, session: SessionDep, _user: CurrentUser, response: R
     _found(session, task_id)
     found, total = run_rows.find_runs(session, task_id, status=status, window=checked(window, run_rows.RUN_SORTABLE))
     tell_total(response, total)
-    return Envelope(data=[run_out(r) for r in found])
+    starters = users.names(session, {r.created_by_id for r in found if r.created_by_id})
+    return Envelope(data=[run_out(r, starters.get(r.created_by_id or "")) for r in found])
 
 
 def _found(session: Session, task_id: str) -> Task:
@@ -229,6 +233,5 @@ def _found(session: Session, task_id: str) -> Task:
 
 def _changeable(session: Session, task_id: str, user: Principal) -> Task:
     task = _found(session, task_id)
-    if not user.may_change(task.created_by_id):
-        raise ApiError(403, NOT_YOURS(id=repr(task_id)))
+    check_may_change(session, user, task.created_by_id, NOT_YOURS, task.name)
     return task

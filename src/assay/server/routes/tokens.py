@@ -25,7 +25,7 @@ TOKEN_NOT_FOUND = Phrase("api.not_found.token", "token {id} not found (a user se
 OTHERS = Phrase("api.tokens.others", "only an admin lists another user's tokens")
 
 
-def _out(token: ApiToken, owner: str) -> TokenOut:
+def token_out(token: ApiToken, owner: str) -> TokenOut:
     return TokenOut(id=token.id, user=owner, label=token.name, prefix=token.prefix, created_at=token.created_at,
                     revoked_at=token.revoked_at)
 
@@ -37,7 +37,7 @@ def list_(session: SessionDep, user: CurrentUser,
     if of is not None and of != user.name and not user.is_admin:
         raise ApiError(403, OTHERS())
     name = of if of is not None else (None if user.is_admin else user.name)
-    return Envelope(data=[_out(token, owner) for token, owner in list_tokens(session, name)])
+    return Envelope(data=[token_out(token, owner) for token, owner in list_tokens(session, name)])
 
 
 @router.delete("/{token_id}", response_model=Envelope[TokenOut],
@@ -56,4 +56,4 @@ def _revoke(database: Any, token_id: str, user: Principal) -> TokenOut:
         revoke_token(session, token.id)  # grows the tokens change counter in this transaction
         session.commit()
         owner = session.get(User, token.user_id)
-        return _out(token, owner.name if owner is not None else "")
+        return token_out(token, owner.name if owner is not None else "")

@@ -41,7 +41,8 @@ class GraderComparisonOut(ApiModel):
     base_mean_score: float | None
     new_mean_score: float | None
     score_delta: float | None
-    score_delta_ci: list[float] | None = Field(description="Seeded paired bootstrap 95% interval.")
+    score_delta_ci: list[float] | None = Field(
+        description="95% interval of the mean paired difference (Wilson-type, within [-1, 1]).")
     flips: list[FlipOut]
 
 

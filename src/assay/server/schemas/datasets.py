@@ -22,6 +22,12 @@ class DatasetCreate(ApiModel):
                                                           "expected, metadata; other fields go into metadata.")
 
 
+class DatasetCopy(ApiModel):
+    """``POST /datasets/{id}/copy``: the copy's name (the source's with "(copy)" when left out)."""
+
+    name: Name | None = None
+
+
 class DatasetUpdate(ApiModel):
     """Changes to a dataset: the fields given replace the stored ones (``description`` null
     clears it; ``name`` may not be null). Its versions and rows never change."""
@@ -52,6 +58,7 @@ class DatasetOut(ApiModel):
     description: str | None
     latest: DatasetVersionOut | None
     created_by_id: str | None
+    owner: str | None = Field(default=None, description="The name of the user who created it (who may change it).")
     created_at: str
     updated_at: str
 

@@ -61,6 +61,22 @@ class EvaluatorDetail(EvaluatorSummary):
 
     config: dict[str, Any]
     created_by_id: str | None = None
+    version: int | None = Field(default=None, description="The number of the version this is (each save is one: "
+                                                          "GET /evaluators/{id}/versions).")
+
+
+class EvaluatorVersionOut(ApiModel):
+    """One save of an evaluator: what it was, who saved it and when."""
+
+    number: int = Field(description="Numbered from 1, one per save.")
+    name: str
+    description: str | None
+    type: EvaluatorType
+    config: dict[str, Any] = Field(description="The config as stored (validated, every default filled in).")
+    author: str | None = Field(description="The name of who saved it.")
+    author_id: str | None
+    created_at: str | None
+    current: bool = Field(description="Whether the evaluator holds this version now.")
 
 
 class PresetOut(ApiModel):

@@ -80,6 +80,7 @@ class TaskOut(ApiModel):
     sample_count: int
     evaluators: list[TaskEvaluatorOut]
     created_by_id: str | None
+    owner: str | None = Field(default=None, description="The name of the user who created it (who may change it).")
     created_at: str
     updated_at: str
 
@@ -101,6 +102,8 @@ class RunOut(ApiModel):
     error: str | None
     error_id: str | None = Field(description="When the run failed on an internal error: quote it to the operator, "
                                              "whose server log has the details under this id.")
+    created_by_id: str | None = Field(default=None, description="The user who started it (a run is theirs).")
+    started_by: str | None = Field(default=None, description="Their name.")
     created_at: str
     started_at: str | None
     finished_at: str | None

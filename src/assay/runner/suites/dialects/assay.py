@@ -5,6 +5,7 @@
     threshold: 0.8             # optional: minimum weighted score per sample
     cost_ordered: false        # optional: skip expensive graders once a cheap one failed
     repeats: 3                 # optional: grade each sample 3 times (judges answer afresh)
+    pass_k: 2                  # optional: the k of pass@k (default: repeats)
     graders:
       - {type: exact_match, name: exact, weight: 2}
 
@@ -45,6 +46,9 @@ class AssayFile(FileModel):
     cost_ordered: bool = Field(default=False, strict=True)
     repeats: int = Field(default=1, ge=1, le=100, strict=True,
                          description="Grade each sample this many times (LLM judges answer afresh each time).")
+    pass_k: int | None = Field(default=None, ge=1, le=100, strict=True,
+                               description="The k of pass@k and pass^k (default: `repeats`, else the most attempts "
+                                           "of any task); tasks with fewer scored attempts are reported apart.")
 
 
 detect = detect_assay
@@ -71,7 +75,7 @@ def load(doc: YamlDoc, *, results: Path | None, context: SpecContext,
     return Suite(name=suite.name, samples=samples, graders=graders, threshold=suite.threshold,
                  cost_ordered=suite.cost_ordered, dialect=NAME, source=doc.path, definition=suite,
                  inputs=[doc.path] + ([source] if source is not None else []), repeats=suite.repeats,
-                 warnings=warnings)
+                 pass_k=suite.pass_k, warnings=warnings)
 
 
 def _with_id(row: object, index: int) -> object:

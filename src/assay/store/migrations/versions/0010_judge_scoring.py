@@ -2,14 +2,14 @@
 
 ``llm`` and ``llm_comparison`` gained ``scoring`` (``parse``, the JSON verdict they always
 asked for, or ``logprobs``). A config stored before graded with ``parse``; it is stored so, as
-the API stores a config now (validated, every default filled in), in the evaluators' rows,
-composite children included, and in the runs' snapshots.
+the API stores a config now (validated, every default filled in), in the evaluators' rows and
+their saved versions, composite children included, and in the runs' snapshots.
 
 Frozen: the field and its default are written here as literal data (a migration never reads
 today's code).
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-11-28
 """
 
@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
@@ -52,6 +52,14 @@ def upgrade() -> None:
         config = stored(row.type, row.config)
         if config != row.config:
             connection.execute(evaluators.update().where(evaluators.c.id == row.id).values(config=config))
+    versions = sa.table("evaluator_versions", sa.column("evaluator_id", sa.String),
+                        sa.column("number", sa.Integer), sa.column("type", sa.String), sa.column("config", Json))
+    for version in connection.execute(sa.select(versions.c.evaluator_id, versions.c.number, versions.c.type,
+                                                versions.c.config)).all():
+        config = stored(version.type, version.config)
+        if config != version.config:
+            connection.execute(versions.update().where((versions.c.evaluator_id == version.evaluator_id)
+                                                       & (versions.c.number == version.number)).values(config=config))
     runs = sa.table("runs", sa.column("id", sa.String), sa.column("evaluators", Json))
     for run_id, evaluators_of_run in connection.execute(sa.select(runs.c.id, runs.c.evaluators)).all():
         if not isinstance(evaluators_of_run, list):
