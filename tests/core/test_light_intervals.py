@@ -33,4 +33,4 @@ def test_intervals_from_sums_equal_intervals_from_arrays(seed, monkeypatch):
     for got in (light, heavy):
         assert got.pass_rate == pytest.approx(reference.pass_rate, abs=1e-12)
         assert got.mean_score == pytest.approx(reference.mean_score, abs=1e-12) or got.mean_score == reference.mean_score
-    assert of_sums(0, 0, 0, 0).pass_rate is None
+    assert of_sums(0, 0, 0, 0, 0).pass_rate is None

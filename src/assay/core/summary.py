@@ -156,8 +156,9 @@ class Outcomes:
         if not len(self.passed):
             return Intervals()
         if self.clusters is None and len(self.passed) <= _SUMS_IN_PYTHON:
-            scores = [0.0 if math.isnan(s) else s for s in self.scores]
-            return of_sums(len(self.passed), sum(self.passed), math.fsum(scores), math.fsum(s * s for s in scores))
+            scores = [s for s in self.scores if not math.isnan(s)]  # a result without a score is out of the mean
+            return of_sums(len(self.passed), sum(self.passed), len(scores), math.fsum(scores),
+                           math.fsum(s * s for s in scores))
         import numpy as np
 
         clusters = None
