@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from assay.judges.local.find import MODEL_NAME, check_server, model_path
+from assay.judges.local.find import MODEL_NAME, LocalJudgeMissing, check_server, model_path
 
 TOY_WARNING = ("a toy judge (SmolLM2-135M, a 135-million-parameter model): for trying assay out and for tests, "
                "not for real grading")
@@ -41,7 +41,10 @@ def serve(options: LocalOptions, *, announce: Callable[[str], None], stop: threa
     # Read by OpenMP when the server's library loads (below), from the C environment: the
     # process's own settings are not consulted, and the server must not spin whatever they say.
     os.putenv("OMP_WAIT_POLICY", "passive")
-    import xllamacpp
+    try:
+        import xllamacpp
+    except ImportError as exc:  # installed, but its native library cannot load (a missing libgomp)
+        raise LocalJudgeMissing(f"the local judge's server (xllamacpp) cannot be loaded: {exc}") from None
 
     params = xllamacpp.CommonParams()
     params.model.path = str(path)
