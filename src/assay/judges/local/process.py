@@ -44,7 +44,7 @@ class LocalJudge:
         base = list(command) if command else [sys.executable, "-m", "assay.cli.entry"]
         argv = [*base, "judge", "serve-local", "--port", str(options.port), "--threads", str(options.threads),
                 "--context", str(options.context), "--parallel", str(options.parallel), "--until-stdin-closes"]
-        log = tempfile.NamedTemporaryFile(prefix="assay-local-judge-", suffix=".log", delete=False)  # noqa: SIM115
+        log = tempfile.NamedTemporaryFile(prefix="assay-local-judge-", suffix=".log", delete=False)
         process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                                    env={**environ, "OMP_WAIT_POLICY": "passive"})
         log.close()
