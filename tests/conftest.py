@@ -125,3 +125,26 @@ def judge_server():
 
     with JudgeServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def local_judge():
+    """The local toy judge (``assay judge serve-local``, SmolLM2-135M through llama.cpp) started
+    once per session through the installed command, on a free 127.0.0.1 port; stopped by its pid
+    at the end. Skipped, saying what to install, where ``assay[local-judge]`` or the model's wheel
+    is missing (``make setup`` installs both; in CI a failed install fails the setup instead)."""
+    import os
+
+    from assay.judges.local import LocalJudge, LocalOptions
+    from assay.judges.local.find import available
+
+    missing = available()
+    if missing is not None:
+        pytest.skip(missing)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    judge = LocalJudge.start(LocalOptions(threads=2, parallel=4), environ=env,
+                             command=[str(Path(sys.executable).parent / "assay")])
+    try:
+        yield judge
+    finally:
+        judge.stop()

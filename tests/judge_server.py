@@ -8,13 +8,16 @@ by content; when neither has anything, ``server.default`` answers. Every request
 
 Behaviours (all ``Behaviour`` values): ``good(content)``, ``good_json(obj)``,
 ``malformed()``, ``refusal(text)``, ``empty()``, ``status(code, retry_after=...)``,
-``slow(seconds)``, ``rejects_response_format()`` (400 when the body has one, else good).
+``slow(seconds)``, ``rejects_response_format()`` (400 when the body has one, else good),
+``logprobs({token: probability})`` (the first token and its alternatives, as OpenAI and
+llama.cpp send them when the body asks for ``logprobs``).
 """
 
 from __future__ import annotations
 
 import collections
 import json
+import math
 import socket
 import threading
 import time
@@ -38,14 +41,21 @@ class Behaviour:
 
 
 def completion(content: str | None, *, refusal: str | None = None, model: str = "judge-test",
-               prompt_tokens: int = 11, completion_tokens: int = 7, tool_arguments: str | None = None) -> dict:
-    """A chat completion body as OpenAI sends it."""
+               prompt_tokens: int = 11, completion_tokens: int = 7, tool_arguments: str | None = None,
+               top_logprobs: dict[str, float] | None = None) -> dict:
+    """A chat completion body as OpenAI sends it; ``top_logprobs`` ({token: log-probability})
+    become the first token's ``logprobs.content[0].top_logprobs``."""
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": refusal}
     if tool_arguments is not None:
         message["tool_calls"] = [{"id": "call_1", "type": "function",
                                   "function": {"name": "verdict", "arguments": tool_arguments}}]
+    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+    if top_logprobs is not None:
+        alternatives = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top_logprobs.items()]
+        first = max(alternatives, key=lambda a: a["logprob"]) if alternatives else {"token": content, "logprob": 0.0}
+        choice["logprobs"] = {"content": [{**first, "top_logprobs": alternatives}]}
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "choices": [choice],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens}}
 
@@ -56,6 +66,14 @@ def good(content: str = '{"score": 5, "reasoning": "fine"}', **kw: Any) -> Behav
 
 def good_json(obj: Any, **kw: Any) -> Behaviour:
     return good(json.dumps(obj), **kw)
+
+
+def logprobs(probabilities: dict[str, float], **kw: Any) -> Behaviour:
+    """A one-token reply whose alternatives have these probabilities (the likeliest is the
+    content), as a server answers ``logprobs: true, top_logprobs: N``."""
+    top = {token: math.log(p) for token, p in probabilities.items()}
+    content = max(top, key=lambda t: top[t]) if top else "?"
+    return Behaviour(body=completion(content, top_logprobs=top, completion_tokens=1, **kw))
 
 
 def malformed() -> Behaviour:

@@ -163,6 +163,9 @@ class Settings:
     judge_max_retries: int = setting(4, "ASSAY_JUDGE_MAX_RETRIES", "retries of a judge call on 429, 5xx and connection errors", unit="retries", minimum=0)
     judge_cache: str | None = setting(None, "ASSAY_JUDGE_CACHE", "the judges' cache file; `off` disables it", _cache_path, shown="`~/.cache/assay/judge-cache.sqlite` (under `XDG_CACHE_HOME` when set)")
     judge_prices: str | None = setting(None, "ASSAY_JUDGE_PRICES", 'a JSON price table `{"model": {"input": $/Mtok, "output": $/Mtok}}`, for `cost_usd` in results', _raw_text)
+    local_judge_threads: int = setting(2, "ASSAY_LOCAL_JUDGE_THREADS", "threads of the local judge (`assay judge serve-local`, a toy model for trying assay out); its OpenMP threads sleep when idle (`OMP_WAIT_POLICY=passive`)", unit="threads")
+    local_judge_context: int = setting(8192, "ASSAY_LOCAL_JUDGE_CONTEXT", "the local judge's context, shared by its parallel slots", unit="tokens", minimum=512)
+    local_judge_parallel: int = setting(4, "ASSAY_LOCAL_JUDGE_PARALLEL", "judge calls the local judge decodes at once (more wait for a slot)", unit="calls")
     # assay serve
     database_url: str = setting(DEFAULT_DATABASE_URL, "ASSAY_DATABASE_URL", "SQLite, or PostgreSQL with `postgresql://user:password@host:port/db`", _text, section="service")
     database_pool_size: int = setting(5, "ASSAY_DATABASE_POOL_SIZE", "connections one server process keeps for requests; as many requests use the database at once. Grading has its own (`ASSAY_RUN_SLOTS` + 4, and 4 more at a peak), so a process opens at most pool + overflow + slots + 8 connections (20 by default): keep PostgreSQL's `max_connections` (100 by default) above that times every server's processes", unit="connections", section="service")

@@ -17,6 +17,8 @@ import pytest
 from pages_support import Live, sign_in, stop
 from pg_server import free_port
 
+from assay.judges.local.find import available
+
 pytestmark = pytest.mark.browser
 
 
@@ -90,7 +92,8 @@ def test_serve_demo_opens_a_workspace_with_a_finished_run(browser, tmp_path, sho
         with httpx.Client(base_url=url + "/api/v1", headers={"Authorization": f"Bearer {token}"}) as api:
             assert len(api.get("/tasks").json()["data"]) == 1
             assert len(api.get("/datasets").json()["data"]) == 1
-            assert len(api.get("/evaluators", params={"isPreset": "false"}).json()["data"]) == 3
+            toy = available() is None  # with assay[local-judge], the toy LLM evaluator too (tests/cli/test_demo_toy_judge)
+            assert len(api.get("/evaluators", params={"isPreset": "false"}).json()["data"]) == 3 + toy
     finally:
         stop(process)
     assert "could not be made" not in log.read_text()

@@ -185,7 +185,7 @@ OLD_CONFIGS = {  # (type, config as the API stored it before revision 0008, as 0
     "e-llm": ("llm", {"rubric": "polite", "threshold": 1},
               {"model": None, "base_url": None, "api_key_env": None, "temperature": 0.0, "max_tokens": None,
                "seed": None, "timeout_s": 60.0, "on_injection": "flag", "rubric": "polite", "rubric_file": None,
-               "scale": "1-5", "threshold": 1.0}),
+               "scale": "1-5", "threshold": 1.0, "scoring": "parse"}),  # scoring: filled in by 0010
     "e-composite": ("composite", {"graders": [{"type": "contains"}, {"type": "similarity", "name": "s",
                                                                       "config": {"threshold": "0.5"}, "weight": 2}],
                                   "rule": "weighted"},
@@ -247,3 +247,22 @@ def test_configs_stored_before_0008_are_rewritten_as_validated(db_url):
                 assert stored_config(compile_row(kind, new, evaluator_id, context=context)) == new, evaluator_id
     finally:
         db.dispose()
+
+
+def test_0012_names_the_decision_mode_of_judge_configs_stored_before_it():
+    import importlib.util
+
+    import assay.store
+
+    path = Path(assay.store.__file__).parent / "migrations" / "versions" / "0012_judge_scoring.py"
+    spec = importlib.util.spec_from_file_location("migration_0012", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.stored("llm", {"rubric": "r"}) == {"rubric": "r", "scoring": "parse"}
+    assert module.stored("llm", {"rubric": "r", "scoring": "logprobs"}) == {"rubric": "r", "scoring": "logprobs"}
+    composite = {"rule": "all", "graders": [{"type": "llm_comparison", "config": {}},
+                                            {"type": "contains", "config": {"ignore_case": False}}]}
+    assert module.stored("composite", composite)["graders"] == [
+        {"type": "llm_comparison", "config": {"scoring": "parse"}}, {"type": "contains", "config": {"ignore_case": False}}]
+    assert module.stored("code", {"code": "x"}) == {"code": "x"} and module.stored("llm", "odd") == "odd"

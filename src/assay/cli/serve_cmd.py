@@ -17,6 +17,7 @@ from assay.settings import Settings
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from assay.judges.local import LocalJudge
     from assay.store import Database
 
 
@@ -41,11 +42,7 @@ DEMO_DATABASE = "sqlite:///./assay-demo.db"
 
 def serve(host: str, port: int, database_url: str | None, log_level: str, workers: int = 1,
           demo: bool = False, log_format: str = "text") -> int:
-    import uvicorn
-
-    from assay.server import create_app
     from assay.server.logs import log_config, log_stray_output
-    from assay.server.protocol import PROTOCOL, BoundedHttpProtocol, HeadLimits
     from assay.store import redact
 
     if demo:
@@ -59,9 +56,25 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
     say = _say(config is not None)
     say(f"assay serve: http://{host}:{port} (API under /api/v1, docs at /docs; database "
         f"{redact(settings.database_url)}{f'; {workers} processes' if workers > 1 else ''})")
-    if demo:
-        _demo(settings.database_url, f"http://{host}:{port}", say)
-    _welcome(database_url, f"http://{host}:{port}", say)
+    local = _local_judge(settings, say) if demo and workers == 1 else None
+    if local is not None:  # API-made evaluators may name its address (the toy evaluator does)
+        settings = dataclasses.replace(settings, api_judge_base_urls=settings.api_judge_base_urls | {local.url})
+    try:
+        if demo:
+            _demo(settings.database_url, f"http://{host}:{port}", say, local)
+        _welcome(database_url, f"http://{host}:{port}", say)
+        return _run(settings, host, port, database_url, log_level, workers, config, logging_options)
+    finally:
+        if local is not None:
+            local.stop()
+
+
+def _run(settings: Settings, host: str, port: int, database_url: str | None, log_level: str, workers: int,
+         config: Any, logging_options: dict[str, Any]) -> int:
+    import uvicorn
+
+    from assay.server import create_app
+    from assay.server.protocol import PROTOCOL, BoundedHttpProtocol, HeadLimits
 
     BoundedHttpProtocol.limits = HeadLimits.of(settings)  # the processes of --workers N read the environment
 
@@ -93,13 +106,31 @@ def _say(as_log: bool) -> Callable[[str], None]:
     return lambda text: log.info("%s", text)
 
 
-def _demo(database_url: str, url: str, say: Callable[[str], None]) -> None:
+def _demo(database_url: str, url: str, say: Callable[[str], None], local: LocalJudge | None) -> None:
     """Sign-in details of the demo workspace, which is filled once the server answers."""
     from assay.server.demo import demo_token, seed_in_background
 
     token = demo_token(database_url)
     say(f"demo workspace: open {url}/signin and paste this token (user 'demo'):\n{token}")
-    seed_in_background(url.replace("0.0.0.0", "127.0.0.1"), token)
+    seed_in_background(url.replace("0.0.0.0", "127.0.0.1"), token, (local.url, local.model) if local else None)
+
+
+def _local_judge(settings: Settings, say: Callable[[str], None]) -> LocalJudge | None:
+    """The local toy judge for the demo's toy LLM evaluator, started in a child process;
+    None (and a line saying how to get it) when ``assay[local-judge]`` is not installed."""
+    from assay.judges.local import LocalJudge, LocalOptions
+    from assay.judges.local.find import available
+
+    missing = available()
+    if missing is not None:
+        say(f"demo: no toy LLM evaluator ({missing})")
+        return None
+    options = LocalOptions(threads=settings.local_judge_threads, context=settings.local_judge_context,
+                           parallel=settings.local_judge_parallel)
+    local = LocalJudge.start(options, environ=settings.environ)
+    say(f"demo: a toy LLM judge (SmolLM2-135M, not for real grading) answers at {local.url} (pid {local.pid}); "
+        "the evaluator 玩具评审（本地小模型） uses it")
+    return local
 
 
 def _welcome(database_url: str | None, url: str, say: Callable[[str], None]) -> None:

@@ -35,6 +35,8 @@ class JudgeRequest:
     without ``response_format`` and the grader parses the text strictly. ``cache_key`` names
     the request's stable content (spec, rubric, model, parameters, messages before per-call
     randomness such as fence delimiters); None disables caching for this request.
+    ``top_logprobs`` asks for the first token's most likely alternatives instead of a verdict
+    to parse (``scoring: logprobs``): that many, with their log-probabilities.
     """
 
     messages: tuple[JudgeMessage, ...]
@@ -47,6 +49,7 @@ class JudgeRequest:
     schema: dict[str, Any] | None = None
     timeout_s: float = 60.0
     cache_key: str | None = None
+    top_logprobs: int | None = None
 
 
 @dataclass(slots=True)
@@ -57,6 +60,8 @@ class JudgeReply:
     structured output was used and the text parsed. ``usage``: token counts
     (``prompt_tokens``, ``completion_tokens``); ``cost_usd`` from the configured price table,
     or None when the model has no price. ``cached``: served from the cache, no call made.
+    ``top_logprobs``: when the request asked for them, the first token's alternatives as
+    {token: log-probability} (None when the endpoint sent none).
     """
 
     text: str | None = None
@@ -69,6 +74,7 @@ class JudgeReply:
     cached: bool = False
     latency_ms: float = 0.0
     attempts: int = 1
+    top_logprobs: dict[str, float] | None = None
 
     @property
     def ok(self) -> bool:

@@ -156,7 +156,7 @@ class Outcomes:
         if not len(self.passed):
             return Intervals()
         if self.clusters is None and len(self.passed) <= _SUMS_IN_PYTHON:
-            scores = [s for s in self.scores if not math.isnan(s)]
+            scores = [s for s in self.scores if not math.isnan(s)]  # a result without a score is out of the mean
             return of_sums(len(self.passed), sum(self.passed), len(scores), math.fsum(scores),
                            math.fsum(s * s for s in scores))
         import numpy as np

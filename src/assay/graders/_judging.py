@@ -28,7 +28,7 @@ from assay.core.messages import Phrase
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
 from assay.core.untrusted import TooDeep
-from assay.graders._judge_guard import PLACEHOLDER, Flag, fence, new_delimiter, scan, system_prompt
+from assay.graders._judge_guard import ANSWER_JSON, PLACEHOLDER, Flag, fence, new_delimiter, scan, system_prompt
 from assay.graders._text import as_text
 
 NO_CLIENT = Phrase("judge.no_client", "no judge client is configured")
@@ -101,6 +101,8 @@ class Prompt:
     ``PLACEHOLDER`` for the cache key."""
 
     parts: list[tuple[str, str] | str] = field(default_factory=list)
+    answer: str = ANSWER_JSON
+    """The system prompt's last sentence: how to answer."""
 
     def say(self, text: str) -> Prompt:
         self.parts.append(text)
@@ -112,7 +114,7 @@ class Prompt:
 
     def render(self, delimiter: str) -> tuple[JudgeMessage, ...]:
         body = "\n\n".join(p if isinstance(p, str) else fence(p[0], p[1], delimiter) for p in self.parts)
-        return (JudgeMessage("system", system_prompt(delimiter)), JudgeMessage("user", body))
+        return (JudgeMessage("system", system_prompt(delimiter, self.answer)), JudgeMessage("user", body))
 
 
 @dataclass(slots=True)
@@ -162,9 +164,10 @@ class JudgeGrader(Grader[JudgeConfigT]):
 
     # -- building requests -------------------------------------------------------------
 
-    def request(self, prompt: Prompt, schema: dict[str, Any], *, model: str | None = None,
-                slot: str | None = None) -> JudgeRequest:
-        """A request for ``prompt`` with structured output ``schema``. Its cache key hashes the
+    def request(self, prompt: Prompt, schema: dict[str, Any] | None, *, model: str | None = None,
+                slot: str | None = None, top_logprobs: int | None = None) -> JudgeRequest:
+        """A request for ``prompt`` with structured output ``schema``, or (``top_logprobs``) for
+        one token and its most likely alternatives (``scoring: logprobs``). Its cache key hashes the
         grader type and config, the model, the sampling parameters, the schema, ``slot`` (which
         call of several: a swap order, a panel seat) and the messages rendered with the
         placeholder delimiter: everything stable, nothing random."""
@@ -176,9 +179,10 @@ class JudgeGrader(Grader[JudgeConfigT]):
                   "messages": [[m.role, m.content] for m in prompt.render(PLACEHOLDER)]}
         key = hashlib.sha256(json.dumps(stable, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
         return JudgeRequest(messages=prompt.render(new_delimiter()), model=model, base_url=cfg.base_url,
-                            api_key_env=cfg.api_key_env, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
-                            seed=cfg.seed, schema={"name": f"assay_{self.type}", "schema": schema},
-                            timeout_s=cfg.timeout_s, cache_key=key)
+                            api_key_env=cfg.api_key_env, temperature=cfg.temperature,
+                            max_tokens=1 if top_logprobs is not None else cfg.max_tokens, seed=cfg.seed,
+                            schema=None if schema is None else {"name": f"assay_{self.type}", "schema": schema},
+                            timeout_s=cfg.timeout_s, cache_key=key, top_logprobs=top_logprobs)
 
     def cache_extra(self) -> Any:
         """Prepared content outside the config dump that the key must cover (a rubric file's text)."""

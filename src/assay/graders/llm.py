@@ -9,13 +9,15 @@ waza loader. Normalisation: ``(s - low) / (high - low)``, so on 1-5: 1â†’0.0, 3â
 The judge answers ``{"reasoning", "score"}`` (sent as a JSON Schema); its reasoning becomes
 ``reason``. ``passed`` is ``score >= threshold``, never the judge's own "pass". A reply with no
 readable score is an error (``parse_failure``), an empty reply or a refusal ``unavailable``,
-a timeout ``timeout``: never a failed grade. Output fencing and the injection policy are
-described in ``_judge_guard`` and ``JudgeConfig.on_injection``.
+a timeout ``timeout``: never a failed grade. ``scoring: logprobs`` asks a yes/no question
+instead and scores P(pass) from the first token's probabilities (``_judge_decision``). Output
+fencing and the injection policy are described in ``_judge_guard`` and
+``JudgeConfig.on_injection``.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
@@ -24,8 +26,9 @@ from assay.core.grader import Traits
 from assay.core.registry import register
 from assay.core.result import GraderResult
 from assay.core.sample import Sample
+from assay.graders._judge_decision import TOP_LOGPROBS, decided_result, decision_prompt
 from assay.graders._judge_reply import ScaleName
-from assay.graders._judge_score import score_prompt, score_schema, scored_result
+from assay.graders._judge_score import FIELD_TITLES, score_prompt, score_schema, scored_result
 from assay.graders._judging import JudgeConfig, JudgeGrader, Plan, read_rubric_file
 
 
@@ -39,7 +42,13 @@ class RubricConfig(JudgeConfig):
     rubric_file: str | None = Field(default=None, min_length=1,
                                     description="A file holding the rubric, relative to the suite file's folder.")
     scale: ScaleName = Field(default="1-5", description="The judge's scale: binary, 1-5, 1-10 or 0-1.")
-    threshold: float = Field(default=0.75, ge=0.0, le=1.0, description="Minimum normalised score to pass.")
+    threshold: float = Field(default=0.75, ge=0.0, le=1.0,
+                             description="Minimum normalised score to pass; with scoring: logprobs, minimum P(pass) "
+                                         "(default 0.5).")
+    scoring: Literal["parse", "logprobs"] = Field(
+        default="parse", description="parse: the judge writes a JSON verdict on the scale; logprobs: a yes/no "
+                                     "decision scored by the probabilities of the first token (binary; for small "
+                                     "and local judges whose endpoint gives logprobs).")
 
     _criteria: str = PrivateAttr(default="")
 
@@ -52,8 +61,20 @@ class RubricConfig(JudgeConfig):
                              "give the rubric inline as rubric")
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _decision_threshold(cls, data: Any) -> Any:
+        """A decision is binary, and P(pass) a probability whose threshold is 0.5 unless one is
+        given: both filled in here, so a stored config says what grades and validates again."""
+        if isinstance(data, dict) and data.get("scoring") == "logprobs":
+            return {"scale": "binary", "threshold": 0.5, **data}
+        return data
+
     @model_validator(mode="after")
     def _load_rubric(self) -> Self:
+        if self.scoring == "logprobs" and self.scale != "binary":
+            raise ValueError(f"scoring: logprobs decides pass or fail: give scale: binary or leave it out, "
+                             f"not {self.scale}")
         if self.rubric is not None and self.rubric_file is not None:
             raise ValueError("give rubric or rubric_file, not both")
         text = self.rubric or read_rubric_file(self, self.rubric_file) or self.default_rubric
@@ -87,6 +108,10 @@ def rubric_plan(grader: JudgeGrader[Any], sample: Sample, reference: Any = None)
     injection, stop = grader.guard({k: v for k, v in texts.items() if k != "input"})
     if stop is not None:
         return stop
+    if cfg.scoring == "logprobs":
+        ask = grader.request(decision_prompt(cfg.criteria, texts, FIELD_TITLES, heading="Rubric"), None,
+                             top_logprobs=TOP_LOGPROBS)
+        return Plan([ask], lambda replies: decided_result(grader, replies[0], cfg.threshold, injection))
     prompt = score_prompt(cfg.criteria, cfg.scale, texts, heading="Rubric")
     request = grader.request(prompt, score_schema(cfg.scale))
     return Plan([request], lambda replies: scored_result(grader, replies[0], cfg.scale, cfg.threshold, injection))

@@ -6,6 +6,8 @@ One type, two ways of scoring, chosen by ``scoring``:
   accepted): the judge answers ``{"reasoning", "score"}`` on the scale; ``threshold`` defaults
   to 0.5 on the normalised score. ``prompt`` is optional (a general default rubric; the Vally
   loader puts a stimulus's ``rubric`` list here).
+- **logprobs**: a yes/no question scored by the probabilities of the reply's first token
+  (``_judge_decision``), threshold 0.5 on P(pass): for small and local judges.
 - **waza** (``checks``): waza's judge calls ``set_waza_grade_pass`` / ``set_waza_grade_fail``
   once per check. assay asks for the same verdicts as structured output,
   ``{"reasoning", "checks": [{"verdict": "pass"|"fail", "description", "reason"}]}`` (entries
@@ -29,6 +31,7 @@ from pydantic import Field, model_validator
 from assay.core.registry import register
 from assay.core.result import ErrorCode, GraderResult
 from assay.core.sample import Sample
+from assay.graders._judge_decision import TOP_LOGPROBS, decided_result, decision_prompt
 from assay.graders._judge_reply import Problem, ScaleName, call_details, problem_details, read_object, reasoning_of
 from assay.graders._judge_score import FIELD_TITLES, score_prompt, score_schema, scored_result
 from assay.graders._judging import JudgeConfig, JudgeGrader, Plan, Prompt
@@ -53,10 +56,12 @@ _CHECKS_SCHEMA = {
 class PromptConfig(JudgeConfig):
     prompt: str | None = Field(default=None, min_length=1, description="The grading instructions (required with "
                                                                        "scoring: checks).")
-    scoring: Literal["checks"] | ScaleName = Field(
-        default="1-5", description="checks (waza's pass/fail verdicts), or a scale: binary, scale_1_5, scale_1_10.")
+    scoring: Literal["checks", "logprobs"] | ScaleName = Field(
+        default="1-5", description="checks (waza's pass/fail verdicts), a scale (binary, scale_1_5, scale_1_10), "
+                                   "or logprobs (a yes/no decision scored by the first token's probabilities).")
     threshold: float | None = Field(default=None, ge=0.0, le=1.0,
-                                    description="Minimum normalised score to pass; default 1.0 for checks, else 0.5.")
+                                    description="Minimum normalised score (logprobs: P(pass)) to pass; default "
+                                                "1.0 for checks, else 0.5.")
     continue_session: bool = Field(default=False, description="waza: judge in the agent's session; assay shows "
                                                               "the judge the sample's transcript instead.")
 
@@ -92,6 +97,10 @@ class PromptGrader(JudgeGrader[PromptConfig]):
         injection, stop = self.guard({k: v for k, v in texts.items() if k not in ("input", "transcript")})
         if stop is not None:
             return stop
+        if cfg.scoring == "logprobs":
+            ask = self.request(decision_prompt(cfg.prompt or DEFAULT_PROMPT, texts, FIELD_TITLES,
+                                               heading="Instructions"), None, top_logprobs=TOP_LOGPROBS)
+            return Plan([ask], lambda r: decided_result(self, r[0], cfg.pass_threshold, injection))
         if cfg.scoring != "checks":
             prompt = score_prompt(cfg.prompt or DEFAULT_PROMPT, cfg.scoring, texts, heading="Instructions")
             req = self.request(prompt, score_schema(cfg.scoring))

@@ -13,6 +13,7 @@ import asyncio
 import email.utils
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import Callable
@@ -112,6 +113,9 @@ def _params(model: str, request: JudgeRequest, with_schema: bool) -> dict[str, A
         params["max_tokens"] = request.max_tokens
     if request.seed is not None:
         params["seed"] = request.seed
+    if request.top_logprobs is not None:
+        params["logprobs"] = True
+        params["top_logprobs"] = request.top_logprobs
     if with_schema and request.schema is not None:
         params["response_format"] = {"type": "json_schema", "json_schema": {
             "name": request.schema.get("name", "verdict"), "schema": request.schema.get("schema", {}), "strict": True}}
@@ -148,7 +152,26 @@ def _reply(content: bytes, model: str, request: JudgeRequest, attempts: int, sta
         except ValueError:
             parsed = None  # the grader reports the unparsable text as parse_failure
     return JudgeReply(text=text, parsed=parsed, model=served, usage=usage, attempts=attempts,
-                      latency_ms=(time.perf_counter() - start) * 1000)
+                      latency_ms=(time.perf_counter() - start) * 1000,
+                      top_logprobs=_first_token(choices[0]) if request.top_logprobs is not None else None)
+
+
+def _first_token(choice: Any) -> dict[str, float] | None:
+    """The first token's alternatives, {token: log-probability}, from a choice's
+    ``logprobs.content[0].top_logprobs`` (OpenAI's shape, which llama.cpp and vLLM follow); a
+    token listed twice (two ids, one spelling) counts once with both probabilities. None when
+    the choice has none."""
+    try:
+        alternatives = choice["logprobs"]["content"][0]["top_logprobs"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    found: dict[str, float] = {}
+    for entry in alternatives if isinstance(alternatives, list) else ():
+        token, logprob = (entry.get("token"), entry.get("logprob")) if isinstance(entry, dict) else (None, None)
+        if isinstance(token, str) and isinstance(logprob, int | float) and not isinstance(logprob, bool) \
+                and math.isfinite(logprob) and logprob <= 0:
+            found[token] = math.log(math.exp(found[token]) + math.exp(logprob)) if token in found else float(logprob)
+    return found or None
 
 
 def _usage(usage: Any) -> dict[str, int]:

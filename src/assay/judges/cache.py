@@ -43,6 +43,8 @@ def cache_key(request: JudgeRequest, model: str, base_url: str) -> str | None:
     material = {"v": _VERSION, "key": request.cache_key, "model": model, "base_url": base_url.rstrip("/"),
                 "temperature": request.temperature, "max_tokens": request.max_tokens, "seed": request.seed,
                 "schema": request.schema}
+    if request.top_logprobs is not None:  # only then: the keys of every other request stay as they were
+        material["top_logprobs"] = request.top_logprobs
     blob = json.dumps(material, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -144,11 +146,12 @@ class JudgeCache:
 
 def _encode(reply: JudgeReply) -> str:
     return json.dumps({"text": reply.text, "parsed": reply.parsed, "model": reply.model, "usage": reply.usage,
-                       "cost_usd": reply.cost_usd, "latency_ms": reply.latency_ms}, ensure_ascii=False)
+                       "cost_usd": reply.cost_usd, "latency_ms": reply.latency_ms,
+                       "top_logprobs": reply.top_logprobs}, ensure_ascii=False)
 
 
 def _decode(blob: str) -> JudgeReply:
     data: dict[str, Any] = json.loads(blob)
     return JudgeReply(text=data["text"], parsed=data.get("parsed"), model=data.get("model"),
                       usage=dict(data.get("usage") or {}), cost_usd=data.get("cost_usd"),
-                      cached=True, latency_ms=0.0, attempts=0)
+                      cached=True, latency_ms=0.0, attempts=0, top_logprobs=data.get("top_logprobs"))

@@ -7,6 +7,11 @@ grading it with those evaluators and weights; and one finished run. Everything
 is made through the service's own public API once the server answers (so it is made exactly
 as a user would make it, and a run is graded by the real worker), and only when the demo user
 has no task yet: a second start keeps what is there.
+
+With ``assay[local-judge]`` installed, ``assay serve --demo`` also starts the local toy judge
+(``assay judge serve-local``) and ``seed_toy_judge`` keeps an LLM evaluator pointed at it,
+named as a toy, so an LLM evaluator can be tried in the editor without a key. The judge's port
+changes with each start: the evaluator's address is brought up to date every time.
 """
 
 from __future__ import annotations
@@ -60,6 +65,11 @@ ROWS: list[dict[str, Any]] = [
     {"id": "q08", "input": "能改收货地址吗？", "output": "不行。", "expected": "发货前可以修改收货地址",
      "metadata": {"keywords": ["地址"]}},
 ]
+
+TOY_JUDGE = "玩具评审（本地小模型）"
+TOY_JUDGE_DESCRIPTION = ("演示用的玩具 LLM 评审：本机的 SmolLM2-135M 小模型（assay judge serve-local），"
+                         "按首词 yes/no 的概率判定（scoring: logprobs）。只供试用，不可用于真实评测。")
+TOY_RUBRIC = "回答是否正确地回应了用户的问题？ Does the answer correctly address the user's question?"
 
 log = logging.getLogger("assay.serve")
 
@@ -121,11 +131,32 @@ def seed(base_url: str, token: str, timeout_s: float = 60.0) -> bool:
         return True
 
 
-def seed_in_background(base_url: str, token: str) -> threading.Thread:
-    """``seed`` on a daemon thread, so the server can start while it waits for it."""
+def seed_toy_judge(base_url: str, token: str, judge_url: str, model: str) -> dict[str, Any]:
+    """Make the toy LLM evaluator, or point the one made on an earlier start at ``judge_url``."""
+    config = {"rubric": TOY_RUBRIC, "scoring": "logprobs", "model": model, "base_url": judge_url}
+    with httpx.Client(base_url=base_url + "/api/v1", headers={"Authorization": f"Bearer {token}"},
+                      timeout=30) as api:
+        found = api.get("/evaluators", params={"type": "llm", "limit": 100}).json()["data"]
+        items = found["items"] if isinstance(found, dict) else found
+        mine = next((e for e in items if e["name"] == TOY_JUDGE), None)
+        if mine is None:
+            response = api.post("/evaluators", json={"name": TOY_JUDGE, "description": TOY_JUDGE_DESCRIPTION,
+                                                     "type": "llm", "config": config})
+        else:
+            response = api.put(f"/evaluators/{mine['id']}", json={"config": config})
+        response.raise_for_status()
+        made: dict[str, Any] = response.json()["data"]
+        return made
+
+
+def seed_in_background(base_url: str, token: str, judge: tuple[str, str] | None = None) -> threading.Thread:
+    """``seed`` (and, given the local judge's ``(url, model)``, ``seed_toy_judge``) on a daemon
+    thread, so the server can start while it waits for it."""
     def run() -> None:
         try:
             seed(base_url, token)
+            if judge is not None:
+                seed_toy_judge(base_url, token, *judge)
         except Exception as exc:  # the server goes on without a demo, and says why
             log.warning("assay serve --demo: the demo workspace could not be made: %s", exc)
 
