@@ -48,9 +48,9 @@ def write_suite(folder: Path, n: int = 2000) -> Path:
     return folder / "eval.yaml"
 
 
-PROMPTFOO_RECORDED_S = 9.92
-"""promptfoo's wall time for these 2,000 cases, measured on this machine (median of three runs; the
-issue quoted 7.5 s on a quieter day)."""
+PROMPTFOO_RECORDED_S = 3.60
+"""promptfoo's wall time for these 2,000 cases, measured on this machine at load average 1.0
+(2026-11-28; 7.1 s at load 5.8 the same evening, 9.9 s on an earlier day)."""
 
 
 PASSED_EXPECTED = (666, 2000)
@@ -136,7 +136,7 @@ def describe(r: dict[str, float]) -> str:
     how = "measured in this run" if r["promptfoo_measured"] else "last recorded figure: promptfoo is not installed"
     return (f"assay run, {r['cases']} cases x 4 graders, start-up included: {r['wall_s']:.2f} s "
             f"({r['cases_per_s']:,.0f} cases/s); promptfoo on the same cases {r['promptfoo_s']:.2f} s ({how}): "
-            f"{r['vs_promptfoo']:.1f}x (target 20x); `assay --version` {r['version_s']:.3f} s (target 0.12 s)")
+            f"{r['vs_promptfoo']:.1f}x (target 25x); `assay --version` {r['version_s']:.3f} s (target 0.12 s)")
 
 
 if __name__ == "__main__":
