@@ -28,7 +28,7 @@ from assay.core.compare import (
     present,
 )
 from assay.runner.comparing.readers import format_of
-from assay.runner.comparing.tallies import Run, read_run
+from assay.runner.comparing.tallies import RunTallies, read_run
 
 KEY = ""
 """The stored text that is the sample's key (its cluster, else its id), beside its graders' reasons."""
@@ -79,7 +79,7 @@ class _Store:
         self._db.execute("CREATE TABLE said (run INTEGER, pos INTEGER, grader TEXT, text TEXT, "
                          "PRIMARY KEY (run, pos, grader)) WITHOUT ROWID")
 
-    def keep(self, run: int, wanted: np.ndarray, read: Run) -> None:
+    def keep(self, run: int, wanted: np.ndarray, read: RunTallies) -> None:
         """Read again the samples of ``read`` at ``wanted`` positions and keep their texts."""
         mask = np.zeros(read.samples, dtype=bool)
         mask[wanted[wanted >= 0]] = True
@@ -153,7 +153,7 @@ def compare_files(base: Path, new: Path, *, adjust: str = "holm", alpha: float =
             texts.close()
 
 
-def _grader(name: str, b: Run, n: Run, ib: np.ndarray, jn: np.ndarray) -> tuple[GraderComparison, Any]:
+def _grader(name: str, b: RunTallies, n: RunTallies, ib: np.ndarray, jn: np.ndarray) -> tuple[GraderComparison, Any]:
     x, y = b.tallies.get(name), n.tallies.get(name)
     out = GraderComparison(name, 0, None, None, None, None, None, left_out=len(ib),
                            present=present(x is not None, y is not None))
@@ -175,7 +175,7 @@ def _grader(name: str, b: Run, n: Run, ib: np.ndarray, jn: np.ndarray) -> tuple[
     return out, (bi[d < 0], nj[d < 0], bi[d > 0], nj[d > 0])
 
 
-def _unpaired(run: Run, paired: np.ndarray) -> np.ndarray:
+def _unpaired(run: RunTallies, paired: np.ndarray) -> np.ndarray:
     """The run's clusters the other lacks, in the order the run first shows them."""
     alone = np.ones(len(run.keys), dtype=bool)
     alone[paired] = False
@@ -187,7 +187,7 @@ def _ids(texts: _Store, run: int, positions: np.ndarray) -> LazyList:
     return LazyList(len(positions), lambda i, j: texts.texts(run, positions[i:j], KEY))
 
 
-def _flips(g: dict[str, Any], texts: _Store, b: Run, n: Run, cut: Any) -> None:
+def _flips(g: dict[str, Any], texts: _Store, b: RunTallies, n: RunTallies, cut: Any) -> None:
     x, y = b.tallies[g["grader"]], n.tallies[g["grader"]]
     lists = []
     for way, bi, nj in (("to_fail", cut[0], cut[1]), ("to_pass", cut[2], cut[3])):

@@ -25,7 +25,7 @@ from assay.runner.ids import IdHashes, first_duplicate
 
 @dataclass(slots=True)
 class Tally:
-    """One grader over one run's clusters (indexed as ``Run.keys``)."""
+    """One grader over one run's clusters (indexed as ``RunTallies.keys``)."""
 
     attempts: np.ndarray
     passes: np.ndarray
@@ -36,7 +36,7 @@ class Tally:
 
 
 @dataclass(slots=True)
-class Run:
+class RunTallies:
     """One run, summed per cluster."""
 
     path: Path
@@ -53,7 +53,7 @@ class Run:
     """Each grader's fingerprints as the run's samples recorded them (none: not recorded)."""
 
 
-def read_run(path: Path, fmt: RunFormat) -> Run:
+def read_run(path: Path, fmt: RunFormat) -> RunTallies:
     """Read ``path`` once (see the module's docstring). Each sample adds its codes and scores
     to two columns, and the number of its *shape* (the grader names it holds, in order) to a
     third: a few appends a sample, however many graders."""
@@ -97,7 +97,7 @@ def read_run(path: Path, fmt: RunFormat) -> Run:
     for seen in configs:
         for name, fingerprint in seen.items():
             fingerprints.setdefault(name, set()).add(fingerprint)
-    return Run(path, fmt, keys, first, list(graders), tallies, len(shape_of), fingerprints)
+    return RunTallies(path, fmt, keys, first, list(graders), tallies, len(shape_of), fingerprints)
 
 
 def _columns(shape_of: np.ndarray, shapes: list[list[int]]) -> Callable[[int], tuple[np.ndarray, np.ndarray]]:

@@ -15,7 +15,7 @@ from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from assay.core import stats
-from assay.service.online.summary import Tally
+from assay.service.online.summary import BucketTally
 from assay.store.online_models import OnlineResult, OnlineRule, OnlineSpan
 
 OVERALL = "overall"
@@ -32,7 +32,7 @@ class Slice:
     value: str | None = None
 
 
-def tallies(session: Session, rule: OnlineRule, part: Slice) -> dict[str, Tally]:
+def tallies(session: Session, rule: OnlineRule, part: Slice) -> dict[str, BucketTally]:
     """Per evaluator name, and ``overall``: the decided results' tallies of ``part``."""
     columns = [OnlineResult.evaluator_name, OnlineResult.status, OnlineResult.passed, OnlineResult.score]
     query = select(*columns)
@@ -41,7 +41,7 @@ def tallies(session: Session, rule: OnlineRule, part: Slice) -> dict[str, Tally]
             OnlineSpan.user_id == rule.user_id, OnlineSpan.trace_id == OnlineResult.trace_id,
             OnlineSpan.span_id == OnlineResult.span_id))
     query = query.where(OnlineResult.rule_id == rule.id, OnlineResult.at >= part.start, OnlineResult.at < part.stop)
-    out: dict[str, Tally] = defaultdict(Tally)
+    out: dict[str, BucketTally] = defaultdict(BucketTally)
     row: Any
     for row in session.execute(query.execution_options(yield_per=2000)):
         if part.split is not None:
@@ -60,8 +60,8 @@ def compare(session: Session, rule: OnlineRule, base: Slice, new: Slice) -> dict
             "overall": _row(OVERALL, before.get(OVERALL), after.get(OVERALL))}
 
 
-def _row(name: str, base: Tally | None, new: Tally | None) -> dict[str, Any]:
-    base, new = base or Tally(), new or Tally()
+def _row(name: str, base: BucketTally | None, new: BucketTally | None) -> dict[str, Any]:
+    base, new = base or BucketTally(), new or BucketTally()
     b, n = base.to_dict(), new.to_dict()
     delta = (n["passRate"] - b["passRate"]) if b["passRate"] is not None and n["passRate"] is not None else None
     interval = stats.unpaired_rate_interval(base.passed, base.n, new.passed, new.n)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from assay.core.errors import AssayError
 from assay.core.messages import Phrase
 
 MAX_CHARS = 2000
@@ -32,7 +33,7 @@ TOO_LONG = Phrase("filter.too_long", "longer than {limit} characters")
 TOO_DEEP = Phrase("filter.too_deep", "at position {position}: nested deeper than {limit} levels")
 
 
-class FilterError(ValueError):
+class FilterError(AssayError, ValueError):
     def __init__(self, message: str, position: int) -> None:
         super().__init__(message)
         self.said = message

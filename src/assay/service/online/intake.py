@@ -25,7 +25,7 @@ REFRESH_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class IntakeOutcome:
     accepted: int
     """Spans in the request that are stored now (new or stored before)."""
     stored: int
@@ -79,7 +79,7 @@ class Intake:
         with self._lock:
             return self._rules.get(user_id)
 
-    def ingest(self, user_id: str, decoded: Decoded) -> Outcome:
+    def ingest(self, user_id: str, decoded: Decoded) -> IntakeOutcome:
         """Store the decoded spans for ``user_id`` and schedule what its rules grade."""
         self._refresh()
         rules = self._rules_of(user_id)
@@ -91,4 +91,4 @@ class Intake:
             inserted = rows.insert_spans(session, user_id, decoded.spans)
             new = [s for s in decoded.spans if (s.trace_id, s.span_id) in inserted]
             scheduled = plan(session, rules, new, utcnow()) if new and rules else 0
-        return Outcome(len(decoded.spans), len(inserted), decoded.rejected, decoded.problems, scheduled)
+        return IntakeOutcome(len(decoded.spans), len(inserted), decoded.rejected, decoded.problems, scheduled)

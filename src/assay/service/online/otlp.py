@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.core.errors import AssayError
 from assay.core.messages import Phrase
 
 try:  # the assay[otel] extra
@@ -42,7 +43,7 @@ BAD_JSON = Phrase("otlp.bad_json", "the body is not an OTLP ExportTraceServiceRe
 BAD_ID = Phrase("otlp.bad_id", "resourceSpans[{r}].scopeSpans[{s}].spans[{i}].{field}: {problem}")
 
 
-class OtlpError(ValueError):
+class OtlpError(AssayError, ValueError):
     """The whole request is malformed (400)."""
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from assay.core.errors import AssayError
 from assay.core.messages import Phrase
 from assay.service.online.filters import FilterError, parse
 from assay.service.online.otlp import SpanRecord
@@ -24,7 +25,7 @@ TWICE = Phrase("online.evaluator_twice", "evaluators[{index}].evaluatorId: {id} 
 BACKFILL_PAGE = 1000
 
 
-class RuleError(ValueError):
+class RuleError(AssayError, ValueError):
     """A rule that cannot be saved (422): the message names the field and, for a filter, the position."""
 
 

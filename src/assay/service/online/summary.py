@@ -39,7 +39,7 @@ def results_page(session: Session, rule_id: str, *, after: int, limit: int, stat
 
 
 @dataclass(slots=True)
-class Tally:
+class BucketTally:
     n: int = 0
     passed: int = 0
     score_n: int = 0
@@ -85,7 +85,7 @@ def summary(session: Session, rule: OnlineRule, *, start: datetime, stop: dateti
             OnlineSpan.user_id == rule.user_id, OnlineSpan.trace_id == OnlineResult.trace_id,
             OnlineSpan.span_id == OnlineResult.span_id), isouter=True).where(
             OnlineResult.rule_id == rule.id, OnlineResult.at >= start, OnlineResult.at < stop)
-    tallies: dict[tuple[datetime, str | None], Tally] = defaultdict(Tally)
+    tallies: dict[tuple[datetime, str | None], BucketTally] = defaultdict(BucketTally)
     values: dict[str, int] = defaultdict(int)
     row: Any
     for row in session.execute(query.execution_options(yield_per=2000)):
