@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 CONFIDENCE = 0.95
-SEED = 20240101
-"""Kept for callers that pass a seed (``core.compare``); no interval here draws at random."""
 
 Interval = tuple[float, float]
 

@@ -168,7 +168,7 @@ def _reviews(out: Path | None) -> list[Any]:
         return []
     from assay.runner.reviews import load_reviews
 
-    return list(load_reviews(out))
+    return load_reviews(out)
 
 
 def open_suite(options: RunOptions, *, whole: bool) -> tuple[Suite, DatasetStream | None]:

@@ -15,10 +15,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from assay.core import stats
 from assay.core.aggregate import SampleVerdict, judge_sample
 from assay.core.compare import compare_runs
-from assay.core.intervals import Intervals
+from assay.core.intervals import Intervals, of_sums
 from assay.core.messages import code_and_args, said_again
 from assay.core.result import ErrorCode, GraderResult, Status, make_result
 from assay.core.summary import GraderSummary, Outcomes, RunningSummary
@@ -161,10 +160,7 @@ class _Sums(Outcomes):
             self.squares += score * score
 
     def intervals(self, pass_k: int | None = None) -> Intervals:
-        if not self.n:
-            return Intervals()
-        return Intervals(stats.rate_interval(float(self.passes), self.n),
-                         stats.mean_interval(self.scored, self.total, self.squares))
+        return of_sums(self.n, float(self.passes), self.scored, self.total, self.squares)
 
 
 class _FlatRunning(RunningSummary):

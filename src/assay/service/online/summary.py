@@ -17,7 +17,7 @@ from typing import Any, Literal
 from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
-from assay.core import stats
+from assay.core.intervals import of_sums
 from assay.store.online_models import OnlineResult, OnlineRule, OnlineSpan
 
 Bucket = Literal["hour", "day"]
@@ -62,8 +62,8 @@ class BucketTally:
     def to_dict(self) -> dict[str, Any]:
         rate = self.passed / self.n if self.n else None
         mean = self.score_sum / self.score_n if self.score_n else None
-        rate_ci = stats.rate_interval(self.passed, self.n)
-        mean_ci = stats.mean_interval(self.score_n, self.score_sum, self.score_squares)
+        intervals = of_sums(self.n, self.passed, self.score_n, self.score_sum, self.score_squares)
+        rate_ci, mean_ci = intervals.pass_rate, intervals.mean_score
         return {"graded": self.n, "passed": self.passed, "passRate": rate,
                 "passRateCi": list(rate_ci) if rate_ci else None, "meanScore": mean,
                 "meanScoreCi": list(mean_ci) if mean_ci else None, "notCounted": dict(sorted(self.other.items()))}
