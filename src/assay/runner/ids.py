@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 SMALL = 50_000
-"""Up to this many ids, sets are sorted and searched in Python (a few ms), which spares a short
-run numpy's import; past it numpy's sort and search are faster than its import costs."""
+"""Up to this many ids, repeats are counted and sets sorted and searched in Python (a few ms),
+which spares a short run numpy's import; past it numpy's sort and search are faster than its import costs."""
 
 
 def id_hash(sample_id: str) -> int:
@@ -63,15 +63,15 @@ class IdIndex:
     searched by bisection for a few, a numpy array for many."""
 
     def __init__(self, hashes: np.ndarray | array | None = None) -> None:
-        self._hashes = hashes
+        self._hashes = hashes if hashes is not None else array("q")
 
     def __len__(self) -> int:
-        return 0 if self._hashes is None else len(self._hashes)
+        return len(self._hashes)
 
     def contains(self, ids: Sequence[str]) -> list[bool]:
         """For each id, whether the index (probably: see above) holds it; False is certain."""
         hashes = self._hashes
-        if hashes is None or not len(hashes) or not ids:
+        if not len(hashes) or not ids:
             return [False] * len(ids)
         if isinstance(hashes, array):
             return [_in_sorted(hashes, id_hash(i)) for i in ids]
