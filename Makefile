@@ -47,7 +47,7 @@ setup: $(STAMP) node-deps local-judge eee-schema manual
 # checked (--strict) into src/assay/server/manual/ (not committed), which `assay serve` serves at
 # /docs/site. `make setup` builds it when it is missing or older than docs/ (the reference as
 # committed: `make test` fails when that is stale); never fatal there, as the service runs without it.
-MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
 MANUAL := src/assay/server/manual
 docs: $(STAMP)
 	$(BIN)/python -m tools.docgen --write
