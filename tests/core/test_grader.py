@@ -19,7 +19,7 @@ from assay.core.spec import compile_spec
 from assay.core.untrusted import MAX_REASON
 from assay.graders._text import as_text
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "graders.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "concepts" / "custom-graders.md"
 
 
 class WordConfig(GraderConfig):

@@ -16,7 +16,7 @@ from assay.core import registry
 from assay.runner.local_engine.run import run_suite
 from assay.runner.suites import load_suite
 
-DOC = Path(__file__).parents[2] / "docs" / "graders.md"
+DOC = Path(__file__).parents[2] / "docs" / "concepts" / "custom-graders.md"
 
 
 @pytest.fixture
