@@ -1,4 +1,4 @@
-"""docs/graders.md, followed literally: its example module is written out, imported, and then
+"""docs/concepts/custom-graders.md, followed literally: its example module is written out, imported, and then
 the grader is registered, listed, graded through the library, used in a suite, and accepted
 by the API inside a composite evaluator, as the page says, with no other file touched."""
 
