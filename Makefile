@@ -121,8 +121,12 @@ apt_install = if ! ls $(1) >/dev/null 2>&1; then \
 	  else echo "$(2) not found (as root: apt-get install $(2)): $(3)"; fi; \
 	fi
 
+# Two pytest processes share the cores (a test file stays on one: its module fixtures, its docs
+# examples in order); the tests marked `solo` time things against other work and run after, alone.
+TEST_WORKERS ?= 2
 test: setup lint typecheck layers browser web-deps postgres
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not solo"
+	$(BIN)/python -m pytest -p no:xdist -m solo
 
 # Not part of `make test` or CI: how far a newer waza is from what assay knows. WAZA is a git
 # directory the fetch tool mirrored (or a source folder); REV a revision in it (default HEAD).

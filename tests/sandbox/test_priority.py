@@ -19,6 +19,9 @@ from assay.sandbox.node import NodePool
 from assay.sandbox.priority import DEMOTE_AFTER_S, DEMOTED_NICE
 from assay.sandbox.python import PythonPool
 
+# it times one evaluation against others' load: alone, after the parallel part of `make test`
+pytestmark = pytest.mark.solo
+
 BUSY_PY = "def evaluate(input, output, expected, metadata):\n    while True:\n        pass\n"
 QUICK_PY = "def evaluate(input, output, expected, metadata):\n    return {'passed': True}\n"
 

@@ -28,6 +28,9 @@ from service_support import seed_users
 from assay.server import create_app
 from assay.settings import Settings
 
+# it times one evaluation against others' load: alone, after the parallel part of `make test`
+pytestmark = pytest.mark.solo
+
 ONE_LINER = "def evaluate(input, output, expected, metadata):\n    return {'passed': output == expected}\n"
 SLEEPER = ("import time\n\ndef evaluate(input, output, expected, metadata):\n"
            "    time.sleep(30)\n    return {'passed': True}\n")
