@@ -72,7 +72,7 @@ def test_run_refuses_a_bad_config_naming_file_line_and_field(here: Path) -> None
     (here / "eval.yaml").write_text("name: bad\ndataset: data.jsonl\ngraders:\n  - {type: exact_match}\n"
                                     "  - {type: similarity, config: {threshold: 2}}\n")
     line = refused(assay(here, "run", "eval.yaml"))
-    # the README shows this very line (section "The command line")
+    # the shape docs/guides/grade-a-dataset.md ("The suite file") shows for a bad config
     assert line == "error: eval.yaml:5: graders[1].config.threshold: Input should be less than or equal to 1"
 
 
@@ -131,7 +131,7 @@ def test_review_refuses_an_unknown_sample_naming_it_and_the_file(here: Path) -> 
 def test_calibrate_compares_a_judge_with_labels(here: Path) -> None:
     done = assay(here, "calibrate", "examples/calibration/results.jsonl", "--judge", "judge",
                  "--labels", "examples/calibration/labels.jsonl", "--json")
-    assert done.returncode == 1, done.stderr  # 1: the judge is not calibrated, as the README says of it
+    assert done.returncode == 1, done.stderr  # 1: not calibrated, as docs/guides/llm-judges.md says of it
     assert json.loads(done.stdout)["status"] == "uncalibrated"
 
 

@@ -102,8 +102,8 @@ def test_run_with_a_baseline_compares_after_the_run(two_runs: Path) -> None:
     assert assay("run", str(two_runs / "eval.yaml"), "--fail-on-regression").returncode == 2
 
 
-def test_the_readme_comparison_of_two_prompts(tmp_path: Path) -> None:
-    """The figures the README shows for examples/prompts."""
+def test_the_documented_comparison_of_two_prompts(tmp_path: Path) -> None:
+    """The figures docs/guides/compare-and-gate.md ("Compare two runs") shows for examples/prompts."""
     suite = ROOT / "examples" / "prompts"
     for name in ("a", "b"):
         assay("run", str(suite / "eval.yaml"), "-q", "--results", str(suite / f"prompt-{name}.jsonl"),

@@ -1,4 +1,5 @@
-"""Mean scores leave errored samples out (as the README says), in every report of `assay run`:
+"""Mean scores leave errored samples out (docs/guides/compare-and-gate.md, "Every figure comes with
+its interval"), in every report of `assay run`:
 the closing line, `--summary-json`, JUnit's properties and `assay report --json`, with the
 installed command against a real judge server that cannot be read for one sample."""
 

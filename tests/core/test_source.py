@@ -43,7 +43,8 @@ def test_check_names_the_problem_and_its_line(source, problem):
 
 @pytest.mark.parametrize(("source", "problem"), COMPILER_ONLY + PARSER + MISSING)
 def test_code_grader_rejects_at_validation(source, problem):
-    """The README's promise: a code evaluator that cannot run is refused when the spec arrives."""
+    """docs/guides/code-evaluators.md's promise ("When code cannot grade"): a code evaluator that
+    cannot run is refused when the spec arrives."""
     with pytest.raises(SpecError, match=r"config: code: .*" + problem):
         compile_spec({"type": "code", "config": {"language": "python", "code": source}})
 

@@ -1,4 +1,5 @@
-"""Revocation as the README promises it, with two live ``assay serve`` processes on one SQLite
+"""Revocation as docs/guides/service-for-a-team.md ("Users, roles and tokens") promises it, with two
+live ``assay serve`` processes on one SQLite
 file: a token revoked over the API is refused by the server that revoked it from the next
 request on, and by the other server within one second; after ``assay tokens revoke`` both
 refuse it within one second; a page session made from the token ends with it (issue 35, item 4)."""
