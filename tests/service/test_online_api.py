@@ -140,7 +140,16 @@ def test_rules_are_validated_when_saved(api):
     changed = api.call("PATCH", f"/online-rules/{rule['id']}", json={"enabled": False, "filter": "span.name"})
     assert changed.status_code == 200 and changed.json()["data"]["enabled"] is False
     assert api.call("PATCH", f"/online-rules/{rule['id']}", json={"filter": "a in b"}).status_code == 422
-    assert api.call("GET", f"/online-rules/{rule['id']}", user="bob").status_code == 404
+    read = api.call("GET", f"/online-rules/{rule['id']}", user="bob")  # shared work: bob reads alice's rule
+    assert read.status_code == 200 and read.json()["data"]["owner"] == "alice"
+    assert read.json()["data"]["evaluators"][0]["name"] == "mentions Paris"
+    assert api.call("GET", f"/online-rules/{rule['id']}/results", user="bob").status_code == 200
+    for method, path, body in (("PATCH", "", {"enabled": True}), ("DELETE", "", None),
+                               ("POST", "/backfill", {"from": "2000-01-01T00:00:00Z", "to": "2001-01-01T00:00:00Z"})):
+        refused = api.call(method, f"/online-rules/{rule['id']}{path}", user="bob", json=body)
+        assert refused.status_code == 403, (method, path, refused.text)
+        assert "belongs to alice" in refused.json()["message"]
+    assert api.call("GET", "/online-rules", user="bob").json()["data"] == []  # the list is the caller's own
     check = api.call("POST", "/online-rules/filter-check", json={"filter": "a == 1 and"}).json()["data"]
     assert (check["valid"], check["position"], check["messageCode"]) == (False, 11, "filter.expected")
     assert check["messageArgs"]["position"] == 11 and check["matches"] == []

@@ -1,10 +1,13 @@
 // /online/{id}: one online rule's dashboard: its pass rate per hour over the last day, each
 // hour's 95% interval drawn, one chart per model (gen_ai.request.model of the graded span);
-// then its results, newest first, filtered by verdict, a page at a time.
+// then its results, newest first, filtered by verdict, a page at a time. Its creator (or an
+// admin) turns it on or off, edits (/online/{id}/edit) or deletes it; others read it under a
+// banner naming its owner.
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
 import { confirmDialog, errorState, fmtDate, fmtScore, h, loading, mount, toast } from './common/dom.js';
+import { mayChange, ownerBanner } from './common/owned.js';
 
 const root = document.getElementById('app');
 const STATUSES = ['', 'passed', 'failed', 'error', 'not_applicable', 'skipped'];
@@ -94,7 +97,23 @@ function controls(rule) {
     }
   } }, t('common.delete'));
   return h('div', { class: 'actions' }, h('label', { class: 'inline', for: 'rule-enabled' }, enabled, ' ',
-    t('online.enabled')), remove);
+    t('online.enabled')), h('a', { href: `/online/${rule.id}/edit`, class: 'button secondary', id: 'edit-rule' },
+    t('online.edit')), remove);
+}
+
+function settings(rule) {
+  const mine = mayChange(rule);
+  const budget = rule.judgeBudgetPerDay === null ? t('online.noLimit') : rule.judgeBudgetPerDay.toLocaleString();
+  return h('section', { class: 'card' },
+    mine ? null : ownerBanner(rule, 'rule', () => { window.location.href = `/online/new?copy=${rule.id}`; }),
+    h('p', {}, `${t('online.scopeLabel')}: ${t(`online.scope.${rule.scope}`)} · `
+      + `${(rule.sampleRate * 100).toFixed(0)}% · ${t(rule.enabled ? 'online.on' : 'online.off')} · `
+      + `${t('online.quiet')}: ${rule.quietS} · ${t('online.budget')}: ${budget}`),
+    h('p', {}, h('code', { id: 'rule-filter' }, rule.filter || t('online.everySpan'))),
+    h('ul', { class: 'rule-evaluators', id: 'rule-evaluators' }, rule.evaluators.map((e) => h('li', {},
+      h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name), h('span', { class: 'hint' }, ` × ${e.weight}`)))),
+    mine ? controls(rule) : h('div', { class: 'actions' }, h('a', { href: `/online/${rule.id}/edit`,
+      class: 'button secondary', id: 'view-rule' }, t('online.viewSettings'))));
 }
 
 async function start() {
@@ -105,9 +124,7 @@ async function start() {
     mount(root,
       h('div', { class: 'page-head' }, h('a', { href: '/online', class: 'button secondary' }, `← ${t('online.title')}`),
         h('h1', {}, rule.name)),
-      h('section', { class: 'card' }, h('p', {}, `${t('online.scopeLabel')}: ${t(`online.scope.${rule.scope}`)} · `
-        + `${(rule.sampleRate * 100).toFixed(0)}% · ${t(rule.enabled ? 'online.on' : 'online.off')}`),
-      h('p', {}, h('code', { id: 'rule-filter' }, rule.filter || t('online.everySpan'))), controls(rule)),
+      settings(rule),
       h('section', { class: 'card' }, h('h2', {}, t('online.passRate')), h('p', { class: 'hint' }, t('online.passRateHint')),
         charts(numbers)),
       results(rule));
