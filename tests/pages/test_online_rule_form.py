@@ -27,7 +27,7 @@ def _settled(tab) -> None:
                     " && document.querySelector('#rule-form, #rule-evaluators') !== null")
 
 
-def test_the_creator_changes_every_field_of_a_rule_in_its_form(page, live):
+def test_the_creator_changes_every_field_of_a_rule_in_its_form(page, live, shots):
     with live.api() as api:
         first, second = _evaluator(api, "表单一"), _evaluator(api, "表单二")
         rule = api.post("/online-rules", json={"name": "待修改的规则", "filter": "", "evaluators": [
@@ -49,11 +49,13 @@ def test_the_creator_changes_every_field_of_a_rule_in_its_form(page, live):
     assert page.url.endswith("/edit")
     page.fill("#quiet", "5")
     page.fill("#budget", "200")
+    assert page.is_hidden("#quiet-error") and page.is_hidden("#budget-error")  # gone once changed
     page.fill("#rate", "25")
     page.fill("#evaluator-picker-search", "表单二")
     wait_until(page, "document.querySelectorAll('#evaluator-picker-results button.pick').length === 1")
     page.click("#evaluator-picker-results button.pick")
     page.fill("#weight-1", "3")
+    page.screenshot(path=shots / "online-rule-form.png", full_page=True)
     page.click(f"#picked li[data-id='{first}'] button.remove")
     assert page.is_visible("#dirty")
     page.click("#save-rule")
@@ -68,7 +70,7 @@ def test_the_creator_changes_every_field_of_a_rule_in_its_form(page, live):
     assert "改过的规则" in page.inner_text("h1")
 
 
-def test_another_users_rule_opens_read_only_under_its_owners_name(browser, live):
+def test_another_users_rule_opens_read_only_under_its_owners_name(browser, live, shots):
     with live.api() as api:
         rule = api.post("/online-rules", json={"name": "alice 的规则", "filter": 'span.name == "chat"',
                                                "evaluators": [{"evaluatorId": _evaluator(api, "只读检查")}]}
@@ -93,6 +95,7 @@ def test_another_users_rule_opens_read_only_under_its_owners_name(browser, live)
         assert "alice" in tab.inner_text("#owner-banner") and tab.inner_text("#read-only") == "Read-only"
         assert tab.locator("#save-rule").count() == 0 and tab.locator("#rule-name").is_disabled()
         assert tab.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+        tab.screenshot(path=shots / "online-rule-form-read-only-phone.png", full_page=True)
         assert serious_violations(tab) == []
         tab.click("#copy-as-mine")
         tab.wait_for_url("**/online/new?copy=*")

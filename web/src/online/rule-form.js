@@ -45,6 +45,9 @@ export function ruleForm({ rule, ruleId, facts, onCopy }) {
   const fields = { rate: labelled('rate', 'online.rate', rate, { hint: 'online.rateHint' }),
     quiet: labelled('quiet', 'online.quiet', quiet, { hint: 'online.quietHint' }),
     budget: labelled('budget', 'online.budget', budget, { hint: 'online.budgetHint' }) };
+  for (const field of [nameField, ...Object.values(fields)]) { // a problem shown goes once the field changes
+    field.control.addEventListener('input', () => field.report(null));
+  }
   const links = evaluatorLinks(rule.evaluators.map((e) => ({ ...e })), facts.maxWeight);
   const alert = h('div', { class: 'save-alert', id: 'rule-alert' });
   const state = () => ({ name: name.value.trim(), filter: filter.value(), scope: scope.value,
