@@ -127,17 +127,23 @@ def test_traces_are_searched_and_a_trace_shows_its_verdicts(page, live):
             "presetType": "regex", "params": {"pattern": "Paris"}}}).json()["data"]["id"]
         rule = api.post("/online-rules", json={"name": "链路检查", "filter": 'gen_ai.operation.name == "chat"',
                                                "evaluators": [{"evaluatorId": evaluator}]}).json()["data"]
+        whole = api.post("/online-rules", json={"name": "整条链路", "scope": "trace", "quietS": 0,
+                                                "filter": 'span.name startswith "invoke_agent 商"',
+                                                "evaluators": [{"evaluatorId": evaluator}]}).json()["data"]
     trace, root = new_trace_id(), b"\x61" * 8
-    spans = [span(trace, root, "invoke_agent 商店", {"gen_ai.operation.name": "invoke_agent"}),
+    spans = [span(trace, root, "invoke_agent 商店", {"gen_ai.operation.name": "invoke_agent",
+                                                   "app.note": "很长的备注" + "x" * 400}),
              span(trace, b"\x62" * 8, "chat gpt-4o", chat_attributes("q", "Paris"), parent=root)]
     answer = httpx.post(live.url + "/v1/traces", content=request(*spans).SerializeToString(), timeout=30,
                         headers={"Authorization": f"Bearer {live.token}", "Content-Type": "application/x-protobuf"})
     assert answer.status_code == 200
     with live.api() as api:
         deadline = time.monotonic() + 30
-        while not api.get(f"/online-rules/{rule['id']}/results").json()["data"]["results"]:
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
+        for graded in (rule, whole):
+            while not api.get(f"/online-rules/{graded['id']}/results").json()["data"]["results"]:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert api.patch(f"/online-rules/{whole['id']}", json={"enabled": False}).status_code == 200
     problems = policy_violations(page)
     page.goto(live.url + "/online")
     page.click("#to-traces")
@@ -152,12 +158,21 @@ def test_traces_are_searched_and_a_trace_shows_its_verdicts(page, live):
     wait_until(page, "document.querySelectorAll('#spans tbody tr').length === 2")
     chat = page.query_selector(f"#spans tbody tr[data-id='{'62' * 8}']")
     assert chat.get_attribute("data-depth") == "1" and chat.query_selector(".badge.status-passed")
+    said = chat.query_selector(f"li[data-rule='{rule['id']}']")  # each verdict names the rule that gave it
+    assert said and "链路检查" in said.inner_text() and "巴黎检查" in said.inner_text()
+    top = page.query_selector(f"#spans tbody tr[data-id='{'61' * 8}'] li[data-rule='{whole['id']}']")
+    assert top and top.get_attribute("data-scope") == "trace" and "每条 trace" in top.inner_text()
+    chat.query_selector(".span-attributes summary").click()  # its attributes, the messages among them
+    assert "gen_ai.output.messages" in chat.query_selector(".span-attributes").inner_text()
     page.goto(live.url + "/traces?filter=" + "a%20%3D%3D")
     wait_until(page, "document.querySelector('#filter-problem') !== null")
+    assert "第 5 个字符处" in page.inner_text("#filter-problem")  # the validator's words, in the page's language
     page.set_viewport_size({"width": 375, "height": 812})
     for path in ("/traces", f"/traces/{trace.hex()}"):
         page.goto(live.url + path)
         wait_until(page, "document.querySelector('main') && !document.querySelector('.state.loading')")
+        for folded in page.query_selector_all(".span-attributes summary"):
+            folded.click()  # a long value wraps inside a phone's width
         page.wait_for_timeout(300)
         assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
         assert serious_violations(page) == []

@@ -130,6 +130,9 @@ def test_rules_are_validated_when_saved(api):
     assert bad.status_code == 422
     assert bad.json()["message"] == "filter: at position 25: expected a value (\"text\", a number, true, false or " \
                                     "null), found the end"
+    said = bad.json()  # the phrase travels with it, so the pages say it in their language, position included
+    assert (said["messageCode"], said["messageArgs"]["problem"]["code"]) == ("online.bad_filter", "filter.expected")
+    assert said["messageArgs"]["problem"]["args"]["position"] == 25
     missing = api.call("POST", "/online-rules", json={"name": "r", "evaluators": [
         {"evaluatorId": "00000000-0000-0000-0000-000000000000"}]})
     assert missing.status_code == 422 and "evaluators[0].evaluatorId" in missing.json()["message"]

@@ -76,10 +76,13 @@ def test_traces_are_searched_and_shown_with_their_verdicts(api):
         (bad.hex(), "chat gpt-4o", 1, {"failed": 1}), (good.hex(), "invoke_agent shop", 2, {"passed": 1})]
     passed = api.call("GET", "/traces", params={"verdict": "passed"}).json()["data"]["traces"]
     assert [t["traceId"] for t in passed] == [good.hex()]
-    assert api.call("GET", "/traces", params={"filter": "a =="}).status_code == 422
+    refused = api.call("GET", "/traces", params={"filter": "a =="})
+    assert refused.status_code == 422 and refused.json()["messageArgs"]["problem"]["code"] == "filter.expected"
     spans = api.call("GET", f"/traces/{good.hex()}").json()["data"]
     assert [(s["name"], s["depth"], [v["status"] for v in s["verdicts"]]) for s in spans] == [
         ("invoke_agent shop", 0, []), ("chat gpt-4o", 1, ["passed"])]
+    [verdict] = spans[1]["verdicts"]  # named by the rule that gave it
+    assert (verdict["ruleName"], verdict["scope"]) == ("chat answers", "span")
     assert spans[1]["model"] == "gpt-4o" and spans[1]["verdicts"][0]["ruleId"] == rule["id"]
     assert api.call("GET", f"/traces/{good.hex()}", user="bob").status_code == 404  # alice's traces are hers
     assert api.call("GET", "/traces/nothex").status_code == 404

@@ -101,7 +101,7 @@ def _saved(call: Any, *args: Any) -> Any:
     try:
         return call(*args)
     except rules.RuleError as exc:
-        raise ApiError(422, str(exc)) from None
+        raise ApiError(422, exc.said) from None
 
 
 @router.post("", response_model=Envelope[OnlineRuleOut], summary="Create an online rule")

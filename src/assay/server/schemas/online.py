@@ -138,6 +138,9 @@ class TraceList(ApiModel):
 
 class SpanVerdictOut(ApiModel):
     rule_id: str
+    rule_name: str
+    scope: str = Field(description="The rule's scope: a trace or conversation rule's verdict is on the root span "
+                                   "of what it graded.")
     evaluator_name: str
     generation: int
     status: str
