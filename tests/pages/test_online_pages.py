@@ -22,10 +22,10 @@ from otlp_build import chat_attributes, new_trace_id, request, span  # noqa: E40
 pytestmark = pytest.mark.browser
 
 
-def _traffic(live, start_ns: int, count: int = 12) -> None:
+def _traffic(live, start_ns: int, count: int = 12, step_ns: int = 1) -> None:
     spans = [span(new_trace_id(), (i + 1).to_bytes(8, "big"), f"chat {i}",
                   chat_attributes("Capital of France?", "Paris" if i % 3 else "Lyon",
-                                  model="gpt-4o" if i % 2 else "gpt-4o-mini"), start_ns=start_ns + i)
+                                  model="gpt-4o" if i % 2 else "gpt-4o-mini"), start_ns=start_ns + i * step_ns)
              for i in range(count)]
     answer = httpx.post(live.url + "/v1/traces", content=request(*spans).SerializeToString(), timeout=30,
                         headers={"Authorization": f"Bearer {live.token}", "Content-Type": "application/x-protobuf"})
@@ -36,7 +36,7 @@ def _an_hour_ago() -> int:
     return time.time_ns() - 3600 * 10**9  # inside the dashboard's last day
 
 
-def test_a_rule_made_on_the_page_grades_arriving_spans_and_shows_its_numbers(page, live):
+def test_a_rule_made_on_the_page_grades_arriving_spans_and_shows_its_numbers(page, live, shots):
     problems = policy_violations(page)
     with live.api() as api:
         made = api.post("/evaluators", json={"name": "提到巴黎", "type": "preset", "config": {
@@ -76,7 +76,8 @@ def test_a_rule_made_on_the_page_grades_arriving_spans_and_shows_its_numbers(pag
         rule = api.get(f"/online-rules/{rule_id}").json()["data"]
         assert (rule["name"], rule["scope"], rule["sampleRate"], rule["evaluators"][0]["weight"]) == \
             ("回答提到巴黎", "span", 1.0, 2.0)
-    _traffic(live, _an_hour_ago() + 10**9)  # spans arriving now, over OTLP: the rule grades them as they come
+    # spans arriving now, over OTLP (started over the last three hours): the rule grades them as they come
+    _traffic(live, time.time_ns() - 3 * 3600 * 10**9, step_ns=15 * 60 * 10**9)
     with live.api() as api:  # no backfill: the rule grades what arrives after it
         deadline = time.monotonic() + 60
         while len(api.get(f"/online-rules/{rule_id}/results").json()["data"]["results"]) < 12:
@@ -86,7 +87,12 @@ def test_a_rule_made_on_the_page_grades_arriving_spans_and_shows_its_numbers(pag
     wait_until(page, "document.querySelectorAll('#results tbody tr').length === 12")
     charts = page.query_selector_all("figure.chart-card")
     assert sorted(c.get_attribute("data-value") for c in charts) == ["gpt-4o", "gpt-4o-mini"]
-    assert page.query_selector_all("figure.chart-card svg .ci")  # intervals drawn
+    assert page.query_selector_all("figure.chart-card svg .ci")  # intervals drawn, as bars and as a band
+    assert len(page.query_selector_all("figure.chart-card svg .band")) == 2
+    page.screenshot(path=shots / "online-dashboard.png", full_page=True)
+    page.select_option("#window", "week")  # by the day: at most two days here, one or two points a model
+    wait_until(page, "document.querySelectorAll('figure.chart-card svg').length === 2"
+                     " && document.querySelector('#numbers .hint').textContent.includes('天')")
     page.select_option("#verdict", "failed")
     wait_until(page, "document.querySelectorAll('#results tbody tr').length === 4")
     assert not problems, problems
