@@ -43,6 +43,19 @@ def test_two_models_and_two_windows_compared_unpaired(api):
         "new": "2026-05-29T00:00:00Z/2026-05-30T00:00:00Z"}).json()["data"]["overall"]
     assert (windows["baseGraded"], windows["newGraded"]) == (20, 20)
     assert windows["basePassRate"] == 11 / 20 and windows["newPassRate"] == 9 / 20  # even i: day 1
+    pages = {}  # the results a page at a time, either way; together they are every result once
+    for order in ("oldest", "newest"):
+        seen, cursor = [], None
+        while True:
+            page = api.call("GET", f"/online-rules/{rule['id']}/results", params={
+                "order": order, "limit": 15, **({"cursor": cursor} if cursor else {})}).json()["data"]
+            seen += [r["id"] for r in page["results"]]
+            cursor = page["nextCursor"]
+            if cursor is None:
+                break
+        pages[order] = seen
+    assert len(pages["oldest"]) == 40 and pages["oldest"] == sorted(pages["oldest"])
+    assert pages["newest"] == pages["oldest"][::-1]
     bad = api.call("GET", f"/online-rules/{rule['id']}/compare", params={"base": "yesterday", "new": "today"})
     assert bad.status_code == 422 and "query parameter base: 'yesterday' is not START/END" in bad.json()["message"]
 

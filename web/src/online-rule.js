@@ -86,7 +86,7 @@ function results(rule) {
   let shown = [];
   async function load(reset) {
     if (reset) { cursor = null; shown = []; mount(body, loading()); }
-    const query = new URLSearchParams({ limit: '50', ...(status.value ? { status: status.value } : {}),
+    const query = new URLSearchParams({ limit: '50', order: 'newest', ...(status.value ? { status: status.value } : {}),
       ...(cursor ? { cursor } : {}) });
     try {
       const page = await get(`/api/v1/online-rules/${rule.id}/results?${query}`);

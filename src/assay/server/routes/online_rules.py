@@ -174,12 +174,15 @@ def rule_results(rule_id: str, session: SessionDep, user: CurrentUser,
                  status: Annotated[STATUSES | None, Query(description="Only results of this status.")] = None,
                  start: Annotated[When, Query(alias="from")] = None, stop: Annotated[When, Query(alias="to")] = None,
                  cursor: Annotated[str | None, Query(max_length=20)] = None,
-                 limit: Annotated[int, Query(ge=1, le=500)] = 100) -> Any:
+                 limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                 order: Annotated[Literal["oldest", "newest"], Query(description=(
+                     "oldest (the default): in the order they were stored; newest: the latest first."))] = "oldest",
+                 ) -> Any:
     rule = _rule(session, rule_id)
     if cursor is not None and not cursor.isdigit():
         raise ApiError(422, BAD_CURSOR(cursor=repr(cursor)))
-    page = summary.results_page(session, rule.id, after=int(cursor or 0), limit=limit + 1, status=status,
-                                start=_utc(start), stop=_utc(stop))
+    page = summary.results_page(session, rule.id, cursor=None if cursor is None else int(cursor), limit=limit + 1,
+                                status=status, start=_utc(start), stop=_utc(stop), newest_first=order == "newest")
     more = len(page) > limit
     page = page[:limit]
     return Envelope(data=ResultsPage(results=[result_out(r) for r in page],
