@@ -3,8 +3,8 @@ exporter and ``opentelemetry-instrumentation-openai-v2`` around the openai SDK. 
 ``.venv-otel-app`` interpreter (``make otel-app``), never imported by the tests' own venv.
 
 Configured only by the standard variables: ``OPENAI_BASE_URL`` (a local OpenAI-compatible
-server), ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` and ``OTEL_EXPORTER_OTLP_HEADERS`` (assay serve
-and its token), ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` and
+server), ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``, ``OTEL_EXPORTER_OTLP_HEADERS`` and
+``OTEL_EXPORTER_OTLP_TRACES_COMPRESSION`` (assay serve, its token, gzip), ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` and
 ``OTEL_SEMCONV_STABILITY_OPT_IN`` (content capture). It asks a question; the model calls a tool;
 the app runs the tool and asks again with its result; the model answers. Prints the trace id.
 """

@@ -56,7 +56,8 @@ def _model_answers(body: dict) -> Behaviour:
 def _run_app(model: JudgeServer, server: Serve, token: str, question: str, **env: str) -> str:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_"))}
     environ |= {"OPENAI_BASE_URL": model.url, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": server.url + "/v1/traces",
-                "OTEL_EXPORTER_OTLP_HEADERS": f"Authorization=Bearer%20{token}", **env}
+                "OTEL_EXPORTER_OTLP_HEADERS": f"Authorization=Bearer%20{token}",
+                "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "gzip", **env}
     ran = subprocess.run([str(APP_PYTHON), str(APP), question], env=environ, capture_output=True, text=True,
                          timeout=120)
     assert ran.returncode == 0, ran.stderr
