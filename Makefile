@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: local-judge otel-app setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema
+.PHONY: local-judge otel-app setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema docs manual
 
 $(STAMP): pyproject.toml
 	@echo "installing assay and its Python dependencies into $(VENV), a minute or two…"
@@ -40,6 +40,25 @@ eee-schema: $(STAMP)
 	    -d $(EEE_DIR) every-eval-ever==$(EEE_VERSION) || \
 	  echo "could not fetch every-eval-ever $(EEE_VERSION): its schema check will be skipped"
 
+setup: $(STAMP) node-deps local-judge eee-schema otel-app manual
+
+# The docs site (mkdocs.yml): `make docs` regenerates the reference pages (docs/reference/ and
+# docs/zh/reference/, from the code: tools/docgen) and builds the site with every link and anchor
+# checked (--strict) into src/assay/server/manual/ (not committed), which `assay serve` serves at
+# /docs/site. `make setup` builds it when it is missing or older than docs/ (the reference as
+# committed: `make test` fails when that is stale); never fatal there, as the service runs without it.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
+MANUAL := src/assay/server/manual
+docs: $(STAMP)
+	$(BIN)/python -m tools.docgen --write
+	$(MKDOCS)
+
+manual: $(STAMP)
+	@if [ ! -f $(MANUAL)/index.html ] || [ -n "$$(find docs mkdocs.yml -newer $(MANUAL)/index.html -print -quit)" ]; then \
+	  echo "building the docs site into $(MANUAL) (served by assay serve at /docs/site)…"; \
+	  $(MKDOCS) || echo "could not build the docs site: /docs/site will say how to build it"; \
+	fi
+
 # An application instrumented with OpenTelemetry's own openai instrumentation, for the online
 # tests (tests/service/test_online_instrumented.py run tests/online/instrumented_app.py with it):
 # its own venv, because opentelemetry-instrumentation-openai-v2 (2.4b0, the newest) imports httpx,
@@ -56,8 +75,6 @@ otel-app:
 	    $(OTEL_APP)/bin/pip install --quiet --disable-pip-version-check $(OTEL_APP_PINS) && \
 	    echo '$(OTEL_APP_PINS)' > $(OTEL_APP)/.installed; } || \
 	  { echo "could not install $(OTEL_APP): the instrumentation test will be skipped"; [ -z "$$CI" ]; }
-
-setup: $(STAMP) node-deps local-judge eee-schema otel-app
 
 # The browser tests (tests/pages) drive Debian's chromium; a CJK font renders the Chinese pages.
 # Never fatal: without a browser those tests are skipped and say why.
@@ -92,7 +109,7 @@ serve: setup
 	$(BIN)/assay serve --demo
 
 lint: setup
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench tools
 
 # mypy over src/assay and import-linter's layer contracts (both configured in pyproject.toml).
 # Run through this venv's python, so that they read this tree's assay, whichever venv made the scripts.
@@ -139,4 +156,6 @@ bench: setup wrk
 	$(BIN)/python bench/run.py
 
 clean:
+	rm -rf $(VENV) $(NODE_DIR)/node_modules $(MANUAL)
+
 	rm -rf $(VENV) $(OTEL_APP) $(NODE_DIR)/node_modules

@@ -5,8 +5,9 @@ scale) against ``scoring: logprobs`` (yes or no, P(pass) from the first token's 
 For each mode: agreement with the labels (errors count as disagreement and are reported apart),
 the area under the ROC curve of its score, and the time per judgment (one call at a time, the
 median of the per-call wall times). The judge runs as ``assay judge serve-local`` in a child
-process with its defaults (2 threads, OMP_WAIT_POLICY=passive). Figures go to the README's "A
-local judge" section with the machine and its load. Run: ``.venv/bin/python bench/judge_modes.py``.
+process with its defaults (2 threads, OMP_WAIT_POLICY=passive). Figures go to docs/performance.md
+("The local toy judge's two decision modes") with the machine and its load.
+Run: ``.venv/bin/python bench/judge_modes.py``.
 """
 
 from __future__ import annotations

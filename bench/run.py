@@ -82,7 +82,7 @@ def main() -> None:
     print()
     sandbox_node.main([])
     print()
-    import sandbox_speed  # both languages' one-call and batched figures in one table (README)
+    import sandbox_speed  # both languages' one-call and batched figures in one table (docs/performance.md)
 
     sandbox_speed.main([])
     print()

@@ -49,7 +49,7 @@ RATIO_TARGET = 0.45
 LAST_RECORDED = ("2 workers, 50 connections, 20 s, median of 3 (load average ~1 before the run): preset "
                  "exact_match 5,658/s, p50 8.5 ms, p99 17.5 ms (133% of the bare app's 4,655/s); Python "
                  "evaluator 570/s, p50 84 ms, p99 265 ms; 0 errors")
-"""What the README quotes, printed when wrk is missing."""
+"""What docs/performance.md quotes, printed when wrk is missing."""
 
 
 def free_port() -> int:

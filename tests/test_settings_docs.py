@@ -1,29 +1,36 @@
-"""README's settings tables are what the declarations in ``assay.settings`` render: one fact.
+"""The settings reference (docs/reference/settings.md and its Chinese twin) is what the
+declarations in ``assay.settings`` render: one fact, never written by hand.
 
-Each table sits between ``<!-- settings: SECTION -->`` and ``<!-- /settings -->``; after changing a
-setting, ``.venv/bin/python tests/test_settings_docs.py --write`` rewrites them."""
+After changing a setting, ``.venv/bin/python tests/test_settings_docs.py --write`` (or
+``python -m tools.docgen --write``, which rewrites every reference page) refreshes it."""
 
 from __future__ import annotations
 
-import re
+import subprocess
 import sys
 from pathlib import Path
 
-from assay.settings import SECTIONS, markdown_table
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCK = re.compile(r"(<!-- settings: (\w+) -->\n)(.*?)(<!-- /settings -->)", re.S)
-
-
-def rendered(text: str) -> str:
-    return BLOCK.sub(lambda m: m[1] + markdown_table(m[2]) + m[4], text)
+from assay.settings import SECTIONS, declared  # noqa: E402
+from tools.docgen import settings_ref  # noqa: E402  the generator lives beside src/, not in it
+from tools.docgen.pages import place  # noqa: E402
 
 
-def test_readme_tables_are_the_declarations():
-    text = README.read_text()
-    assert sorted(m[2] for m in BLOCK.finditer(text)) == sorted(SECTIONS)  # every section once
-    assert text == rendered(text), "README's settings tables differ: run python tests/test_settings_docs.py --write"
+def test_the_settings_reference_is_the_declarations():
+    for lang in ("en", "zh"):
+        page = REPO / "docs" / place(lang, "settings")
+        assert page.read_text(encoding="utf-8") == settings_ref.render(lang), (
+            f"{page.relative_to(REPO)} is stale: run python -m tools.docgen --write")
+
+
+def test_every_setting_is_in_the_reference_once():
+    text = (REPO / "docs" / place("en", "settings")).read_text(encoding="utf-8")
+    for _, var in declared():
+        assert text.count(f"| `{var.names[0]}`") == 1, var.names[0]
+    assert {var.section for _, var in declared()} == set(SECTIONS)
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
-    README.write_text(rendered(README.read_text()))
+    sys.exit(subprocess.call([sys.executable, "-m", "tools.docgen", "--write"], cwd=REPO))

@@ -4,9 +4,10 @@ environment itself: a process runner, a Ray place or a judge config that needs a
 from here (``Settings.environ`` is the environment the settings came from).
 
 Each setting is declared once, as a field of ``Settings`` made by ``setting()``: its variable
-(and fallbacks), default, unit, meaning and the README table it belongs to. ``from_env`` reads
-the fields, ``markdown_table`` renders a README table and the class docstring lists them all;
-``tests/test_settings_docs.py`` holds README's tables equal to ``markdown_table``.
+(and fallbacks), default, unit, meaning and the section of the settings reference it belongs to.
+``from_env`` reads the fields and the class docstring lists them all; the docs site's settings
+reference (docs/reference/settings.md) is generated from ``declared()`` by ``tools/docgen``, and
+``tests/test_settings_docs.py`` fails when the committed page is stale.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ SECTIONS = {
     "queue": "the run queue of `assay serve`, shared by every server of one database",
     "online": "online evaluation in `assay serve` (`POST /v1/traces`, online rules)",
 }
-"""The README table each setting is listed in."""
+"""The sections of the settings reference (docs/reference/settings.md), each with what it covers."""
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
@@ -47,7 +48,7 @@ class Var:
     names: tuple[str, ...]
     """Its variable, then the variables read when that one is unset."""
     meaning: str
-    """What it does, in one Markdown sentence (README's *effect* column)."""
+    """What it does, in one Markdown sentence (the settings reference's *effect* column)."""
     read: Reader
     default: Any
     unit: str = ""
@@ -186,6 +187,7 @@ class Settings:
     api_max_headers: int = setting(100, "ASSAY_API_MAX_HEADERS", "header lines of one request; beyond, 431", unit="headers", minimum=8, section="service")
     api_header_timeout_s: int = setting(10, "ASSAY_API_HEADER_TIMEOUT_S", "time to send the request line and headers, from the connection (or the request's first byte); beyond, 408 and closed", unit="seconds", section="service")
     api_body_timeout_s: int = setting(30, "ASSAY_API_BODY_TIMEOUT_S", "the longest pause of a body the server is waiting for; beyond, 408 and closed", unit="seconds", section="service")
+    manual_dir: str | None = setting(None, "ASSAY_MANUAL_DIR", "the built docs site that `assay serve` serves at `/docs/site`, readable without a token (`make docs` builds it)", _raw_text, section="service", shown="`server/manual/` in the package")
     token_cache_ms: int = setting(500, "ASSAY_TOKEN_CACHE_MS", "how long a server keeps a token's answer: a token revoked elsewhere is refused within this plus one lookup", unit=_MS, minimum=0, section="service")
     # the run queue
     run_slice_size: int = setting(0, "ASSAY_RUN_SLICE_SIZE", "samples per slice, the unit a server leases; 0: `runner.sizing` decides from the run's graders (1000 when all are pure, 32 otherwise)", unit="samples", minimum=0, section="queue")
@@ -219,16 +221,6 @@ class Settings:
 def declared() -> list[tuple[dataclasses.Field[Any], Var]]:
     """Every setting's field and declaration, in the order of ``Settings``."""
     return [(f, f.metadata["var"]) for f in dataclasses.fields(Settings) if "var" in f.metadata]
-
-
-def markdown_table(section: str) -> str:
-    """README's table of the settings of ``section`` (a key of ``SECTIONS``)."""
-    rows = ["| variable | default | effect |", "|---|---|---|"]
-    for _, var in declared():
-        if var.section == section:
-            name = f"`{var.names[0]}`" + "".join(f" (else `{n}`)" for n in var.names[1:])
-            rows.append(f"| {name} | {var.default_text()} | {var.meaning} |")
-    return "\n".join(rows) + "\n"
 
 
 def _amount(value: int, unit: str) -> str:

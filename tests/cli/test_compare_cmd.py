@@ -165,7 +165,7 @@ def test_margin_gates_on_non_inferiority(two_runs: Path) -> None:
     assert assay("compare", base, base, "--fail-on-regression", "--margin", "2").returncode == 1  # too few pairs
 
 
-def _on_a_terminal(*args: str, columns: int = 80) -> str:
+def _on_a_terminal(*args: str, columns: int = 80, cwd: Path | None = None) -> str:
     """What `assay` prints on a terminal ``columns`` wide (a pseudo-terminal), colours removed."""
     import fcntl
     import os
@@ -177,7 +177,7 @@ def _on_a_terminal(*args: str, columns: int = 80) -> str:
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     proc = subprocess.Popen([sys.executable, "-m", "assay.cli.main", *args], stdout=follower, stderr=subprocess.PIPE,
-                            env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")})
+                            cwd=cwd, env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")})
     os.close(follower)
     chunks = []
     while True:
@@ -200,8 +200,11 @@ def test_at_80_columns_every_figure_is_whole_and_the_footnotes_name_the_test(tmp
                                               for i in range(40) for k in range(2)], cluster=True)
     new = _results(tmp_path / "new.jsonl", [(f"task{i}#{k}", {"exact": i % 4 > 0, "fresh": True})
                                             for i in range(40) for k in range(2)], cluster=True)
-    doc = json.loads(assay("compare", str(base), str(new), "--json").stdout)
-    shown = _on_a_terminal("compare", str(base), str(new))
+    # the files by their names, as a user in their folder types them (a long temporary path
+    # would be folded at 80 columns, as any too-long word is)
+    doc = json.loads(assay("compare", base.name, new.name, "--json", cwd=tmp_path).stdout)
+    shown = _on_a_terminal("compare", base.name, new.name, cwd=tmp_path)
+    base, new = Path(base.name), Path(new.name)
     assert max(len(line) for line in shown.splitlines()) <= 80 and "…" not in shown
     flat = " ".join(shown.split())
     for g in [*doc["graders"], doc["overall"]]:
@@ -215,7 +218,7 @@ def test_at_80_columns_every_figure_is_whole_and_the_footnotes_name_the_test(tmp
            "samples)." in flat
     assert f"only in {base} (not compared): old" in flat and f"only in {new} (not compared): fresh" in flat
     assert "Holm's step-down correction over 2 comparisons (1 grader and the samples' verdicts)" in flat
-    wide = _on_a_terminal("compare", str(base), str(new), columns=200)
+    wide = _on_a_terminal("compare", str(base), str(new), columns=200, cwd=tmp_path)
     assert "┃ grader" in wide  # wide enough: the table, a row a grader
 
 

@@ -1,5 +1,5 @@
 """The grader contract: the config as the type parameter, the result builders, and the
-documentation a newcomer reads (the `Grader` docstring and docs/graders.md run as written)."""
+documentation a newcomer reads (the `Grader` docstring and docs/concepts/custom-graders.md run as written)."""
 
 import ast
 import inspect
@@ -19,7 +19,7 @@ from assay.core.spec import compile_spec
 from assay.core.untrusted import MAX_REASON
 from assay.graders._text import as_text
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "graders.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "concepts" / "custom-graders.md"
 
 
 class WordConfig(GraderConfig):
@@ -123,7 +123,7 @@ def test_the_grader_docstring_example_runs(scratch_registry):
 
 def test_the_guide_example_runs(scratch_registry):
     blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), re.S)
-    exec(compile(blocks[0], "docs/graders.md", "exec"), {"__name__": "word_count"})
+    exec(compile(blocks[0], "docs/concepts/custom-graders.md", "exec"), {"__name__": "word_count"})
     assert compile_spec({"type": "word_count"}).build().grade(Sample(id="1", output="a b")).passed
     too_long = compile_spec({"type": "word_count", "config": {"max_words": 1}}).build()
     r = too_long.grade(Sample(id="1", output="a b"))

@@ -70,16 +70,20 @@ _runs: dict[Path, _Run] = {}
 
 @pytest.fixture(scope="module", autouse=True)
 def _close_sessions() -> Iterator[None]:
-    # docs/graders.md registers a grader of its own (word_count): it must not outlive these
-    # tests, or the catalogue and registry tests of the rest of the run would meet it
+    # docs/concepts/custom-graders.md registers a grader of its own (word_count): it must not
+    # outlive these tests, or the catalogue and registry tests of the rest of the run would meet
+    # it. Built-ins first loaded meanwhile stay: their modules are imported, and would not
+    # register again.
     from assay.core import registry
+    from assay.core.builtins import BUILTIN
 
     registered = dict(registry._registry)
     yield
     for run in _runs.values():
         run.shell.close()
     _runs.clear()
-    registry._registry.clear()
+    for key in set(registry._registry) - set(registered) - set(BUILTIN):
+        del registry._registry[key]
     registry._registry.update(registered)
 
 

@@ -86,9 +86,11 @@ def test_every_judge_grader_grades_with_the_real_model(client):
         results = dict(zip(SPECS, pool.map(lambda spec: grade(spec, client), SPECS.values())))
     for name, result in results.items():
         survived(result)
-        if name != "composite" and (result.status in VERDICTS or "model" in result.details
-                                    or "calls" in result.details):
+        # a verdict came from real calls; an error (a timeout on a loaded machine) may carry the
+        # model's name but has no token counts to check
+        if name != "composite" and result.status in VERDICTS:
             called_local(result.details)
+    assert sum(result.status in VERDICTS for result in results.values()) >= len(SPECS) // 2, results
     assert results["llm"].details["reply"].lstrip().startswith("{")  # JSON Schema on: the server holds it to JSON
     decided = results["prompt_logprobs"]  # one token: always a decision, and it states its odds
     assert decided.status in VERDICTS and decided.details["scoring"] == "logprobs"

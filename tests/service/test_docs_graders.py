@@ -1,4 +1,4 @@
-"""docs/graders.md, followed literally: its example module is written out, imported, and then
+"""docs/concepts/custom-graders.md, followed literally: its example module is written out, imported, and then
 the grader is registered, listed, graded through the library, used in a suite, and accepted
 by the API inside a composite evaluator, as the page says, with no other file touched."""
 
@@ -16,7 +16,7 @@ from assay.core import registry
 from assay.runner.local_engine.run import run_suite
 from assay.runner.suites import load_suite
 
-DOC = Path(__file__).parents[2] / "docs" / "graders.md"
+DOC = Path(__file__).parents[2] / "docs" / "concepts" / "custom-graders.md"
 
 
 @pytest.fixture

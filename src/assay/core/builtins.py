@@ -2,7 +2,7 @@
 registry (``core.registry``) can import a grader's module the first time its type is looked up
 without ``core`` importing the graders package. A suite pays only for the graders it uses.
 
-Adding a built-in grader means adding its module here (docs/graders.md lists every step);
+Adding a built-in grader means adding its module here (docs/concepts/custom-graders.md lists every step);
 tests/core/test_registry.py checks the table against what the modules register.
 """
 

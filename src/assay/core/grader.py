@@ -1,4 +1,4 @@
-"""The grader contract: a typed config model plus ``grade``. docs/graders.md is the guide."""
+"""The grader contract: a typed config model plus ``grade``. docs/concepts/custom-graders.md is the guide."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ ConfigModel: TypeAlias = type[GraderConfig]  # named out here: inside Grader, `t
 class Grader(ABC, Generic[ConfigT]):
     """A grader type: its config model is the type parameter; it implements ``grade``.
 
-    Example (docs/graders.md walks through it)::
+    Example (docs/concepts/custom-graders.md walks through it)::
 
         class HasWordConfig(GraderConfig):
             word: str = Field(min_length=1, description="The word the output must contain.")

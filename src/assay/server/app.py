@@ -3,7 +3,8 @@
 At start it brings the database schema up to date (Alembic) and joins the run queue shared by
 every server of the database; at shutdown it gives its slices back and stops the sandbox. Routes live under
 ``/api/v1``; ``/health`` needs no token; the OpenAPI document is at ``/openapi.json`` and
-its pages at ``/docs``; the web pages (``assay.server.pages``) at ``/evaluators``, ``/tasks``
+its pages at ``/docs``; the manual (the docs site, when built) at ``/docs/site``, without a
+token like ``/health``; the web pages (``assay.server.pages``) at ``/evaluators``, ``/tasks``
 and ``/runs``. The hot request, ``POST /api/v1/evaluators/{id}/test``, is answered in front of
 the framework when nothing but memory is needed for it (``server.fast_test``).
 """
@@ -14,6 +15,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -24,7 +26,7 @@ from starlette.types import Scope
 
 import assay
 from assay.core.interfaces import Resources
-from assay.server import errors
+from assay.server import docs_site, errors
 from assay.server.admission import DatabaseAdmission
 from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
@@ -85,6 +87,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     for module in (evaluators, evaluator_versions, datasets, tasks, runs, run_export, compare, tokens, users,
                    online_rules, traces):
         app.include_router(module.router, prefix=API_PREFIX)
+    docs_site.install(app, Path(settings.manual_dir) if settings.manual_dir else docs_site.MANUAL_DIR)
     install_pages(app, API_PREFIX)
 
     def is_upload(path: str) -> bool:

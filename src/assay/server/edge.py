@@ -5,7 +5,8 @@
   and on every log line written while the request is served (``server.logs.REQUEST_ID``).
 - Headers on every answer: ``X-Content-Type-Options: nosniff`` and a content-security
   policy (the pages' own; the OpenAPI pages at ``/docs`` and ``/redoc`` load their scripts
-  from a CDN and get a policy that allows just that).
+  from a CDN and get a policy that allows just that; the manual at ``/docs/site`` runs a few
+  inline scripts of its theme).
 - A body that stops flowing: when the app waits longer than ``body_timeout_s`` for the next
   piece of a body, the client is answered 408 (the connection closed) and the app hears a
   disconnect, as it would from a client that went away.
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assay.core.messages import Phrase
+from assay.server.docs_site import MANUAL_CSP, MANUAL_PATH
 from assay.server.errors import last_resort, send_error
 from assay.server.logs import REQUEST_ID, new_request_id
 
@@ -47,6 +49,17 @@ DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.j
             "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 """FastAPI's OpenAPI pages: Swagger UI and ReDoc from jsDelivr, started by an inline script."""
 DOCS_PATHS = ("/docs", "/redoc")
+
+
+def _policy(path: str) -> bytes:
+    """The content-security policy of an answer to ``path``."""
+    if path in DOCS_PATHS:
+        return DOCS_CSP.encode()
+    if path == MANUAL_PATH or path.startswith(MANUAL_PATH + "/"):
+        return MANUAL_CSP.encode()
+    return PAGES_CSP.encode()
+
+
 SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"content-security-policy", PAGES_CSP.encode()))
 """The headers of every answer (the protocol's own refusals too)."""
 
@@ -102,7 +115,7 @@ class Edge:
         started = time.perf_counter()
         request_id = _request_id(scope)
         token = REQUEST_ID.set(request_id)
-        csp = DOCS_CSP.encode() if scope["path"] in DOCS_PATHS else PAGES_CSP.encode()
+        csp = _policy(scope["path"])
         status = 500
 
         async def send_with_headers(message: Message) -> None:

@@ -29,7 +29,11 @@ from assay.service.failures import public_failure
 from assay.store.outage import is_outage
 
 EVALUATOR_NOT_FOUND = 503001
+"""The evaluator named in the path does not exist (HTTP 404)."""
 EVALUATOR_EXECUTION_FAILED = 503002
+"""The evaluator could not run at all: its sandbox or judge is unavailable (HTTP 503), or its
+stored config no longer validates (HTTP 500). An evaluator's own error (a timeout, a runtime
+error) is an answer of ``/test``, not this code."""
 
 log = logging.getLogger("assay.server")
 

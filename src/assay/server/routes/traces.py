@@ -28,8 +28,9 @@ def _time(ns: int) -> str:
 
 @router.get("", response_model=Envelope[TraceList], summary="Your latest traces, searched")
 def list_traces(session: SessionDep, user: CurrentUser,
-                filter: Annotated[str, Query(max_length=2000, description="An online rule's filter (docs/online.md): "
-                                                                          "a trace with a span it takes.")] = "",
+                filter: Annotated[str, Query(max_length=2000, description="An online rule's filter "
+                                                                          "(docs/guides/online.md): a trace with a "
+                                                                          "span it takes.")] = "",
                 verdict: Annotated[str | None, Query(max_length=20, description="Only traces with a result of "
                                                                                 "this status.")] = None,
                 limit: Annotated[int, Query(ge=1, le=500)] = 50) -> Any:

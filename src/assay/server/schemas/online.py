@@ -14,7 +14,7 @@ from assay.service.online.filters import MAX_CHARS
 
 ScopeName = Literal["span", "trace", "conversation"]
 Filter = Annotated[str, Field(max_length=MAX_CHARS, description="An expression over the span's attributes "
-                                                                 "(docs/online.md); empty: every span."), NoNul]
+                                                                 "(docs/guides/online.md); empty: every span."), NoNul]
 Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False, description=(
     "The share of traces graded, by a hash of the trace id (of the conversation id for conversations): the same "
     "trace is in or out of every rule at the same rate."))]

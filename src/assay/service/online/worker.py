@@ -44,7 +44,7 @@ CLAIM = 64
 NOT_APPLICABLE = "not_applicable"
 SKIPPED = "skipped"
 NO_CONTENT = ("no content to grade: the span carries no messages (turn content capture on: "
-              "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, docs/online.md)")
+              "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, docs/guides/online.md)")
 
 
 def evaluator_version(evaluator: Evaluator) -> str:

@@ -1,5 +1,5 @@
 """waza releases and what changed between them: the one table the waza dialect reads a suite
-by, ``assay run --explain-dialect`` reports from, and docs/formats.md cites.
+by, ``assay run --explain-dialect`` reports from, and docs/concepts/formats.md cites.
 
 A suite is read as one release: ``--waza-version``, else the suite's ``waza_version`` key (an
 assay extension), else the newest release under which it loads (``_waza_inference``). Each behaviour that moved

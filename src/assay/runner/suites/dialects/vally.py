@@ -86,7 +86,7 @@ class VallyScoring(FileModel):
 
 class VallyDefaults(FileModel):
     """What every stimulus inherits: graders added before its own; the rest where it sets none.
-    Not on Vally's eval-spec page: these merge rules are chosen here (docs/formats.md)."""
+    Not on Vally's eval-spec page: these merge rules are chosen here (docs/concepts/formats.md)."""
 
     model_config = _LENIENT
 
