@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 NODE_DIR := src/assay/sandbox/node
 STAMP := $(VENV)/.installed
 
-.PHONY: local-judge setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema docs manual
+.PHONY: local-judge otel-app setup demo serve test lint typecheck layers bench node-deps browser postgres wrk web web-deps clean peers-refresh eee-schema docs manual
 
 $(STAMP): pyproject.toml
 	@echo "installing assay and its Python dependencies into $(VENV), a minute or two…"
@@ -40,7 +40,7 @@ eee-schema: $(STAMP)
 	    -d $(EEE_DIR) every-eval-ever==$(EEE_VERSION) || \
 	  echo "could not fetch every-eval-ever $(EEE_VERSION): its schema check will be skipped"
 
-setup: $(STAMP) node-deps local-judge eee-schema manual
+setup: $(STAMP) node-deps local-judge eee-schema otel-app manual
 
 # The docs site (mkdocs.yml): `make docs` regenerates the reference pages (docs/reference/ and
 # docs/zh/reference/, from the code: tools/docgen) and builds the site with every link and anchor
@@ -58,6 +58,23 @@ manual: $(STAMP)
 	  echo "building the docs site into $(MANUAL) (served by assay serve at /docs/site)…"; \
 	  $(MKDOCS) || echo "could not build the docs site: /docs/site will say how to build it"; \
 	fi
+
+# An application instrumented with OpenTelemetry's own openai instrumentation, for the online
+# tests (tests/service/test_online_instrumented.py run tests/online/instrumented_app.py with it):
+# its own venv, because opentelemetry-instrumentation-openai-v2 (2.4b0, the newest) imports httpx,
+# which openai 3.x (assay's judges) no longer brings, so it needs openai 2.x; and
+# opentelemetry-util-genai 1.3b0 dropped the module it imports, hence 1.0b0. Pinned; never fatal
+# on a developer's machine (that test then skips and says why); fatal in CI.
+OTEL_APP := .venv-otel-app
+OTEL_APP_PINS := openai==2.54.0 opentelemetry-instrumentation-openai-v2==2.4b0 opentelemetry-util-genai==1.0b0 \
+  opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-http==1.45.2
+otel-app:
+	@test -f $(OTEL_APP)/.installed && grep -qxF '$(OTEL_APP_PINS)' $(OTEL_APP)/.installed || \
+	  { echo "installing the instrumented test application's venv ($(OTEL_APP))…"; rm -rf $(OTEL_APP) && \
+	    $(PY) -m venv $(OTEL_APP) && \
+	    $(OTEL_APP)/bin/pip install --quiet --disable-pip-version-check $(OTEL_APP_PINS) && \
+	    echo '$(OTEL_APP_PINS)' > $(OTEL_APP)/.installed; } || \
+	  { echo "could not install $(OTEL_APP): the instrumentation test will be skipped"; [ -z "$$CI" ]; }
 
 # The browser tests (tests/pages) drive Debian's chromium; a CJK font renders the Chinese pages.
 # Never fatal: without a browser those tests are skipped and say why.
@@ -144,3 +161,5 @@ bench: setup wrk
 
 clean:
 	rm -rf $(VENV) $(NODE_DIR)/node_modules $(MANUAL)
+
+	rm -rf $(VENV) $(OTEL_APP) $(NODE_DIR)/node_modules

@@ -11,7 +11,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const outdirAt = process.argv.indexOf('--outdir');
 const outdir = outdirAt > 0 ? path.resolve(process.argv[outdirAt + 1]) : path.join(here, '..', 'src', 'assay', 'server', 'static');
 const pages = ['signin', 'notfound', 'evaluators', 'editor', 'tasks', 'task', 'task-form', 'datasets', 'dataset', 'run', 'sample', 'compare',
-  'users', 'account', 'online', 'online-rule', 'traces', 'trace'];
+  'users', 'account', 'online', 'online-rule', 'online-form', 'traces', 'trace'];
 
 const options = {
   entryPoints: [

@@ -130,6 +130,9 @@ def test_rules_are_validated_when_saved(api):
     assert bad.status_code == 422
     assert bad.json()["message"] == "filter: at position 25: expected a value (\"text\", a number, true, false or " \
                                     "null), found the end"
+    said = bad.json()  # the phrase travels with it, so the pages say it in their language, position included
+    assert (said["messageCode"], said["messageArgs"]["problem"]["code"]) == ("online.bad_filter", "filter.expected")
+    assert said["messageArgs"]["problem"]["args"]["position"] == 25
     missing = api.call("POST", "/online-rules", json={"name": "r", "evaluators": [
         {"evaluatorId": "00000000-0000-0000-0000-000000000000"}]})
     assert missing.status_code == 422 and "evaluators[0].evaluatorId" in missing.json()["message"]
@@ -140,7 +143,16 @@ def test_rules_are_validated_when_saved(api):
     changed = api.call("PATCH", f"/online-rules/{rule['id']}", json={"enabled": False, "filter": "span.name"})
     assert changed.status_code == 200 and changed.json()["data"]["enabled"] is False
     assert api.call("PATCH", f"/online-rules/{rule['id']}", json={"filter": "a in b"}).status_code == 422
-    assert api.call("GET", f"/online-rules/{rule['id']}", user="bob").status_code == 404
+    read = api.call("GET", f"/online-rules/{rule['id']}", user="bob")  # shared work: bob reads alice's rule
+    assert read.status_code == 200 and read.json()["data"]["owner"] == "alice"
+    assert read.json()["data"]["evaluators"][0]["name"] == "mentions Paris"
+    assert api.call("GET", f"/online-rules/{rule['id']}/results", user="bob").status_code == 200
+    for method, path, body in (("PATCH", "", {"enabled": True}), ("DELETE", "", None),
+                               ("POST", "/backfill", {"from": "2000-01-01T00:00:00Z", "to": "2001-01-01T00:00:00Z"})):
+        refused = api.call(method, f"/online-rules/{rule['id']}{path}", user="bob", json=body)
+        assert refused.status_code == 403, (method, path, refused.text)
+        assert "belongs to alice" in refused.json()["message"]
+    assert api.call("GET", "/online-rules", user="bob").json()["data"] == []  # the list is the caller's own
     check = api.call("POST", "/online-rules/filter-check", json={"filter": "a == 1 and"}).json()["data"]
     assert (check["valid"], check["position"], check["messageCode"]) == (False, 11, "filter.expected")
     assert check["messageArgs"]["position"] == 11 and check["matches"] == []

@@ -43,6 +43,19 @@ def test_two_models_and_two_windows_compared_unpaired(api):
         "new": "2026-05-29T00:00:00Z/2026-05-30T00:00:00Z"}).json()["data"]["overall"]
     assert (windows["baseGraded"], windows["newGraded"]) == (20, 20)
     assert windows["basePassRate"] == 11 / 20 and windows["newPassRate"] == 9 / 20  # even i: day 1
+    pages = {}  # the results a page at a time, either way; together they are every result once
+    for order in ("oldest", "newest"):
+        seen, cursor = [], None
+        while True:
+            page = api.call("GET", f"/online-rules/{rule['id']}/results", params={
+                "order": order, "limit": 15, **({"cursor": cursor} if cursor else {})}).json()["data"]
+            seen += [r["id"] for r in page["results"]]
+            cursor = page["nextCursor"]
+            if cursor is None:
+                break
+        pages[order] = seen
+    assert len(pages["oldest"]) == 40 and pages["oldest"] == sorted(pages["oldest"])
+    assert pages["newest"] == pages["oldest"][::-1]
     bad = api.call("GET", f"/online-rules/{rule['id']}/compare", params={"base": "yesterday", "new": "today"})
     assert bad.status_code == 422 and "query parameter base: 'yesterday' is not START/END" in bad.json()["message"]
 
@@ -76,10 +89,13 @@ def test_traces_are_searched_and_shown_with_their_verdicts(api):
         (bad.hex(), "chat gpt-4o", 1, {"failed": 1}), (good.hex(), "invoke_agent shop", 2, {"passed": 1})]
     passed = api.call("GET", "/traces", params={"verdict": "passed"}).json()["data"]["traces"]
     assert [t["traceId"] for t in passed] == [good.hex()]
-    assert api.call("GET", "/traces", params={"filter": "a =="}).status_code == 422
+    refused = api.call("GET", "/traces", params={"filter": "a =="})
+    assert refused.status_code == 422 and refused.json()["messageArgs"]["problem"]["code"] == "filter.expected"
     spans = api.call("GET", f"/traces/{good.hex()}").json()["data"]
     assert [(s["name"], s["depth"], [v["status"] for v in s["verdicts"]]) for s in spans] == [
         ("invoke_agent shop", 0, []), ("chat gpt-4o", 1, ["passed"])]
+    [verdict] = spans[1]["verdicts"]  # named by the rule that gave it
+    assert (verdict["ruleName"], verdict["scope"]) == ("chat answers", "span")
     assert spans[1]["model"] == "gpt-4o" and spans[1]["verdicts"][0]["ruleId"] == rule["id"]
     assert api.call("GET", f"/traces/{good.hex()}", user="bob").status_code == 404  # alice's traces are hers
     assert api.call("GET", "/traces/nothex").status_code == 404

@@ -1,30 +1,66 @@
-// /online/{id}: one online rule's dashboard: its pass rate per hour over the last day, each
-// hour's 95% interval drawn, one chart per model (gen_ai.request.model of the graded span);
-// then its results, newest first, filtered by verdict, a page at a time.
+// /online/{id}: one online rule's dashboard: its pass rate over time (the last day by the hour,
+// the last week or month by the day), each point's 95% interval drawn as a bar and the points'
+// as a band, one chart per model (gen_ai.request.model of the graded span), on a time axis;
+// then its results, newest first, filtered by verdict, a page at a time. Its creator (or an
+// admin) turns it on or off, edits (/online/{id}/edit) or deletes it; others read it under a
+// banner naming its owner.
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
 import { confirmDialog, errorState, fmtDate, fmtScore, h, loading, mount, toast } from './common/dom.js';
+import { mayChange, ownerBanner } from './common/owned.js';
 
 const root = document.getElementById('app');
 const STATUSES = ['', 'passed', 'failed', 'error', 'not_applicable', 'skipped'];
 const SPLIT = 'gen_ai.request.model';
 
-function charts(entries) {
+// The windows the dashboard shows: the last day by the hour, the last week or month by the day.
+const WINDOWS = { day: { days: 1, by: 'hour' }, week: { days: 7, by: 'day' }, month: { days: 30, by: 'day' } };
+const BUCKET_MS = { hour: 3600e3, day: 86400e3 };
+
+function charts(entries, from, to, by) {
   if (!entries.length) return h('p', { class: 'state empty', id: 'no-numbers' }, t('online.noNumbers'));
   const byValue = new Map();
   for (const e of entries) {
     if (!byValue.has(e.value)) byValue.set(e.value, []);
     byValue.get(e.value).push(e);
   }
+  // a bucket's point stands at its middle, kept inside the window (its first and last buckets overhang it)
+  const when = (p) => Math.min(to, Math.max(from, Date.parse(p.start) + BUCKET_MS[by] / 2));
+  const axis = { domain: [from, to], ends: [fmtDate(from), fmtDate(to)], band: true };
   return h('div', { class: 'charts' }, [...byValue].map(([value, points]) => {
     const decided = points.filter((p) => p.passRate !== null);
-    const hour = (p) => fmtDate(p.start);
     return h('figure', { class: 'chart-card', dataset: { value } },
       h('figcaption', {}, `${value} · ${t('online.graded', { count: decided.reduce((n, p) => n + p.graded, 0) })}`),
-      decided.length ? trend(decided.map((p) => ({ label: hour(p), value: p.passRate, ci: p.passRateCi })),
-        t('online.chartLabel', { value })) : h('p', { class: 'hint' }, t('online.noneDecided')));
+      decided.length ? trend(decided.map((p) => ({ label: fmtDate(p.start), value: p.passRate, ci: p.passRateCi,
+        at: when(p) })), t('online.chartLabel', { value }), axis) : h('p', { class: 'hint' }, t('online.noneDecided')));
   }));
+}
+
+/** The pass rate by model over a window picked from WINDOWS, each bucket with its interval. */
+function numbers(rule) {
+  const windowPick = h('select', { id: 'window' }, Object.keys(WINDOWS).map((w) => h('option', { value: w },
+    t(`online.window.${w}`))));
+  const hint = h('p', { class: 'hint' });
+  const body = h('div', {}, loading());
+  async function load() {
+    const { days, by } = WINDOWS[windowPick.value];
+    const to = Date.now();
+    const from = to - days * 86400e3;
+    hint.textContent = t(`online.passRateHint.${by}`);
+    mount(body, loading());
+    const query = new URLSearchParams({ by, split: SPLIT, from: new Date(from).toISOString(),
+      to: new Date(to).toISOString() });
+    try {
+      mount(body, charts(await get(`/api/v1/online-rules/${rule.id}/summary?${query}`), from, to, by));
+    } catch (err) {
+      mount(body, errorState(err, load));
+    }
+  }
+  windowPick.addEventListener('change', load);
+  load();
+  return h('section', { class: 'card', id: 'numbers' }, h('div', { class: 'card-head' }, h('h2', {}, t('online.passRate')),
+    h('label', { for: 'window', class: 'inline' }, t('online.window')), windowPick), hint, body);
 }
 
 function resultsTable(results) {
@@ -50,7 +86,7 @@ function results(rule) {
   let shown = [];
   async function load(reset) {
     if (reset) { cursor = null; shown = []; mount(body, loading()); }
-    const query = new URLSearchParams({ limit: '50', ...(status.value ? { status: status.value } : {}),
+    const query = new URLSearchParams({ limit: '50', order: 'newest', ...(status.value ? { status: status.value } : {}),
       ...(cursor ? { cursor } : {}) });
     try {
       const page = await get(`/api/v1/online-rules/${rule.id}/results?${query}`);
@@ -94,22 +130,34 @@ function controls(rule) {
     }
   } }, t('common.delete'));
   return h('div', { class: 'actions' }, h('label', { class: 'inline', for: 'rule-enabled' }, enabled, ' ',
-    t('online.enabled')), remove);
+    t('online.enabled')), h('a', { href: `/online/${rule.id}/edit`, class: 'button secondary', id: 'edit-rule' },
+    t('online.edit')), remove);
+}
+
+function settings(rule) {
+  const mine = mayChange(rule);
+  const budget = rule.judgeBudgetPerDay === null ? t('online.noLimit') : rule.judgeBudgetPerDay.toLocaleString();
+  return h('section', { class: 'card' },
+    mine ? null : ownerBanner(rule, 'rule', () => { window.location.href = `/online/new?copy=${rule.id}`; }),
+    h('p', {}, `${t('online.scopeLabel')}: ${t(`online.scope.${rule.scope}`)} · `
+      + `${(rule.sampleRate * 100).toFixed(0)}% · ${t(rule.enabled ? 'online.on' : 'online.off')} · `
+      + `${t('online.quiet')}: ${rule.quietS} · ${t('online.budget')}: ${budget}`),
+    h('p', {}, h('code', { id: 'rule-filter' }, rule.filter || t('online.everySpan'))),
+    h('ul', { class: 'rule-evaluators', id: 'rule-evaluators' }, rule.evaluators.map((e) => h('li', {},
+      h('a', { href: `/evaluators/${e.evaluatorId}` }, e.name), h('span', { class: 'hint' }, ` × ${e.weight}`)))),
+    mine ? controls(rule) : h('div', { class: 'actions' }, h('a', { href: `/online/${rule.id}/edit`,
+      class: 'button secondary', id: 'view-rule' }, t('online.viewSettings'))));
 }
 
 async function start() {
   mount(root, loading());
   try {
     const rule = await get(`/api/v1/online-rules/${params.id}`);
-    const numbers = await get(`/api/v1/online-rules/${rule.id}/summary?by=hour&split=${SPLIT}`);
     mount(root,
       h('div', { class: 'page-head' }, h('a', { href: '/online', class: 'button secondary' }, `← ${t('online.title')}`),
         h('h1', {}, rule.name)),
-      h('section', { class: 'card' }, h('p', {}, `${t('online.scopeLabel')}: ${t(`online.scope.${rule.scope}`)} · `
-        + `${(rule.sampleRate * 100).toFixed(0)}% · ${t(rule.enabled ? 'online.on' : 'online.off')}`),
-      h('p', {}, h('code', { id: 'rule-filter' }, rule.filter || t('online.everySpan'))), controls(rule)),
-      h('section', { class: 'card' }, h('h2', {}, t('online.passRate')), h('p', { class: 'hint' }, t('online.passRateHint')),
-        charts(numbers)),
+      settings(rule),
+      numbers(rule),
       results(rule));
   } catch (err) {
     mount(root, errorState(err, start));

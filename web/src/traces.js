@@ -3,7 +3,6 @@
 import { get } from './common/api.js';
 import { t } from './common/boot.js';
 import { errorState, fmtDate, h, loading, mount } from './common/dom.js';
-import { say } from './common/phrase.js';
 
 const root = document.getElementById('app');
 const VERDICTS = ['', 'passed', 'failed', 'error', 'not_applicable', 'skipped'];
@@ -50,7 +49,7 @@ async function render() {
     mount(body, table(await get(`/api/v1/traces?${api}`)));
   } catch (err) {
     mount(body, err.status === 422 ? h('p', { class: 'alert error', role: 'alert', id: 'filter-problem' },
-      say(err.code, null, err.message)) : errorState(err, render));
+      err.message) : errorState(err, render)); // said in the page's language, its position included
   }
 }
 

@@ -1,4 +1,4 @@
-// Two small SVG charts: a histogram of scores and a line of pass rates over runs.
+// Two small SVG charts: a histogram of scores and a line of pass rates over runs or over time.
 const NS = 'http://www.w3.org/2000/svg';
 
 function svg(tag, attrs = {}, text) {
@@ -48,16 +48,32 @@ export function histogram(bins, label) {
   return root;
 }
 
-/** points: [{label, value in [0, 1], ci?: [lo, hi]}], oldest first; each interval a vertical bar. */
-export function trend(points, label) {
+/**
+ * points: [{label, value in [0, 1], ci?: [lo, hi], at?}], oldest first; each interval a vertical
+ * bar, and with `band` (and several points) a shaded band joining them. With `domain` ([from, to], epoch ms)
+ * each point stands at its time `at` (epoch ms) on that span, which `ends` ([first, last] texts)
+ * label; without it, the points are spaced evenly.
+ */
+export function trend(points, label, { domain = null, ends = null, band = false } = {}) {
   const root = frame(label);
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
-  const x = (i) => PAD.left + (points.length === 1 ? plotW / 2 : (i / (points.length - 1)) * plotW);
+  const even = (i) => PAD.left + (points.length === 1 ? plotW / 2 : (i / (points.length - 1)) * plotW);
+  const x = domain ? (i) => PAD.left + ((points[i].at - domain[0]) / (domain[1] - domain[0] || 1)) * plotW : even;
   const y = (v) => H - PAD.bottom - v * plotH;
   for (const v of [0, 0.5, 1]) {
     root.append(svg('line', { x1: PAD.left, y1: y(v), x2: W - PAD.right, y2: y(v), class: 'grid' }));
     root.append(svg('text', { x: PAD.left - 6, y: y(v) + 4, class: 'tick end' }, `${v * 100}%`));
+  }
+  if (ends) {
+    root.append(svg('text', { x: PAD.left, y: H - PAD.bottom + 16, class: 'tick' }, ends[0]));
+    root.append(svg('text', { x: W - PAD.right, y: H - PAD.bottom + 16, class: 'tick end' }, ends[1]));
+  }
+  const banded = band && points.filter((p) => p.ci).length > 1 ? points.map((p, i) => [p, i]).filter(([p]) => p.ci) : [];
+  if (banded.length) {
+    const upper = banded.map(([p, i]) => `${x(i)},${y(p.ci[1])}`);
+    const lower = banded.map(([p, i]) => `${x(i)},${y(p.ci[0])}`).reverse();
+    root.append(svg('path', { d: `M${upper.join('L')}L${lower.join('L')}Z`, class: 'band' }));
   }
   if (points.length > 1) {
     root.append(svg('polyline', { points: points.map((p, i) => `${x(i)},${y(p.value)}`).join(' '), class: 'line' }));

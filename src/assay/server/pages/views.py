@@ -141,9 +141,19 @@ async def online_page(request: Request) -> Response:
     return await page(request, "online", "online.title", "online")
 
 
+@router.get("/online/new")
+async def new_online_rule_page(request: Request) -> Response:
+    return await page(request, "online-form", "online.newTitle", "online", id="")
+
+
 @router.get("/online/{rule_id}")
 async def online_rule_page(request: Request, rule_id: str) -> Response:
     return await page(request, "online-rule", "online.title", "online", id=rule_id)
+
+
+@router.get("/online/{rule_id}/edit")
+async def edit_online_rule_page(request: Request, rule_id: str) -> Response:
+    return await page(request, "online-form", "online.editTitle", "online", id=rule_id)
 
 
 @router.get("/traces")

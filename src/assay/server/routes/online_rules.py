@@ -1,6 +1,8 @@
 """``/api/v1/online-rules``: which arriving spans the caller's evaluators grade, their results
-and their numbers; ``/filter-check`` validates a filter as it is typed. Thin: the use cases are
-in ``service.online.rules`` and ``service.online.summary``."""
+and their numbers; ``/filter-check`` validates a filter as it is typed. Shared work as for tasks
+(``server.ownership``): everyone signed in reads a rule and its numbers; its creator and the
+admins change, delete or backfill it. Thin: the use cases are in ``service.online.rules`` and
+``service.online.summary``."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from assay.core.messages import Phrase, code_and_args
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import NOT_NULL, ApiError, not_found
+from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.online import (
     BackfillIn,
@@ -28,15 +31,16 @@ from assay.server.schemas.online import (
     ResultsPage,
     SpanPreviewOut,
 )
-from assay.server.schemas.tasks import TaskEvaluatorIn
+from assay.server.schemas.tasks import TaskEvaluatorIn, TaskEvaluatorOut
 from assay.service.online import compare, rules, summary
 from assay.service.online.filters import FilterError, parse
 from assay.service.online.mapping import model_of
-from assay.store.models import is_row_id
+from assay.store.models import Evaluator, is_row_id
 from assay.store.online_models import OnlineResult, OnlineRule
 
 router = APIRouter(prefix="/online-rules", tags=["online"], responses=ERROR_RESPONSES)
-NOT_YOURS = Phrase("api.online_rule.not_yours", "online rule {id} belongs to another user")
+NOT_YOURS = Phrase("api.online_rule.not_yours", "online rule {name} belongs to {owner}; only its creator or an "
+                                                "admin can change, delete or backfill it")
 BAD_CURSOR = Phrase("api.online_rule.cursor", "query parameter cursor: {cursor} is no cursor of this list")
 BAD_WINDOW = Phrase("api.online_rule.window", "from must be before to (and at most {days} days before it)")
 BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} is not START/END, two ISO 8601 "
@@ -46,13 +50,23 @@ STATUSES = Literal["passed", "failed", "error", "pending", "not_applicable", "sk
 When = Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset is given.")]
 
 
-def rule_out(rule: OnlineRule) -> OnlineRuleOut:
+def rule_out(session: Session, rule: OnlineRule) -> OnlineRuleOut:
     return OnlineRuleOut(id=rule.id, name=rule.name, filter=rule.filter, sample_rate=rule.sample_rate,
-                         scope=rule.scope, quiet_s=rule.quiet_s,
-                         evaluators=[TaskEvaluatorIn(evaluator_id=e["evaluatorId"], weight=e.get("weight", 1.0))
-                                     for e in rule.evaluators],
+                         scope=rule.scope, quiet_s=rule.quiet_s, evaluators=_evaluators_out(session, rule),
                          enabled=rule.enabled, judge_budget_per_day=rule.judge_budget_per_day,
-                         created_by_id=rule.user_id, created_at=iso(rule.created_at), updated_at=iso(rule.updated_at))
+                         created_by_id=rule.user_id, owner=owner_name(session, rule.user_id),
+                         created_at=iso(rule.created_at), updated_at=iso(rule.updated_at))
+
+
+def _evaluators_out(session: Session, rule: OnlineRule) -> list[TaskEvaluatorOut]:
+    """The rule's evaluators with their names and types (an evaluator deleted since: its id, type "")."""
+    out = []
+    for link in rule.evaluators:
+        evaluator = session.get(Evaluator, link["evaluatorId"])
+        out.append(TaskEvaluatorOut(evaluator_id=link["evaluatorId"], weight=link.get("weight", 1.0),
+                                    name=evaluator.name if evaluator else link["evaluatorId"],
+                                    type=evaluator.type if evaluator else ""))
+    return out
 
 
 def result_out(result: OnlineResult) -> OnlineResultOut:
@@ -68,10 +82,18 @@ def _links(evaluators: list[TaskEvaluatorIn]) -> list[dict[str, Any]]:
     return [{"evaluatorId": e.evaluator_id, "weight": e.weight} for e in evaluators]
 
 
-def _rule(session: Session, rule_id: str, user: Principal) -> OnlineRule:
+def _rule(session: Session, rule_id: str) -> OnlineRule:
+    """The rule ``rule_id``, which everyone signed in may read; 404 when there is none."""
     rule = session.get(OnlineRule, rule_id) if is_row_id(rule_id) else None
-    if rule is None or not (rule.user_id == user.id or user.is_admin):
+    if rule is None:
         raise not_found("online rule", rule_id)
+    return rule
+
+
+def _own_rule(session: Session, rule_id: str, user: Principal) -> OnlineRule:
+    """The rule ``rule_id`` when ``user`` may change it; else the 403 naming its owner."""
+    rule = _rule(session, rule_id)
+    check_may_change(session, user, rule.user_id, NOT_YOURS, rule.name)
     return rule
 
 
@@ -79,7 +101,7 @@ def _saved(call: Any, *args: Any) -> Any:
     try:
         return call(*args)
     except rules.RuleError as exc:
-        raise ApiError(422, str(exc)) from None
+        raise ApiError(422, exc.said) from None
 
 
 @router.post("", response_model=Envelope[OnlineRuleOut], summary="Create an online rule")
@@ -90,12 +112,12 @@ def create_rule(body: OnlineRuleIn, session: SessionDep, service: ServiceDep, us
     rule = _saved(rules.create, session, user.id, fields)
     session.commit()
     service.intake.forget_rules()
-    return Envelope(data=rule_out(rule))
+    return Envelope(data=rule_out(session, rule))
 
 
 @router.get("", response_model=Envelope[list[OnlineRuleOut]], summary="The caller's online rules")
 def list_rules(session: SessionDep, user: CurrentUser) -> Any:
-    return Envelope(data=[rule_out(r) for r in rules.of_user(session, user.id)])
+    return Envelope(data=[rule_out(session, r) for r in rules.of_user(session, user.id)])
 
 
 @router.post("/filter-check", response_model=Envelope[FilterCheckOut],
@@ -117,13 +139,13 @@ def check_filter(body: FilterCheckIn, session: SessionDep, user: CurrentUser) ->
 
 @router.get("/{rule_id}", response_model=Envelope[OnlineRuleOut], summary="One online rule")
 def get_rule(rule_id: str, session: SessionDep, user: CurrentUser) -> Any:
-    return Envelope(data=rule_out(_rule(session, rule_id, user)))
+    return Envelope(data=rule_out(session, _rule(session, rule_id)))
 
 
 @router.patch("/{rule_id}", response_model=Envelope[OnlineRuleOut], summary="Change an online rule")
 def update_rule(rule_id: str, body: OnlineRuleUpdate, session: SessionDep, service: ServiceDep,
                 user: CurrentUser) -> Any:
-    rule = _rule(session, rule_id, user)
+    rule = _own_rule(session, rule_id, user)
     given = body.model_dump(exclude_unset=True, by_alias=False)
     for name, value in given.items():
         if value is None and name != "judge_budget_per_day":
@@ -135,12 +157,12 @@ def update_rule(rule_id: str, body: OnlineRuleUpdate, session: SessionDep, servi
     _saved(rules.update, session, rule, replace(fields, **changes))
     session.commit()
     service.intake.forget_rules()
-    return Envelope(data=rule_out(rule))
+    return Envelope(data=rule_out(session, rule))
 
 
 @router.delete("/{rule_id}", response_model=Envelope[dict[str, str]], summary="Delete an online rule and its results")
 def delete_rule(rule_id: str, session: SessionDep, service: ServiceDep, user: CurrentUser) -> Any:
-    rule = _rule(session, rule_id, user)
+    rule = _own_rule(session, rule_id, user)
     session.delete(rule)
     session.commit()
     service.intake.forget_rules()
@@ -152,12 +174,15 @@ def rule_results(rule_id: str, session: SessionDep, user: CurrentUser,
                  status: Annotated[STATUSES | None, Query(description="Only results of this status.")] = None,
                  start: Annotated[When, Query(alias="from")] = None, stop: Annotated[When, Query(alias="to")] = None,
                  cursor: Annotated[str | None, Query(max_length=20)] = None,
-                 limit: Annotated[int, Query(ge=1, le=500)] = 100) -> Any:
-    rule = _rule(session, rule_id, user)
+                 limit: Annotated[int, Query(ge=1, le=500)] = 100,
+                 order: Annotated[Literal["oldest", "newest"], Query(description=(
+                     "oldest (the default): in the order they were stored; newest: the latest first."))] = "oldest",
+                 ) -> Any:
+    rule = _rule(session, rule_id)
     if cursor is not None and not cursor.isdigit():
         raise ApiError(422, BAD_CURSOR(cursor=repr(cursor)))
-    page = summary.results_page(session, rule.id, after=int(cursor or 0), limit=limit + 1, status=status,
-                                start=_utc(start), stop=_utc(stop))
+    page = summary.results_page(session, rule.id, cursor=None if cursor is None else int(cursor), limit=limit + 1,
+                                status=status, start=_utc(start), stop=_utc(stop), newest_first=order == "newest")
     more = len(page) > limit
     page = page[:limit]
     return Envelope(data=ResultsPage(results=[result_out(r) for r in page],
@@ -171,7 +196,7 @@ def rule_summary(rule_id: str, session: SessionDep, user: CurrentUser,
                  by: Annotated[summary.Bucket, Query(description="hour or day (UTC).")] = "hour",
                  split: Annotated[str | None, Query(max_length=200, description="An attribute of the graded span "
                                                                                 "to split by.")] = None) -> Any:
-    rule = _rule(session, rule_id, user)
+    rule = _rule(session, rule_id)
     stop_at = _utc(stop) or datetime.now(UTC)
     start_at = _utc(start) or stop_at - timedelta(days=1)
     if not start_at < stop_at or stop_at - start_at > timedelta(days=MAX_SUMMARY_DAYS):
@@ -189,7 +214,7 @@ def rule_compare(rule_id: str, session: SessionDep, user: CurrentUser,
                      "An attribute of the graded span: `base` and `new` are two of its values."))] = None,
                  start: Annotated[When, Query(alias="from")] = None,
                  stop: Annotated[When, Query(alias="to")] = None) -> Any:
-    rule = _rule(session, rule_id, user)
+    rule = _rule(session, rule_id)
     if split is None:
         parts = [_window(base, "base"), _window(new, "new")]
     else:
@@ -214,7 +239,7 @@ def _window(text: str, name: str) -> compare.Slice:
 @router.post("/{rule_id}/backfill", response_model=Envelope[BackfillOut],
              summary="Grade spans already stored (what the rule graded already is skipped)")
 def backfill(rule_id: str, body: BackfillIn, session: SessionDep, service: ServiceDep, user: CurrentUser) -> Any:
-    rule = _rule(session, rule_id, user)
+    rule = _own_rule(session, rule_id, user)
     start, stop = _utc(body.start), _utc(body.stop)
     assert start is not None and stop is not None
     if not start < stop:

@@ -37,7 +37,7 @@ def list_traces(session: SessionDep, user: CurrentUser,
     try:
         parse_filter(filter)
     except FilterError as exc:
-        raise ApiError(422, str(rules.BAD_FILTER(problem=str(exc)))) from None
+        raise ApiError(422, rules.BAD_FILTER(problem=exc.said)) from None
     scanned, found = traces.search(session, user.id, filter, verdict, limit)
     return Envelope(data=TraceList(scanned=scanned, traces=[TraceOut(
         trace_id=row.trace_id, name=row.name, start=_time(row.start_ns), duration_ms=(row.end_ns - row.start_ns) / 1e6,
@@ -55,6 +55,8 @@ def get_trace(trace_id: str, session: SessionDep, user: CurrentUser) -> Any:
         duration_ms=(item["span"].end_ns - item["span"].start_ns) / 1e6,
         status={0: "unset", 1: "ok", 2: "error"}.get(item["span"].status_code, "unset"), model=item["model"],
         attributes=item["span"].attributes,
-        verdicts=[SpanVerdictOut(rule_id=r.rule_id, evaluator_name=r.evaluator_name, generation=r.generation,
-                                 status=r.status, score=r.score, reason=r.reason) for r in item["results"]])
+        verdicts=[SpanVerdictOut(rule_id=v.result.rule_id, rule_name=v.rule_name, scope=v.scope,
+                                 evaluator_name=v.result.evaluator_name, generation=v.result.generation,
+                                 status=v.result.status, score=v.result.score, reason=v.result.reason)
+                  for v in item["results"]])
         for item in found])

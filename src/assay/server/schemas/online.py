@@ -9,7 +9,7 @@ from pydantic import Field
 
 from assay.server.schemas.common import ApiModel, NoNul
 from assay.server.schemas.evaluators import Name
-from assay.server.schemas.tasks import MAX_EVALUATORS, TaskEvaluatorIn
+from assay.server.schemas.tasks import MAX_EVALUATORS, TaskEvaluatorIn, TaskEvaluatorOut
 from assay.service.online.filters import MAX_CHARS
 
 ScopeName = Literal["span", "trace", "conversation"]
@@ -55,10 +55,11 @@ class OnlineRuleOut(ApiModel):
     sample_rate: float
     scope: str
     quiet_s: int
-    evaluators: list[TaskEvaluatorIn]
+    evaluators: list[TaskEvaluatorOut]
     enabled: bool
     judge_budget_per_day: int | None
     created_by_id: str
+    owner: str | None = Field(default=None, description="The name of the user who created it (who may change it).")
     created_at: str
     updated_at: str
 
@@ -137,6 +138,9 @@ class TraceList(ApiModel):
 
 class SpanVerdictOut(ApiModel):
     rule_id: str
+    rule_name: str
+    scope: str = Field(description="The rule's scope: a trace or conversation rule's verdict is on the root span "
+                                   "of what it graded.")
     evaluator_name: str
     generation: int
     status: str

@@ -28,6 +28,11 @@ BACKFILL_PAGE = 1000
 class RuleError(AssayError, ValueError):
     """A rule that cannot be saved (422): the message names the field and, for a filter, the position."""
 
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
+        """The phrase said (its code and arguments travel with it to the pages)."""
+
 
 @dataclass(frozen=True, slots=True)
 class RuleFields:
@@ -45,7 +50,7 @@ def check_filter(text: str) -> None:
     try:
         parse(text)
     except FilterError as exc:
-        raise RuleError(BAD_FILTER(problem=str(exc))) from None
+        raise RuleError(BAD_FILTER(problem=exc.said)) from None
 
 
 def check(session: Session, fields: RuleFields) -> None:

@@ -26,16 +26,21 @@ MAX_VALUES = 50
 """A split keeps its 50 most frequent values; the rest are tallied as ``(other)``."""
 
 
-def results_page(session: Session, rule_id: str, *, after: int, limit: int, status: str | None,
-                 start: datetime | None, stop: datetime | None) -> list[OnlineResult]:
-    query = select(OnlineResult).where(OnlineResult.rule_id == rule_id, OnlineResult.id > after)
+def results_page(session: Session, rule_id: str, *, cursor: int | None, limit: int, status: str | None,
+                 start: datetime | None, stop: datetime | None, newest_first: bool = False) -> list[OnlineResult]:
+    """Up to ``limit`` of the rule's results in the order they were stored (the latest first with
+    ``newest_first``), after the one whose id is ``cursor`` (None: from the start)."""
+    query = select(OnlineResult).where(OnlineResult.rule_id == rule_id)
+    if cursor is not None:
+        query = query.where(OnlineResult.id < cursor if newest_first else OnlineResult.id > cursor)
     if status is not None:
         query = query.where(OnlineResult.status == status)
     if start is not None:
         query = query.where(OnlineResult.at >= start)
     if stop is not None:
         query = query.where(OnlineResult.at < stop)
-    return list(session.scalars(query.order_by(OnlineResult.id).limit(limit)))
+    order = OnlineResult.id.desc() if newest_first else OnlineResult.id
+    return list(session.scalars(query.order_by(order).limit(limit)))
 
 
 @dataclass(slots=True)

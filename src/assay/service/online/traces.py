@@ -67,12 +67,25 @@ def search(session: Session, user_id: str, text: str, verdict: str | None, limit
     return len(recent), found[:limit]
 
 
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A result given on a span, with the rule that gave it: its name and scope (a ``trace`` or
+    ``conversation`` rule's verdict sits on the root span of what it graded)."""
+
+    result: OnlineResult
+    rule_name: str
+    scope: str
+
+
 def trace(session: Session, user_id: str, trace_id: str, limit: int) -> list[dict[str, Any]]:
     """The trace's spans in start order, each with its depth in the tree and its verdicts."""
     spans = rows.trace_spans(session, user_id, trace_id, limit)
-    verdicts: dict[str, list[OnlineResult]] = defaultdict(list)
-    for result in _results_of(session, user_id, [trace_id]):
-        verdicts[result.span_id].append(result)
+    verdicts: dict[str, list[Verdict]] = defaultdict(list)
+    given = select(OnlineResult, OnlineRule.name, OnlineRule.scope).join(
+        OnlineRule, OnlineRule.id == OnlineResult.rule_id).where(OnlineRule.user_id == user_id,
+                                                                 OnlineResult.trace_id == trace_id)
+    for result, rule_name, scope in session.execute(given):
+        verdicts[result.span_id].append(Verdict(result, rule_name, scope))
     ids = {span.span_id: span for span in spans}
 
     def depth(span: OnlineSpan) -> int:
@@ -83,4 +96,4 @@ def trace(session: Session, user_id: str, trace_id: str, limit: int) -> list[dic
         return level
 
     return [{"span": span, "depth": depth(span), "model": model_of(span.attributes),
-             "results": sorted(verdicts.get(span.span_id, []), key=lambda r: r.id)} for span in spans]
+             "results": sorted(verdicts.get(span.span_id, []), key=lambda v: v.result.id)} for span in spans]
