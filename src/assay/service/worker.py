@@ -62,8 +62,9 @@ class RunWorker:
         self.lease_s = float(settings.run_lease_s)
         self.poll_s = settings.queue_poll_ms / 1000
         self._pool = ThreadPoolExecutor(max_workers=settings.run_concurrency, thread_name_prefix="assay-grade")
-        self.slices = SliceGrader(database, grading, self._pool, settings.run_concurrency)
         self._stopping = threading.Event()
+        self.slices = SliceGrader(database, grading, self._pool, settings.run_concurrency,
+                                  halted=self._stopping.is_set)
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._held: dict[int, Claim] = {}

@@ -319,6 +319,19 @@ class RunSlice(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
 
 
+class RunPause(Base):
+    """An evaluator of a run that timed out on ``timeouts`` samples in a row and is not graded
+    in that run while ``paused_at`` is set (``store.pauses``). A resume clears ``paused_at`` and
+    sets ``counted_after`` to the run's last result id: only results after it count again."""
+
+    __tablename__ = "run_pauses"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    evaluator_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    timeouts: Mapped[int] = mapped_column(Integer, default=0)
+    counted_after: Mapped[int] = mapped_column(Integer, default=0)
+
 class ChangeCounter(Base):
     """A counter per topic (``evaluators``, ``tokens``) that grows with every change of it, so
     every server of the database, on any host, drops what it keeps of that topic within one

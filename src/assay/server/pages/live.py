@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import not_found
+from assay.server.routes.runs import paused_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
@@ -69,4 +70,5 @@ def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: Curre
     return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
                           "done": min(run.done, run.total), "error": run.error, "summary": summary,
                           "createdById": run.created_by_id,
+                          "paused": [paused.model_dump(by_alias=True) for paused in paused_out(session, run)],
                           "evaluators": versions, "dataset": graded_dataset(session, run.dataset_version_id)})
