@@ -41,7 +41,7 @@ function pausedView(run) {
     run.paused.map((p) => h('p', { class: 'paused-evaluator' },
       t('run.paused', { name: p.name, n: p.timeouts }))),
     h('p', { class: 'hint' }, t(changeable ? 'run.pausedHint' : 'run.pausedNotYours')),
-    changeable ? h('div', { class: 'actions' },
+    changeable ? h('div', { class: 'form-actions' },
       h('button', { type: 'button', id: 'resume-run', onclick: resume }, t('run.resume')),
       h('button', { type: 'button', class: 'secondary', id: 'cancel-paused', onclick: cancel }, t('run.cancel')))
       : null);

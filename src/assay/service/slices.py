@@ -194,10 +194,12 @@ class SliceGrader:
             # in chunks, each committed and counted in the run's progress as soon as it is graded:
             # a few samples first, then as many as take about PROGRESS_SECONDS at the speed seen,
             # so progress moves while slow evaluations go on, and a cancel or a stop waits for
-            # one chunk at most.
+            # one chunk at most. The first chunk is no larger than the timeouts that pause an
+            # evaluator: a runaway one is paused after them, not after a whole chunk more.
             if compiled.traits.io_bound:
                 step = batch_sizes([compiled], self.concurrency).first
-                pace = Pacer(PROGRESS_SECONDS, first=min(step, self.concurrency), largest=step)
+                first = min(step, self.concurrency, self.grading.settings.run_pause_after_timeouts or step)
+                pace = Pacer(PROGRESS_SECONDS, first=first, largest=step)
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
             problem = exc.phrased()
         first, pause_after = 0, self.grading.settings.run_pause_after_timeouts
