@@ -160,6 +160,30 @@ def test_bob_is_answered_while_alices_run_busy_loops(live):
              "alice's run completes", limit_s=120)
 
 
+def spare_ready(live: Live) -> bool:
+    """Whether the server's Python sandbox has its reserve of started workers idle."""
+    metered = live.app.state.service.grading.resources.code_runner.inner  # behind the fair gate, metered
+    pool = metered.inner._get()._pool("python")  # the lazily opened sandbox's Python pool
+    return pool.started_idle() >= pool.spare > 0
+
+
+def test_bobs_first_test_after_alices_runaway_starts_is_not_held(live):
+    """The first test after a colleague's runaway run starts does not wait for a sandbox worker
+    to start: the server keeps started ones in reserve beyond what one user may hold."""
+    base = alone(live)
+    wait_for(lambda: spare_ready(live), "the sandbox's reserve is started")
+    busy = live.evaluator("alice", BUSY)
+    task = live.call("alice", "POST", "/api/v1/tasks", json={
+        "name": "runaway", "evaluators": [{"evaluatorId": busy}],
+        "dataset": {"rows": [{"id": f"r{i}", "output": "x", "expected": "x"} for i in range(30)]}})
+    run = live.call("alice", "POST", f"/api/v1/tasks/{task.json()['data']['id']}/runs").json()["data"]["id"]
+    wait_for(lambda: live.gate().in_flight().get(_user_id(live, "alice"), 0) > 0, "alice's run reaches the sandbox")
+    took, data = live.editor_test("bob")  # his first since hers started: a worker's start costs 300-800 ms here
+    assert data["waitMs"] < 100 and took <= base + 0.2, (base, took, data)  # 0.2: a loaded 2-core machine
+    assert data["latencyMs"] + data["waitMs"] <= took * 1000 + 1, (took, data)
+    live.call("alice", "POST", f"/api/v1/runs/{run}/cancel")
+
+
 def bob_run(live: Live, task: str) -> float:
     """Seconds from starting bob's one-row run of his one-liner until it is completed."""
     began = time.perf_counter()

@@ -36,22 +36,24 @@ class PythonPool:
     ``required_layers`` (names from ``confine.probe_layers``) is missing, every call answers
     ``unavailable``, unless ``weak`` is set (the settings' ``sandbox_allow_weak``), in which
     case the missing layers are skipped loudly. ``demote_after_s``: a child that runs longer
-    goes on at the lowest CPU priority (``sandbox.priority``; None: never).
+    goes on at the lowest CPU priority (``sandbox.priority``; None: never). ``spare``: started
+    zygotes kept idle in reserve (a server's pool, shared by users): whenever a call leaves
+    fewer, another starts in the background, so that the next caller, say a test in the editor
+    while a colleague's run holds the warm ones, does not pay a zygote's start (a few hundred
+    milliseconds).
     """
 
     def __init__(self, size: int | None = None, *, weak: bool = False, uid: int = 65534,
-                 required_layers: tuple[str, ...] = REQUIRED_LAYERS, demote_after_s: float | None = None) -> None:
+                 required_layers: tuple[str, ...] = REQUIRED_LAYERS, demote_after_s: float | None = None,
+                 spare: int = 0) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
         self.weak = weak
         self.demote_after_s = demote_after_s
+        self.spare = max(0, min(spare, self.size))
         self._options = {"weak": weak, "uid": uid, "required_layers": list(required_layers)}
-        # Last in, first out: the zygote used last is warm, so a pool with more zygotes than its
-        # load needs (a server's, with more workers than cores) starts the others only when
-        # calls overlap, instead of each of its first calls paying a zygote's start in turn.
-        self._idle: queue.LifoQueue[Zygote] = queue.LifoQueue()
         self._all = [Zygote(self._options) for _ in range(self.size)]
-        for zygote in self._all:
-            self._idle.put(zygote)
+        self._idle = _Idle(self._all)
+        self._warming = False
         self._closed = False
         self._refused: str | None = None
         self.hello: dict[str, Any] = {}
@@ -93,6 +95,8 @@ class PythonPool:
         if self._refused or self._closed:
             return [self._unavailable(dict(limits)) for _ in lines]
         zygote = self._idle.get()
+        if self.spare:
+            self._keep_spare()
         try:
             while len(got) < len(lines):
                 got += self._run(zygote, header, lines[len(got):], timeout_ms, memory_mb, limits)
@@ -143,6 +147,33 @@ class PythonPool:
                                         message=f"the Python sandbox failed: {exc}") for _ in lines]
         raise AssertionError("unreachable")
 
+    def _keep_spare(self) -> None:
+        """Start idle zygotes in the background until ``spare`` started ones wait (one thread
+        at a time)."""
+        with self._lock:
+            if self._warming or self._closed or self._refused:
+                return
+            self._warming = True
+        threading.Thread(target=self._warm, name="assay-sandbox-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            while not self._closed and not self._refused:
+                zygote = self._idle.take_cold(self.spare)
+                if zygote is None:
+                    return
+                try:
+                    self._start(zygote)
+                except ZygoteGone as exc:
+                    if exc.refused:
+                        self._refused = str(exc)
+                    return  # a call tries it again, and says why it cannot start
+                finally:
+                    self._idle.put(zygote, warmed=True)
+        finally:
+            with self._lock:
+                self._warming = False
+
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._threads is None:
@@ -181,6 +212,10 @@ class PythonPool:
                 self._idle.put(zygote)
         return self.hello
 
+    def started_idle(self) -> int:
+        """Started zygotes idle now: the reserve a caller finds ready (``spare``, once warmed)."""
+        return self._idle.started()
+
     @property
     def refused(self) -> str | None:
         """Why the pool refuses untrusted code (a missing layer), or None."""
@@ -218,3 +253,48 @@ class PythonPool:
 def _stop_all(zygotes: list[Zygote]) -> None:
     for zygote in zygotes:
         zygote.stop()
+
+
+class _Idle:
+    """The idle zygotes: ``get`` hands out a started one when there is one (the one put back
+    last: warm in every cache), or the one being started in reserve when it is (it is ready
+    sooner than one started now), else a cold one; so a pool with more zygotes than its load
+    needs (a server's, with more workers than cores) starts the others only when calls overlap
+    or to keep its reserve."""
+
+    def __init__(self, zygotes: list[Zygote]) -> None:
+        self._items = list(zygotes)
+        self._warming = 0
+        self._cond = threading.Condition()
+
+    def get(self, timeout: float | None = None) -> Zygote:
+        """An idle zygote, waiting up to ``timeout`` for one (``queue.Empty`` after it)."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self.started() or (self._items and not self._warming), timeout):
+                raise queue.Empty
+            started = [i for i, zygote in enumerate(self._items) if zygote.alive]
+            return self._items.pop(started[-1] if started else -1)
+
+    def put(self, zygote: Zygote, warmed: bool = False) -> None:
+        """``zygote`` idle again; ``warmed``: it comes from ``take_cold``."""
+        with self._cond:
+            self._items.append(zygote)
+            self._warming -= warmed
+            self._cond.notify_all()
+
+    def take_cold(self, spare: int) -> Zygote | None:
+        """An idle zygote not started, to start and ``put(warmed=True)``, when fewer than
+        ``spare`` started ones are idle; else None."""
+        with self._cond:
+            if self.started() >= spare:
+                return None
+            cold = [i for i, zygote in enumerate(self._items) if not zygote.alive]
+            if not cold:
+                return None
+            self._warming += 1
+            return self._items.pop(cold[-1])
+
+    def started(self) -> int:
+        """Started zygotes idle now."""
+        with self._cond:
+            return sum(zygote.alive for zygote in self._items)
