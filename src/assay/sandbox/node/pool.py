@@ -109,15 +109,19 @@ class NodePool:
         return check_problem(got)
 
     def close(self) -> None:
-        """Stop every worker (idle ones now, busy ones as soon as their call returns)."""
+        """Stop every worker: idle ones now; busy ones are killed now too, and their calls
+        answer at once (as their code's end) and reap them."""
         with self._cond:
             self._closed = True
             idle, self._idle = self._idle, []
             self._live -= len(idle)
             self._workers.difference_update(idle)
+            busy = list(self._workers)
             self._cond.notify_all()
         for worker in idle:
             worker.kill()
+        for worker in busy:
+            worker.signal_kill()
         if self._threads is not None:
             self._threads.shutdown(wait=False)
 

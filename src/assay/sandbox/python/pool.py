@@ -6,6 +6,7 @@ import logging
 import math
 import os
 import queue
+import signal
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,7 @@ from assay.core.result import ErrorCode
 from assay.core.source import check_python_source
 from assay.sandbox.chunks import encode_args, refused, spread
 from assay.sandbox.confine import REQUIRED_LAYERS
-from assay.sandbox.python.handle import Zygote, ZygoteGone
+from assay.sandbox.python.handle import Child, Zygote, ZygoteGone
 from assay.sandbox.python.outcome import classify
 from assay.sandbox.python.session import exchange
 
@@ -54,6 +55,8 @@ class PythonPool:
         self._all = [Zygote(self._options) for _ in range(self.size)]
         self._idle = _Idle(self._all)
         self._warming = False
+        self._in_flight: dict[int, Child] = {}
+        """Children evaluating now: ``close`` kills them."""
         self._closed = False
         self._refused: str | None = None
         self.hello: dict[str, Any] = {}
@@ -117,10 +120,16 @@ class PythonPool:
                     self._start(zygote)
                 limits["layers"] = self.hello.get("active_layers", [])
                 child = zygote.take_child()
+                with self._lock:
+                    self._in_flight[child.pid] = child
                 try:
+                    if self._closed:  # closed meanwhile: its kill may have missed this child
+                        _kill(child)
                     session = exchange(child, header + b"\n" + b"\n".join(lines), len(lines), timeout_ms / 1000,
                                        self.demote_after_s)
                 finally:
+                    with self._lock:
+                        self._in_flight.pop(child.pid, None)
                     child.close()
                 try:
                     status = None
@@ -134,8 +143,9 @@ class PythonPool:
                     zygote.stop()
                     session.tail, status = None, None  # the sample it was on goes to a fresh child
                 got = [classify(ex, None, timeout_ms, memory_mb) for ex in session.answered]
-                if session.tail is not None:
-                    got.append(classify(session.tail, status, timeout_ms, memory_mb))
+                if session.tail is not None:  # the sample it stopped on: killed by ``close``, or its own end
+                    got.append(self._unavailable(limits) if self._closed
+                               else classify(session.tail, status, timeout_ms, memory_mb))
                 return got
             except ZygoteGone as exc:
                 zygote.stop()
@@ -170,6 +180,8 @@ class PythonPool:
                     return  # a call tries it again, and says why it cannot start
                 finally:
                     self._idle.put(zygote, warmed=True)
+                    if self._closed:  # ``close`` left it to this thread
+                        zygote.stop()
         finally:
             with self._lock:
                 self._warming = False
@@ -222,15 +234,16 @@ class PythonPool:
         return self._refused
 
     def close(self, wait_s: float = 10.0) -> None:
-        """Stop every zygote and its children. Waits up to ``wait_s`` for calls in flight."""
-        self._closed = True
-        taken = []
-        for _ in self._all:
-            try:
-                taken.append(self._idle.get(timeout=wait_s))
-            except queue.Empty:
-                break
-        _stop_all(self._all)
+        """Stop every zygote and its children, those evaluating now at once (their calls answer
+        at once, as their code's end); waits up to ``wait_s`` for the calls to hand their
+        zygotes back."""
+        with self._lock:
+            self._closed = True
+            for child in self._in_flight.values():
+                _kill(child)
+        taken = self._idle.drain(len(self._all), wait_s)
+        warming = self._idle.warming()  # being started in reserve: their thread stops them (``_warm``)
+        _stop_all([zygote for zygote in self._all if zygote not in warming])
         if self._threads is not None:
             self._threads.shutdown(wait=False)
         for zygote in taken:  # a caller still queued for a slot gets one and answers `unavailable`
@@ -250,6 +263,14 @@ class PythonPool:
         self.close()
 
 
+def _kill(child: Child) -> None:
+    """SIGKILL a child through its pidfd (never another process that took its id)."""
+    try:
+        signal.pidfd_send_signal(child.pidfd, signal.SIGKILL)
+    except OSError:  # gone already
+        pass
+
+
 def _stop_all(zygotes: list[Zygote]) -> None:
     for zygote in zygotes:
         zygote.stop()
@@ -264,7 +285,7 @@ class _Idle:
 
     def __init__(self, zygotes: list[Zygote]) -> None:
         self._items = list(zygotes)
-        self._warming = 0
+        self._warming: list[Zygote] = []
         self._cond = threading.Condition()
 
     def get(self, timeout: float | None = None) -> Zygote:
@@ -279,7 +300,8 @@ class _Idle:
         """``zygote`` idle again; ``warmed``: it comes from ``take_cold``."""
         with self._cond:
             self._items.append(zygote)
-            self._warming -= warmed
+            if warmed:
+                self._warming.remove(zygote)
             self._cond.notify_all()
 
     def take_cold(self, spare: int) -> Zygote | None:
@@ -291,8 +313,22 @@ class _Idle:
             cold = [i for i, zygote in enumerate(self._items) if not zygote.alive]
             if not cold:
                 return None
-            self._warming += 1
-            return self._items.pop(cold[-1])
+            zygote = self._items.pop(cold[-1])
+            self._warming.append(zygote)
+            return zygote
+
+    def warming(self) -> list[Zygote]:
+        """Zygotes taken by ``take_cold`` and not put back yet."""
+        with self._cond:
+            return list(self._warming)
+
+    def drain(self, total: int, wait_s: float) -> list[Zygote]:
+        """Every idle zygote, once all ``total`` are idle or being started in reserve (waits up
+        to ``wait_s`` for calls to hand theirs back)."""
+        with self._cond:
+            self._cond.wait_for(lambda: len(self._items) + len(self._warming) >= total, wait_s)
+            taken, self._items = self._items, []
+            return taken
 
     def started(self) -> int:
         """Started zygotes idle now."""
