@@ -93,9 +93,11 @@ function gradedWith(evaluators) {
         h('td', { dataset: { label: t('run.col.evaluator') } }, h('a', { href: `/evaluators/${e.evaluatorId}` },
           e.name)),
         h('td', { dataset: { label: t('run.col.version') } }, e.versionNumber
-          ? h('a', { class: 'version-link', href: `/evaluators/${e.evaluatorId}?version=${e.versionNumber}` },
-            t('versions.label', { number: e.versionNumber }))
+          ? h('a', { class: 'version-link', href: `/evaluators/${e.evaluatorId}?version=${e.versionNumber}`,
+            title: e.matchedByConfig ? t('run.matchedByConfig') : null },
+          t('versions.label', { number: e.versionNumber }))
           : h('code', { class: 'version' }, e.version),
+          e.predatesHistory ? h('span', { class: 'hint predates-history' }, ` ${t('run.predatesHistory')}`) : null,
           e.changedSince ? h('span', { class: 'badge warn', title: t('run.changedSinceHint') },
             t('run.changedSince')) : null),
         h('td', { class: 'num', dataset: { label: t('run.col.weight') } }, e.weight),
