@@ -38,8 +38,8 @@ from assay.runner.files import open_regular
 
 # The readers are public too: the Ray engine and the suites read rows of these formats themselves.
 __all__ = ["DELIMITERS", "DUPLICATE_AT", "SAMPLE_FIELDS", "BadJson", "check_outputs", "csv_header", "csv_metadata",
-           "csv_rows", "duplicate_error", "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset", "parse_json",
-           "read_rows", "sample_from_row", "samples_from_rows", "FORMATS"]
+           "csv_rows", "duplicate_error", "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset",
+           "parse_json", "read_rows", "sample_from_row", "samples_from_rows", "FORMATS"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
