@@ -3,7 +3,8 @@ creates bob and his token on /users; bob sees alice's evaluator read-only under 
 her, copies it and her dataset as his, runs her task (the run is his) and is offered no way to
 change or delete it; alice lists her evaluator's versions, diffs and restores one, deletes a run and a task from
 the pages, and a refused delete links to the task in its way; a run of a busy loop pauses, is resumed
-and cancelled from its page. axe-core checks each new page."""
+and cancelled from its page; alice deactivates bob, whose token ends and whose rows stay his.
+axe-core checks each new page."""
 
 from __future__ import annotations
 
@@ -199,5 +200,21 @@ def test_two_users_share_work_in_the_pages(browser, live, shots):
         tab.click("#cancel-paused")
         wait_until(tab, "document.querySelector('#run-status').textContent === '已取消'")
         assert tab.locator("#run-paused").count() == 0
+
+        # alice deactivates bob: his token ends at once, what he made stays, shown as his
+        tab.goto(live.url + "/users")
+        _settled(tab)
+        tab.click("tr[data-name=bob] button.deactivate-user")
+        assert "bob" in tab.inner_text("dialog.confirm p")  # says what happens first
+        _confirm(tab)
+        tab.wait_for_selector("tr[data-name=bob].deactivated button.activate-user")
+        assert "已停用" in tab.inner_text("tr[data-name=bob]")
+        assert serious_violations(tab) == []
+        with live.api() as api:
+            assert api.get("/users/me", headers={"Authorization": f"Bearer {secret}"}).status_code == 401
+            assert api.get(f"/evaluators/{copy_id}").json()["data"]["owner"] == "bob"
+        tab.goto(f"{live.url}/evaluators?tab=custom")  # his evaluator is still listed, as his
+        tab.wait_for_selector(f"tr[data-id='{copy_id}']")
+        assert "bob" in tab.inner_text(f"tr[data-id='{copy_id}']")
     finally:
         alice.close()

@@ -92,6 +92,8 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(NAME_MAX), unique=True)
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    deactivated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """Set by an admin: the user's tokens were revoked then and none can be issued; their rows stay."""
 
 
 class ApiToken(Base):
