@@ -10,7 +10,18 @@ against main's (its venv running this script): median 992 and 1344 ms here, 1281
 main; the comparison alone, in process, ~1.1 s here against ~1.4 s on main. The target is not
 met: reading and judging 30,000 results (ORM rows, a GraderResult each, garbage collection)
 dominates, not the statistics. After merging main's streamed comparison (its bounded interval in
-place of the bootstrap): median 729, 559 and 559 ms at load 4 to 4.6."""
+place of the bootstrap): median 729, 559 and 559 ms at load 4 to 4.6.
+
+2026-11-28, later (issue 36 item 3, not met): profiled in process (cProfile), the comparison
+spent a third of its time building a GraderResult per stored result, and a fifth in the
+ORM's row loading. Results are now read as plain rows (the connection, not the ORM) into light
+records, and the reason of a passed result is not read. The comparison alone, in process, on
+one database, alternating this tree and main's four times (5 rounds each) at load 11.6 to
+12.5: medians 1215, 1594, 1502, 1725 ms here against 1831, 2020, 2088, 2380 ms on main (about
+30% less); at load 6 to 7, 580 to 630 ms here against 725 ms on main. What is left: SQLite's
+fetch and the JSON column's processing (~0.2 s), and the per-sample tallies of
+``core.compare`` in Python (~0.3 s); the next step is a per-run verdict table written when a
+run finishes, compared with numpy, the flips' reasons read for the flipped samples only."""
 
 from __future__ import annotations
 

@@ -193,6 +193,7 @@ class Settings:
     run_slice_size: int = setting(0, "ASSAY_RUN_SLICE_SIZE", "samples per slice, the unit a server leases; 0: `runner.sizing` decides from the run's graders (1000 when all are pure, 32 otherwise)", unit="samples", minimum=0, section="queue")
     run_slots: int = setting(2, "ASSAY_RUN_SLOTS", "slices one server grades at once", unit="slices", section="queue")
     run_lease_s: int = setting(30, "ASSAY_RUN_LEASE_S", "how long a slice stays leased without a heartbeat (they come every third of it): how soon a dead server's slices are taken over", unit="seconds", minimum=2, section="queue")
+    run_pause_after_timeouts: int = setting(5, "ASSAY_RUN_PAUSE_AFTER_TIMEOUTS", "an evaluator that times out on this many samples in a row in a run is paused in that run (the rest of its samples are not sent to the sandbox) until its owner resumes or cancels the run; 0: never", unit="samples", minimum=0, section="queue")
     queue_poll_ms: int = setting(500, "ASSAY_QUEUE_POLL_MS", "how often an idle server looks for work", unit=_MS, section="queue")
     change_poll_ms: int = setting(1000, "ASSAY_CHANGE_POLL_MS", "how often a server reads the change counters (evaluator edits, token revocations made by any server)", unit=_MS, section="queue")
     user_code_cap: int = setting(2, "ASSAY_USER_CODE_CAP", "one user's code evaluations in flight at once in one server's sandbox, runs and `/test` together, and on the whole Ray cluster for runs graded there", unit="evaluations", section="queue")

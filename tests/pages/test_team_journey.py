@@ -2,7 +2,9 @@
 creates bob and his token on /users; bob sees alice's evaluator read-only under a banner naming
 her, copies it and her dataset as his, runs her task (the run is his) and is offered no way to
 change or delete it; alice lists her evaluator's versions, diffs and restores one, deletes a run and a task from
-the pages, and a refused delete links to the task in its way. axe-core checks each new page."""
+the pages, and a refused delete links to the task in its way; a run of a busy loop pauses, is resumed
+and cancelled from its page; alice deactivates bob, whose token ends and whose rows stay his.
+axe-core checks each new page."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pages_support import Live, serious_violations, sign_in, task_on_dataset, wa
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]  # two browsers, a run, on a busy machine
 
 CODE = "def evaluate(input, output, expected, metadata):\n    return {'passed': output == expected}\n"
+RUNAWAY = "def evaluate(input, output, expected, metadata):\n    while True:\n        pass\n"
 
 
 def _confirm(tab) -> None:
@@ -175,5 +178,43 @@ def test_two_users_share_work_in_the_pages(browser, live, shots):
             while api.delete(f"/evaluators/{evaluator['id']}").status_code != 200:  # nothing blocks it now
                 assert time.monotonic() < deadline
                 time.sleep(0.1)
+
+        # a runaway evaluator pauses in its run: the page says so, resumes it, and cancels the run
+        with live.api() as api:
+            runaway = api.post("/evaluators", json={"name": "死循环", "type": "code", "config": {
+                "language": "python", "code": RUNAWAY, "timeout": 200}}).json()["data"]
+            looping = task_on_dataset(api, "死循环任务", [{"evaluatorId": runaway["id"]}],
+                                      [{"id": f"r{i}", "output": "x"} for i in range(40)])
+        tab.goto(f"{live.url}/tasks/{looping['id']}")
+        tab.click("#start-run")
+        tab.wait_for_url("**/runs/*")
+        tab.wait_for_selector("#run-paused")
+        assert "死循环 连续 5 个样本超时" in tab.inner_text("#run-paused")
+        assert tab.inner_text("#run-status") == "运行中"
+        assert serious_violations(tab) == []
+        tab.screenshot(path=shots / "team-run-paused.png", full_page=True)
+        paused_at = int(tab.inner_text("#run-done").split("/")[0])
+        tab.click("#resume-run")
+        wait_until(tab, f"parseInt(document.querySelector('#run-done').textContent) > {paused_at}")
+        tab.wait_for_selector("#run-paused")  # its next samples time out as well: paused again
+        tab.click("#cancel-paused")
+        wait_until(tab, "document.querySelector('#run-status').textContent === '已取消'")
+        assert tab.locator("#run-paused").count() == 0
+
+        # alice deactivates bob: his token ends at once, what he made stays, shown as his
+        tab.goto(live.url + "/users")
+        _settled(tab)
+        tab.click("tr[data-name=bob] button.deactivate-user")
+        assert "bob" in tab.inner_text("dialog.confirm p")  # says what happens first
+        _confirm(tab)
+        tab.wait_for_selector("tr[data-name=bob].deactivated button.activate-user")
+        assert "已停用" in tab.inner_text("tr[data-name=bob]")
+        assert serious_violations(tab) == []
+        with live.api() as api:
+            assert api.get("/users/me", headers={"Authorization": f"Bearer {secret}"}).status_code == 401
+            assert api.get(f"/evaluators/{copy_id}").json()["data"]["owner"] == "bob"
+        tab.goto(f"{live.url}/evaluators?tab=custom")  # his evaluator is still listed, as his
+        tab.wait_for_selector(f"tr[data-id='{copy_id}']")
+        assert "bob" in tab.inner_text(f"tr[data-id='{copy_id}']")
     finally:
         alice.close()

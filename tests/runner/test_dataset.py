@@ -142,10 +142,10 @@ ERRORS = [
     ("d.csv", "id,output,metadata\n1,a,{oops\n", r"F:2: metadata: not a JSON object"),
     ("d.csv", "id,output,metadata\n1,a,{\"n\": NaN}\n", r"F:2: metadata: not a JSON object: NaN is not JSON"),
     # the wrong delimiter
-    ("d.csv", "id;output\n1;a\n", r"F:1: the header has a single column but the file looks `;`-separated; set `delimiter: ';'`"),
-    ("d.csv", "id\toutput\n1\ta\n", r"F:1: .*looks tab-separated; set `delimiter: tab`"),
-    ("d.csv", "id|output\n1|a\n", r"F:1: .*looks `\|`-separated; set `delimiter: '\|'`"),
-    ("d.tsv", "id,output\n1,a\n", r"F:1: .*looks comma-separated; set `delimiter: ','`"),
+    ("d.csv", "id;output\n1;a\n", r"F:1: the header has a single column but the file looks separated by `;`; set `delimiter: ';'`"),
+    ("d.csv", "id\toutput\n1\ta\n", r"F:1: .*looks separated by `\\t`; set `delimiter: tab`"),
+    ("d.csv", "id|output\n1|a\n", r"F:1: .*looks separated by `\|`; set `delimiter: '\|'`"),
+    ("d.tsv", "id,output\n1,a\n", r"F:1: .*looks separated by `,`; set `delimiter: ','`"),
     # not a dataset format
     ("d.txt", "x", r"F: cannot tell the format of dataset 'd\.txt' from its name: use \.jsonl"),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 
 import pytest
 from python_helpers import BENIGN, assert_benign, run, sandbox_processes
@@ -219,3 +220,28 @@ def test_calls_one_at_a_time_reuse_the_warm_zygote():
         for _ in range(4):
             assert run(pool, BENIGN, ["q", "a b", "a b", {}]).ok
         assert sum(zygote.alive for zygote in pool._all) == 1
+
+
+def test_a_pool_with_a_spare_keeps_started_zygotes_in_reserve():
+    """``spare=2``: once used, the pool starts zygotes in the background until two wait started
+    (no more); when callers take them, it starts others, so the next caller finds one started."""
+    with PythonPool(size=5, spare=2) as pool:
+        assert run(pool, BENIGN, ["q", "a b", "a b", {}]).ok
+
+        def reserve_is_ready() -> None:
+            deadline = time.monotonic() + 60  # a bound against hanging: a start takes ~0.2-0.8 s here
+            while pool.started_idle() < 2:
+                assert time.monotonic() < deadline, pool.started_idle()
+                time.sleep(0.02)
+
+        reserve_is_ready()
+        started = sum(zygote.alive for zygote in pool._all)
+        assert started in (2, 3), started  # two idle beside the one in use, or it among them: no more
+        held = [pool._idle.get(), pool._idle.get()]  # a colleague's calls hold both, as a call takes them
+        assert all(zygote.alive for zygote in held)
+        pool._keep_spare()  # what every call does once it took its zygote
+        reserve_is_ready()
+        assert sum(zygote.alive for zygote in pool._all) in (4, 5)
+        assert run(pool, BENIGN, ["q", "a b", "a b", {}]).ok  # a started one, and the reserve kept
+        for zygote in held:
+            pool._idle.put(zygote)

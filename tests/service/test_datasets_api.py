@@ -201,3 +201,28 @@ def test_a_dataset_is_renamed_and_described_by_its_owner_within_the_create_limit
     assert api.call("PATCH", f"/datasets/{dataset['id']}", "root", json={"name": "an admin's"}).status_code == 200
     assert api.call("PATCH", "/datasets/no-such-id", json={"name": "n"}).status_code == 404
     assert api.call("GET", f"/datasets/{dataset['id']}").json()["data"]["name"] == "an admin's"
+
+
+@pytest.mark.parametrize("name, data, where, chinese", [
+    ("d.csv", b"id,input\na,1\nb,2\na,3\n", "d.csv:4", "重复的样本 id 'a'（首次出现在 d.csv:2）"),
+    ("d.jsonl", jsonl([{"id": "a"}, {"id": "a"}]), "d.jsonl:2", "重复的样本 id 'a'"),
+    ("d.csv", b"id,output\n1,a,extra\n", "d.csv:2", "该行有 3 个单元格，但表头有 2 列；包含 `,` 的单元格请加引号"),
+    ("d.csv", b"id,output,expected\n1,a,b\n2,a\n", "d.csv:3", "该行有 2 个单元格，但表头有 3 列"),
+    ("d.csv", b"id,,output\n1,a,b\n", "d.csv:1", "表头第 2 列没有名称"),
+    ("d.csv", b"id,output,id\n1,a,b\n", "d.csv:1", "表头第 3 列与第 1 列重名"),
+    ("d.csv", b'id,output\n1,a\n2,"b\n3,c\n', "d.csv:3", "引号未闭合：从第 3 行开始"),
+    ("d.csv", b"id;output\n1;a\n", "d.csv:1", "看起来以 `;` 分隔"),
+])
+def test_a_dataset_file_refused_for_its_shape_is_said_in_the_pages_language_with_where(api, name, data, where,
+                                                                                       chinese):
+    """The reader's refusals (duplicate ids, a row's cells against the header, the header, quotes)
+    carry their phrase: the Chinese pages say them in Chinese, with the file, line and column."""
+    from assay.server.pages.i18n import say
+
+    dataset = new_dataset(api, ROWS[:1])
+    response = upload(api, dataset["id"], name, data)
+    assert response.status_code == 422, response.text
+    said = response.json()
+    assert said.get("messageCode"), said
+    text = say("zh", said["messageCode"], said.get("messageArgs"), said["message"])
+    assert where in text and chinese in text, text

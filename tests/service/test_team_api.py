@@ -207,3 +207,58 @@ def test_every_save_is_a_version_and_a_run_names_the_one_that_graded(api):
 
     preset = presets(api)["regex"]
     assert [v["number"] for v in api.call("GET", f"/evaluators/{preset}/versions").json()["data"]] == [1]
+
+
+def test_a_run_from_before_versions_names_the_version_with_its_config_or_says_it_predates_them(api):
+    """Runs started before migration 0009 snapshotted no version number: the page links the
+    saved version whose config is the one the run graded, or says the run predates the history."""
+    from sqlalchemy import update
+
+    from assay.store import Database
+    from assay.store.models import Run
+
+    evaluator = _evaluator(api)
+    task = _task(api, [evaluator["id"]])
+    runs = [wait_for(api, api.call("POST", f"/tasks/{task['id']}/runs").json()["data"]["id"])["id"]
+            for _ in range(2)]
+    database = Database(api.database_url)
+    with database.session() as session:
+        for run_id, code in zip(runs, (CODE, CODE.replace("==", "is"))):  # the second: a config no version has
+            snapshot = session.get(Run, run_id).evaluators
+            old = [{key: value for key, value in {**entry, "config": {**entry["config"], "code": code}}.items()
+                    if key != "version"} for entry in snapshot]
+            session.execute(update(Run).where(Run.id == run_id).values(evaluators=old))
+    database.dispose()
+
+    def graded(run_id):
+        return api.client.get(f"/pages/api/runs/{run_id}/live", headers=api.as_("bob")).json()["data"]["evaluators"][0]
+
+    matched, unknown = graded(runs[0]), graded(runs[1])
+    assert (matched["versionNumber"], matched["matchedByConfig"], matched["predatesHistory"]) == (1, True, False)
+    assert (unknown["versionNumber"], unknown["matchedByConfig"], unknown["predatesHistory"]) == (None, False, True)
+    assert len(unknown["version"]) == 8  # the config's hash, shown beside the words
+
+
+def test_an_admin_deactivates_a_user_whose_tokens_end_and_whose_rows_stay(api):
+    """Deactivating: the user's tokens are revoked (their next call is 401), no token can be
+    issued to them until an admin activates them again, and what they made stays, readable and
+    named as theirs."""
+    bob_id = api.call("GET", "/users/me", "bob").json()["data"]["id"]
+    made = _evaluator(api, "bob", "鲍勃的评估器")
+    assert api.call("POST", f"/users/{bob_id}/deactivate", "alice").status_code == 403  # admins only
+    root_id = api.call("GET", "/users/me", "root").json()["data"]["id"]
+    assert api.call("POST", f"/users/{root_id}/deactivate", "root").status_code == 409  # not oneself
+    done = api.call("POST", f"/users/{bob_id}/deactivate", "root")
+    assert done.status_code == 200 and done.json()["data"]["active"] is False, done.text
+    assert done.json()["data"]["deactivatedAt"] is not None
+    assert api.call("GET", "/users/me", "bob").status_code == 401  # his token is revoked at once
+    listed = {u["name"]: u for u in api.call("GET", "/users", "root").json()["data"]}
+    assert (listed["bob"]["active"], listed["bob"]["liveTokens"]) == (False, 0)
+    kept = api.call("GET", f"/evaluators/{made['id']}", "alice").json()["data"]
+    assert (kept["name"], kept["owner"]) == ("鲍勃的评估器", "bob")  # his rows stay, still his
+    refused = api.call("POST", f"/users/{bob_id}/tokens", "root", json={"label": "again"})
+    assert refused.status_code == 409 and "deactivated" in refused.json()["message"], refused.text
+    assert api.call("POST", f"/users/{bob_id}/activate", "root").json()["data"]["active"] is True
+    issued = api.call("POST", f"/users/{bob_id}/tokens", "root", json={"label": "again"}).json()["data"]
+    again = api.client.get("/api/v1/users/me", headers={"Authorization": f"Bearer {issued['token']}"})
+    assert again.status_code == 200 and again.json()["data"]["name"] == "bob"

@@ -28,7 +28,32 @@ function progressView(run) {
     !ACTIVE.includes(run.status) && mayChange(run) ? h('button', { type: 'button', class: 'secondary',
       id: 'delete-run', onclick: () => removeRun(run) }, t('run.delete')) : null,
     run.error ? h('p', { class: 'alert error' }, t('run.runError', { message: run.error })) : null,
+    pausedView(run),
   ];
+}
+
+/** Evaluators paused in the run after timing out on sample after sample: what happened, and
+ * Resume (grade their remaining samples) or Cancel (the run). */
+function pausedView(run) {
+  if (!run.paused?.length || !ACTIVE.includes(run.status)) return null;
+  const changeable = mayChange(run);
+  return h('div', { class: 'alert warn', id: 'run-paused', role: 'status' },
+    run.paused.map((p) => h('p', { class: 'paused-evaluator' },
+      t('run.paused', { name: p.name, n: p.timeouts }))),
+    h('p', { class: 'hint' }, t(changeable ? 'run.pausedHint' : 'run.pausedNotYours')),
+    changeable ? h('div', { class: 'form-actions' },
+      h('button', { type: 'button', id: 'resume-run', onclick: resume }, t('run.resume')),
+      h('button', { type: 'button', class: 'secondary', id: 'cancel-paused', onclick: cancel }, t('run.cancel')))
+      : null);
+}
+
+async function resume() {
+  try {
+    await api('POST', `/api/v1/runs/${runId}/resume`);
+    toast(t('run.resumed'));
+  } catch (err) {
+    toast(t('common.error', { message: err.message }), 'error');
+  }
 }
 
 /** A cell labelled with its column's name (a phone shows a table's rows as labelled cards). */
@@ -68,9 +93,11 @@ function gradedWith(evaluators) {
         h('td', { dataset: { label: t('run.col.evaluator') } }, h('a', { href: `/evaluators/${e.evaluatorId}` },
           e.name)),
         h('td', { dataset: { label: t('run.col.version') } }, e.versionNumber
-          ? h('a', { class: 'version-link', href: `/evaluators/${e.evaluatorId}?version=${e.versionNumber}` },
-            t('versions.label', { number: e.versionNumber }))
+          ? h('a', { class: 'version-link', href: `/evaluators/${e.evaluatorId}?version=${e.versionNumber}`,
+            title: e.matchedByConfig ? t('run.matchedByConfig') : null },
+          t('versions.label', { number: e.versionNumber }))
           : h('code', { class: 'version' }, e.version),
+          e.predatesHistory ? h('span', { class: 'hint predates-history' }, ` ${t('run.predatesHistory')}`) : null,
           e.changedSince ? h('span', { class: 'badge warn', title: t('run.changedSinceHint') },
             t('run.changedSince')) : null),
         h('td', { class: 'num', dataset: { label: t('run.col.weight') } }, e.weight),

@@ -2,7 +2,7 @@
 // shown once). A plain user is told it is an admin's page and sent to their own tokens.
 import { api, get } from './common/api.js';
 import { t } from './common/boot.js';
-import { errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
+import { confirmDialog, errorState, fmtDate, h, loading, mount, toast } from './common/dom.js';
 import { me } from './common/owned.js';
 import { tokensPanel } from './common/tokens.js';
 
@@ -48,11 +48,33 @@ function userRow(user, open) {
     if (tokens.open && tokens.childElementCount === 1) tokens.append(tokensPanel(user));
   });
   if (open) tokens.append(tokensPanel(user));
-  return h('tr', { dataset: { name: user.name } },
+  return h('tr', { dataset: { name: user.name }, class: user.active ? null : 'deactivated' },
     h('td', { class: 'name', dataset: { label: t('users.col.name') } }, user.name),
     h('td', { dataset: { label: t('users.col.role') } }, role),
     h('td', { dataset: { label: t('users.col.createdAt') } }, fmtDate(user.createdAt)),
-    h('td', { dataset: { label: t('users.col.tokens') } }, tokens));
+    h('td', { dataset: { label: t('users.col.tokens') } }, user.active ? tokens : t('users.noTokens')),
+    h('td', { dataset: { label: t('users.col.state') } }, activeCell(user)));
+}
+
+/** Active, or deactivated since when; an admin's button to deactivate (after saying what it
+ * does) or activate again. */
+function activeCell(user) {
+  if (user.id === me.id) return t('users.active');
+  const action = user.active ? 'deactivate' : 'activate';
+  const button = h('button', { type: 'button', class: `secondary ${action}-user` }, t(`users.${action}`));
+  button.addEventListener('click', async () => {
+    if (user.active && !await confirmDialog(t('users.deactivate'), t('users.deactivateConfirm', { name: user.name }),
+      t('users.deactivate'))) return;
+    try {
+      await api('POST', `/api/v1/users/${user.id}/${action}`);
+      toast(t(`users.${action}d`, { name: user.name }));
+      render();
+    } catch (err) {
+      mount(problem, h('p', { class: 'alert error', role: 'alert' }, t('common.error', { message: err.message })));
+    }
+  });
+  return [user.active ? t('users.active') : t('users.deactivatedSince', { when: fmtDate(user.deactivatedAt) }),
+    ' ', button];
 }
 
 async function render(openId = null) {
@@ -71,7 +93,8 @@ async function render(openId = null) {
   mount(root, h('div', { class: 'page-head' }, h('h1', {}, t('users.title'))), problem,
     h('section', { class: 'card' }, h('h2', {}, t('users.create')), createForm()),
     h('section', { class: 'card' }, h('div', { class: 'table-box' }, h('table', { class: 'table cards', id: 'users' },
-      h('thead', {}, h('tr', {}, ['name', 'role', 'createdAt', 'tokens'].map((k) => h('th', {}, t(`users.col.${k}`))))),
+      h('thead', {}, h('tr', {}, ['name', 'role', 'createdAt', 'tokens', 'state'].map((k) => h('th', {},
+        t(`users.col.${k}`))))),
       h('tbody', {}, users.map((u) => userRow(u, u.id === openId)))))));
 }
 

@@ -92,7 +92,10 @@ def local_workers(settings: Settings, *, shared: bool = False) -> int | None:
 def code_runner_opener(settings: Settings, *, shared: bool = False) -> Callable[[], CodeRunner]:
     """What opens the code runner: the sandbox service when ``SANDBOX_URL`` is set (with
     ``SANDBOX_SECRET``), else the local sandbox pool of ``local_workers`` workers, with code that
-    runs long lowered in CPU priority (``sandbox.priority``) when ``shared`` by a server's users."""
+    runs long lowered in CPU priority (``sandbox.priority``) when ``shared`` by a server's users,
+    and then one started worker more than a user may keep busy kept idle in reserve: whatever
+    one user's evaluations hold, the next user's test starts at once, without waiting for a
+    worker's start (a few hundred milliseconds)."""
     if settings.sandbox_url:
         url, secret = settings.sandbox_url, settings.sandbox_secret
 
@@ -109,7 +112,8 @@ def code_runner_opener(settings: Settings, *, shared: bool = False) -> Callable[
 
         return open_code_runner(size=local_workers(settings, shared=shared), weak=settings.sandbox_allow_weak,
                                 node=settings.node_binary, locale=settings.locale,
-                                demote_after_s=DEMOTE_AFTER_S if shared else None)
+                                demote_after_s=DEMOTE_AFTER_S if shared else None,
+                                spare=settings.user_code_cap + 1 if shared else 0)
 
     return local
 

@@ -27,19 +27,21 @@ class LanguagePool(Protocol):
     def close(self) -> None: ...
 
 
-def _open_python(size: int, weak: bool, node: str | None, locale: str, demote_after_s: float | None) -> LanguagePool:
+def _open_python(size: int, weak: bool, node: str | None, locale: str, demote_after_s: float | None,
+                 spare: int) -> LanguagePool:
     from assay.sandbox.python import PythonPool
 
-    return PythonPool(size, weak=weak, demote_after_s=demote_after_s)
+    return PythonPool(size, weak=weak, demote_after_s=demote_after_s, spare=spare)
 
 
-def _open_node(size: int, weak: bool, node: str | None, locale: str, demote_after_s: float | None) -> LanguagePool:
+def _open_node(size: int, weak: bool, node: str | None, locale: str, demote_after_s: float | None,
+               spare: int) -> LanguagePool:
     from assay.sandbox.node import NodePool
 
-    return NodePool(size, weak=weak, node=node, demote_after_s=demote_after_s, locale=locale)
+    return NodePool(size, weak=weak, node=node, demote_after_s=demote_after_s, locale=locale, spare=spare)
 
 
-_Opener = Callable[[int, bool, str | None, str, float | None], LanguagePool]
+_Opener = Callable[[int, bool, str | None, str, float | None, int], LanguagePool]
 _OPENERS: dict[str, tuple[str, _Opener]] = {
     "python": ("Python", _open_python),
     "nodejs": ("Node.js", _open_node),
@@ -57,11 +59,13 @@ class SandboxRunner:
     ``demote_after_s``: lower the CPU priority of code that runs longer (``sandbox.priority``;
     default: never), for a pool with more workers than cores, shared by users. A pool that
     cannot be opened (Node.js missing or broken) makes that language's calls ``unavailable``;
-    it never fails the run.
+    it never fails the run. ``spare``: started workers each pool keeps idle in reserve (a
+    server's sandbox, shared by users: the next user's call does not pay a worker's start).
     """
 
     def __init__(self, *, size: int | None = None, weak: bool = False, node: str | None = None,
-                 locale: str = "C.UTF-8", demote_after_s: float | None = None) -> None:
+                 locale: str = "C.UTF-8", demote_after_s: float | None = None, spare: int = 0) -> None:
+        self._spare = spare
         self.workers = max(1, size or os.cpu_count() or 1)
         """Workers per language: every pool this runner opens has this many."""
         self._demote_after_s = demote_after_s
@@ -117,7 +121,8 @@ class SandboxRunner:
     def _open(self, language: str) -> None:
         name, opener = _OPENERS[language]
         try:
-            self._pools[language] = opener(self.workers, self._weak, self._node, self._locale, self._demote_after_s)
+            self._pools[language] = opener(self.workers, self._weak, self._node, self._locale, self._demote_after_s,
+                                           self._spare)
         except ImportError as exc:
             self._problems[language] = f"the {name} sandbox is not available: {exc}"
         except Exception as exc:  # noqa: BLE001 - a runtime missing or broken: report, do not crash the run
@@ -141,6 +146,6 @@ def _close_pools(pools: dict[str, LanguagePool]) -> None:
 
 
 def open_code_runner(*, size: int | None = None, weak: bool = False, node: str | None = None,
-                     locale: str = "C.UTF-8", demote_after_s: float | None = None) -> SandboxRunner:
+                     locale: str = "C.UTF-8", demote_after_s: float | None = None, spare: int = 0) -> SandboxRunner:
     """Create the process-wide code runner (see ``SandboxRunner`` for the options)."""
-    return SandboxRunner(size=size, weak=weak, node=node, locale=locale, demote_after_s=demote_after_s)
+    return SandboxRunner(size=size, weak=weak, node=node, locale=locale, demote_after_s=demote_after_s, spare=spare)

@@ -98,19 +98,23 @@ class Service:
         return self.worker.start()
 
     def close(self) -> None:
-        """Stop the run worker (its unfinished slices go back to the queue), then the
-        sandbox and judge client, then the database pool."""
+        """Stop at once: the run and online workers grade and store nothing more, the sandbox
+        (when this service owns it) kills the evaluations in flight, then the workers give their
+        unfinished slices and jobs back to the queue (graded again at the next start: results
+        are stored once, so nothing is lost or doubled); then the judge client, then the
+        database pool. A sandbox the caller owns is left running: the workers then wait for
+        the evaluations in flight."""
+        self.worker.halt()
+        self.online.halt()
+        resources = self.grading.resources
+        # The code runner is this service's wrapper (``fairness``): it closes the sandbox only if owned.
+        _close(resources.code_runner)
         self.worker.close()
         self.online.close()
         self.changes.close()
         self.reaper.close()
-        resources = self.grading.resources
-        # The code runner is this service's wrapper (``fairness``): it closes the sandbox only if owned.
-        adapters = (resources.code_runner, resources.judge_client) if self.owns_resources else (resources.code_runner,)
-        for adapter in adapters:
-            close = getattr(adapter, "close", None)
-            if close is not None:
-                close()
+        if self.owns_resources:
+            _close(resources.judge_client)
         self.database.dispose()
         self.background.dispose()
 
@@ -124,6 +128,12 @@ class Service:
                 if not alive:
                     return f"{name} stopped: restart this server (the log says why)"
         return problem
+
+
+def _close(adapter: object) -> None:
+    close = getattr(adapter, "close", None)
+    if close is not None:
+        close()
 
 
 def _exporter(settings: Settings) -> ResultExporter | None:

@@ -30,7 +30,7 @@ from assay.core.errors import SpecError
 from assay.core.messages import Phrase
 from assay.core.sample import Sample
 from assay.core.untrusted import clean_json
-from assay.runner.dataset import FORMATS, iter_samples, read_rows
+from assay.runner.dataset import DUPLICATE_AT, FORMATS, iter_samples, read_rows
 from assay.service.metrics import Metrics
 from assay.service.row_batches import RowBatches, short
 from assay.settings import Settings
@@ -154,7 +154,7 @@ def _ingest(database: Database, dataset_id: str, name: str | None, fmt: str, row
                 store.finish_version(session, version.id, row_count=batch.count, size_bytes=size,
                                      columns=list(columns)[:MAX_COLUMNS], encoding=encoding[0] if encoding else None)
         except DuplicateSample as twice:  # PostgreSQL: found as the version's keys were built
-            raise SpecError(f"duplicate sample id {short(twice.sample_id)} (first at {batch.where(twice.first)})",
+            raise SpecError(DUPLICATE_AT(id=short(twice.sample_id), first=batch.where(twice.first)),
                             where=batch.where(twice.again)) from None
     except BaseException as exc:
         with database.session() as session:

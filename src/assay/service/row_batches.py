@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from assay.core.errors import SpecError
+from assay.runner.dataset import DUPLICATE_AT
 from assay.service.metrics import Metrics
 from assay.store import datasets as store
 from assay.store.clean import storable
@@ -66,7 +67,7 @@ class RowBatches:
         if "\x00" in sample_id:
             sample_id = storable(sample_id)
         if sample_id in self.lines:
-            raise SpecError(f"duplicate sample id {short(sample_id)} (first at {self.source}:{self.lines[sample_id]})",
+            raise SpecError(DUPLICATE_AT(id=short(sample_id), first=f"{self.source}:{self.lines[sample_id]}"),
                             where=f"{self.source}:{line}")
         self.lines[sample_id] = line
         if line - self.count != self._shift and len(self._mark_at) < MAX_LINE_MARKS:
@@ -135,7 +136,7 @@ class RowBatches:
             session.rollback()
             for sample_id, line in lines.items():  # in the order they came
                 if sample_id in seen:
-                    raise SpecError(f"duplicate sample id {short(sample_id)} (first at {self.where(seen[sample_id])})",
+                    raise SpecError(DUPLICATE_AT(id=short(sample_id), first=self.where(seen[sample_id])),
                                     where=f"{self.source}:{line}") from None
             raise
         except BaseException:

@@ -27,7 +27,7 @@ from assay.service.fairness import acting_for
 from assay.service.grading import Grading
 from assay.service.run_summary import summarise
 from assay.store import datasets as dataset_rows
-from assay.store import queue
+from assay.store import pauses, queue
 from assay.store import runs as run_rows
 from assay.store.db import Database
 from assay.store.models import ACTIVE_STATES, RunSlice, RunState
@@ -51,8 +51,11 @@ class SliceGrader:
     (``store.datasets.read_rows``)."""
 
     def __init__(self, database: Database, grading: Grading, pool: ThreadPoolExecutor, concurrency: int,
-                 rows: Rows = dataset_rows.read_rows) -> None:
+                 rows: Rows = dataset_rows.read_rows, halted: Callable[[], bool] = lambda: False) -> None:
         self.database = database
+        self.halted = halted
+        """True once the server stops: it kills the sandbox's processes in flight, whose answers
+        (errors) are then not stored; the slice goes back to the queue and is graded again."""
         self.concurrency = concurrency
         self.engine = grading.settings.run_engine
         self._ray: RayGrading | None = None
@@ -87,6 +90,7 @@ class SliceGrader:
             rows = [] if version_id is None else self.rows(session, version_id, claim.start, claim.stop)
             graded = run_rows.graded_in_range(session, claim.run_id, claim.start, claim.stop)
             specs = run.snapshot
+            held = {pause.evaluator_id for pause in pauses.paused(session, claim.run_id)}
         samples = [Sample.model_validate(row) for row in rows]
         local = specs
         if self.engine == "ray":
@@ -95,6 +99,8 @@ class SliceGrader:
             local = []  # graded
         with acting_for(claim.user_id):
             for spec in local:
+                if spec.evaluator_id in held:  # paused in this run: its samples wait for a resume
+                    continue
                 todo = [(claim.start + i, s) for i, s in enumerate(samples)
                         if (s.id, spec.evaluator_id) not in graded]
                 if todo and not self._grade_evaluator(claim, spec, todo, stopped):
@@ -165,9 +171,12 @@ class SliceGrader:
 
     def finish_run(self, run_id: str, specs: Sequence[RunEvaluator]) -> None:
         """Every slice is done: the exact count, the summary (counted in SQL), ``completed``
-        (unless it was cancelled meanwhile)."""
+        (unless it was cancelled meanwhile, or an evaluator of it is paused: the run waits for
+        a resume or a cancel)."""
         with self.database.session() as session:
             run_rows.set_done(session, run_id, run_rows.count_results(session, run_id))
+            if pauses.paused(session, run_id):
+                return
             completed = run_rows.set_status(session, run_id, RunState.COMPLETED,
                                             summary=summarise(session, run_id, weights(specs)),
                                             only_from=ACTIVE_STATES)
@@ -185,16 +194,20 @@ class SliceGrader:
             # in chunks, each committed and counted in the run's progress as soon as it is graded:
             # a few samples first, then as many as take about PROGRESS_SECONDS at the speed seen,
             # so progress moves while slow evaluations go on, and a cancel or a stop waits for
-            # one chunk at most.
+            # one chunk at most. The first chunk is no larger than the timeouts that pause an
+            # evaluator: a runaway one is paused after them, not after a whole chunk more.
             if compiled.traits.io_bound:
                 step = batch_sizes([compiled], self.concurrency).first
-                pace = Pacer(PROGRESS_SECONDS, first=min(step, self.concurrency), largest=step)
+                first = min(step, self.concurrency, self.grading.settings.run_pause_after_timeouts or step)
+                pace = Pacer(PROGRESS_SECONDS, first=first, largest=step)
         except SpecError as exc:  # e.g. the operator lowered a limit since: each sample says so
             problem = exc.phrased()
-        first = 0
+        first, pause_after = 0, self.grading.settings.run_pause_after_timeouts
         while first < len(todo):
             if stopped():
                 return False
+            if pause_after and self._paused(claim.run_id, spec.evaluator_id):
+                return True  # another slice paused it: what is left waits for a resume
             chunk = todo[first:first + pace.size]
             first += len(chunk)
             samples = [sample for _, sample in chunk]
@@ -204,11 +217,20 @@ class SliceGrader:
             else:
                 results = grade_many(grader, samples, pool=self.pool)
             pace.observe(len(chunk), time.perf_counter() - began)
+            if self.halted():
+                return False  # the server stops: what the killed sandbox answered is not stored
             rows = [result_row(claim.run_id, spec, sample.id, index, result)
                     for (index, sample), result in zip(chunk, results, strict=True)]
             with self.database.session() as session:
                 self._stored(session, claim.run_id, rows)
+                if pause_after and results[-1].error == ErrorCode.TIMEOUT and pauses.note_timeouts(
+                        session, claim.run_id, spec.evaluator_id, pause_after):
+                    return True  # the rest of its samples are not sent to the sandbox
         return True
+
+    def _paused(self, run_id: str, evaluator_id: str) -> bool:
+        with self.database.session() as session:
+            return pauses.is_paused(session, run_id, evaluator_id)
 
 
 STALE = Phrase("run.stale_config", "the evaluator's config is no longer valid: {problem}")

@@ -7,7 +7,9 @@ grades it (``service.slices``) and claims again; when the queue is empty it wait
 server's leases every third of ``run_lease_s``; a lease it finds taken over (this server was
 stalled past it) stops the slot grading that slice. A server killed mid-slice leaves its
 leases to expire, and another server takes the slice over and grades only what has no result
-yet; a server that stops cleanly gives its slices back at once.
+yet; a server that stops cleanly gives its slices back at once, without waiting for the
+evaluations in flight: the server kills them (``server.service``), stores none of their answers,
+and the next start (of any server) grades those samples again.
 
 A cancel is written to the run's row, which every slot grading the run reads between chunks.
 A run that cannot go on is marked ``failed``. The database away for a while (a restart, a
@@ -62,8 +64,9 @@ class RunWorker:
         self.lease_s = float(settings.run_lease_s)
         self.poll_s = settings.queue_poll_ms / 1000
         self._pool = ThreadPoolExecutor(max_workers=settings.run_concurrency, thread_name_prefix="assay-grade")
-        self.slices = SliceGrader(database, grading, self._pool, settings.run_concurrency)
         self._stopping = threading.Event()
+        self.slices = SliceGrader(database, grading, self._pool, settings.run_concurrency,
+                                  halted=self._stopping.is_set)
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._held: dict[int, Claim] = {}
@@ -106,10 +109,17 @@ class RunWorker:
         with self._lock:
             self._cancelled.add(run_id)
 
-    def close(self) -> None:
-        """Stop after the current chunks and give the unfinished slices back to the queue."""
+    def halt(self) -> None:
+        """Grade nothing more and store nothing more: what the sandbox answers from now on (its
+        processes killed by the server's stop) is not stored, and the slices go back to the
+        queue at ``close``, to be graded again."""
         self._stopping.set()
         self._wake.set()
+
+    def close(self) -> None:
+        """Stop after the current chunks (at once after ``halt`` and the sandbox's close) and
+        give the unfinished slices back to the queue."""
+        self.halt()
         for thread in self._threads:
             thread.join(timeout=30)
         with self._lock:
@@ -182,10 +192,12 @@ class RunWorker:
                 self._fail(claim.run_id, exc, where)
         finally:
             with self._lock:
-                self._held.pop(claim.id, None)
                 lost = claim.id in self._lost
                 self._lost.discard(claim.id)
-            if not finished and not lost:
+                stopping = self._stopping.is_set()
+                if finished or lost or not stopping:  # a stop leaves it to ``close``, which gives it back
+                    self._held.pop(claim.id, None)
+            if not finished and not lost and not stopping:
                 self._give_back(claim)
 
     def _fail(self, run_id: str, exc: Exception, where: str) -> None:

@@ -99,6 +99,14 @@ def _in_memory(url: str) -> bool:
     return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
 
 
+def dialect_insert(session: Session, table: Any) -> Any:
+    """An ``INSERT`` of ``table`` in the session's dialect (PostgreSQL's or SQLite's), which both
+    offer ``on_conflict_do_nothing``."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    return postgresql.insert(table) if session.get_bind().dialect.name == "postgresql" else sqlite.insert(table)
+
+
 def json_loads(text: str | bytes) -> Any:
     """A JSON column's text as a value: orjson (several times the standard library's speed: a
     comparison reads thousands of reasons' arguments), the standard library for what orjson

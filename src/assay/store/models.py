@@ -92,6 +92,8 @@ class User(Base):
     name: Mapped[str] = mapped_column(String(NAME_MAX), unique=True)
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    deactivated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """Set by an admin: the user's tokens were revoked then and none can be issued; their rows stay."""
 
 
 class ApiToken(Base):
@@ -318,6 +320,19 @@ class RunSlice(Base):
     claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
 
+
+class RunPause(Base):
+    """An evaluator of a run that timed out on ``timeouts`` samples in a row and is not graded
+    in that run while ``paused_at`` is set (``store.pauses``). A resume clears ``paused_at`` and
+    sets ``counted_after`` to the run's last result id: only results after it count again."""
+
+    __tablename__ = "run_pauses"
+
+    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True)
+    evaluator_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    paused_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    timeouts: Mapped[int] = mapped_column(Integer, default=0)
+    counted_after: Mapped[int] = mapped_column(Integer, default=0)
 
 class ChangeCounter(Base):
     """A counter per topic (``evaluators``, ``tokens``) that grows with every change of it, so

@@ -8,19 +8,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, func, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from assay.store.db import dialect_insert
 from assay.store.models import utcnow
 from assay.store.online_models import JobState, OnlineJob, OnlineResult, OnlineRule, OnlineSpan
 
 _SPAN_COLUMNS = ("trace_id", "span_id", "parent_span_id", "name", "kind", "start_ns", "end_ns", "status_code",
                  "status_message", "attributes", "events", "resource", "conversation_id")
 _CHUNK = 500
-
-
-def _insert(session: Session, table: Any) -> Any:
-    return (postgresql.insert(table) if session.get_bind().dialect.name == "postgresql" else sqlite.insert(table))
 
 
 def insert_spans(session: Session, user_id: str, spans: Sequence[Any]) -> set[tuple[str, str]]:
@@ -35,7 +31,7 @@ def insert_spans(session: Session, user_id: str, spans: Sequence[Any]) -> set[tu
         return inserted
     # One statement compiled once (and cached), executed over many parameter sets: SQLAlchemy
     # batches them into multi-row INSERTs with RETURNING ("insertmanyvalues") on both databases.
-    statement = (_insert(session, OnlineSpan.__table__)
+    statement = (dialect_insert(session, OnlineSpan.__table__)
                  .on_conflict_do_nothing(index_elements=["user_id", "trace_id", "span_id"])
                  .returning(OnlineSpan.trace_id, OnlineSpan.span_id))
     result = session.connection().execute(statement, values)
@@ -113,7 +109,7 @@ def add_jobs(session: Session, jobs: Sequence[dict[str, Any]]) -> int:
     """Insert jobs, ignoring those already there (by rule, target, generation); returns how many were new."""
     if not jobs:
         return 0
-    statement = (_insert(session, OnlineJob.__table__)
+    statement = (dialect_insert(session, OnlineJob.__table__)
                  .on_conflict_do_nothing(index_elements=["rule_id", "target", "generation"])
                  .returning(OnlineJob.id))
     return len(session.connection().execute(statement, list(jobs)).all())
@@ -191,7 +187,7 @@ def give_back(session: Session, holder: str) -> None:
 
 def insert_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     if rows:
-        session.connection().execute(_insert(session, OnlineResult.__table__).on_conflict_do_nothing(
+        session.connection().execute(dialect_insert(session, OnlineResult.__table__).on_conflict_do_nothing(
             index_elements=["rule_id", "target", "generation", "evaluator_id", "evaluator_version"]), list(rows))
 
 

@@ -28,6 +28,7 @@ from sqlalchemy import ColumnElement, CursorResult, and_, func, insert, or_, sel
 from sqlalchemy.orm import Session
 
 from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceState, utcnow
+from assay.store.pauses import has_pause
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,10 +152,12 @@ def remaining(session: Session, run_id: str) -> int:
 def unfinished_runs(session: Session) -> list[Run]:
     """Queued or running runs whose slices are all done: the server that finished the last one
     died before it marked the run finished (two separate commits, so that servers finishing the
-    last slices at once each see the others' done)."""
+    last slices at once each see the others' done). A run with a paused evaluator waits for its
+    resume (``store.pauses``)."""
     planned = select(RunSlice.id).where(RunSlice.run_id == Run.id).exists()
     open_slice = select(RunSlice.id).where(RunSlice.run_id == Run.id, RunSlice.state != SliceState.DONE).exists()
-    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_STATES), planned, ~open_slice)))
+    return list(session.scalars(select(Run).where(Run.status.in_(ACTIVE_STATES), planned, ~open_slice,
+                                                  ~has_pause())))
 
 
 def done_slices(session: Session, run_id: str) -> list[tuple[int, int, int]]:

@@ -238,11 +238,12 @@ def iter_results(session: Session, query: Select[EvaluationResult], *,
         yield from rows
 
 
-VERDICT_COLUMNS = (EvaluationResult.sample_id, EvaluationResult.evaluator_id, EvaluationResult.evaluator_name,
-                   EvaluationResult.status, EvaluationResult.score, EvaluationResult.reason,
-                   EvaluationResult.error_code)
-"""What a summary reads of each result (``iter_result_rows``' default columns)."""
 _PASSED = EvaluationResult.status == "passed"
+VERDICT_COLUMNS = (EvaluationResult.sample_id, EvaluationResult.evaluator_id, EvaluationResult.evaluator_name,
+                   EvaluationResult.status, EvaluationResult.score,
+                   case((_PASSED, None), else_=EvaluationResult.reason), EvaluationResult.error_code)
+"""What a summary reads of each result (``iter_result_rows``' default columns): the reason of
+a result that did not pass (what a comparison's flips show; a passed one's is never shown)."""
 CODE_COLUMNS = (case((_PASSED, None), else_=EvaluationResult.reason_code),
                 case((_PASSED, None), else_=EvaluationResult.reason_args))
 """Read after ``VERDICT_COLUMNS`` where a reason is shown (a comparison's flips): null for a
@@ -264,8 +265,9 @@ def _keyset_batches(session: Session, query: Select[Any], batch: int,
         query = query.with_only_columns(*columns, r.sample_index, r.id)
     after = query
     while True:
+        # Plain rows through the connection: no ORM loading step for each of them.
         rows: list[Any] = list(session.scalars(after.limit(batch)) if columns is None
-                               else session.execute(after.limit(batch)).all())
+                               else session.connection().execute(after.limit(batch)).all())
         yield rows
         if len(rows) < batch:
             return

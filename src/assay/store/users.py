@@ -78,6 +78,8 @@ def create_token(session: Session, user_name: str, label: str = "") -> NewToken:
     user = get_user(session, user_name)
     if user is None:
         raise AssayError(f"no user {user_name!r}: create it first with `assay users create {user_name}`")
+    if user.deactivated_at is not None:
+        raise AssayError(f"user {user_name!r} is deactivated: an admin activates them first")
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken(user_id=user.id, name=storable(label), token_hash=hash_token(secret), prefix=secret[:12])
     session.add(token)
@@ -109,9 +111,10 @@ def list_tokens(session: Session, user_name: str | None = None) -> list[tuple[Ap
 
 
 def user_for_token(session: Session, secret: str) -> User | None:
-    """The user a live (unrevoked) token belongs to, or None."""
+    """The active user a live (unrevoked) token belongs to, or None."""
     query = (select(User).join(ApiToken, ApiToken.user_id == User.id)
-             .where(ApiToken.token_hash == hash_token(secret), ApiToken.revoked_at.is_(None)))
+             .where(ApiToken.token_hash == hash_token(secret), ApiToken.revoked_at.is_(None),
+                    User.deactivated_at.is_(None)))
     return session.scalars(query).first()
 
 
@@ -132,9 +135,39 @@ def set_admin(session: Session, user: User, is_admin: bool) -> None:
     """Give or take the admin role; AssayError when it would leave no admin. Counted as a
     ``tokens`` change: every server drops the principals it keeps, so the role applies at once."""
     if user.is_admin and not is_admin:
-        admins = session.scalar(select(func.count()).select_from(User).where(User.is_admin.is_(True)))
-        if (admins or 0) <= 1:
-            raise AssayError(f"{user.name!r} is the last admin: make another user an admin first")
+        _not_last_admin(session, user)
     user.is_admin = is_admin
     bump(session, "tokens")
+    session.flush()
+
+
+def _not_last_admin(session: Session, user: User) -> None:
+    admins = session.scalar(select(func.count()).select_from(User).where(User.is_admin.is_(True),
+                                                                        User.deactivated_at.is_(None)))
+    if (admins or 0) <= 1:
+        raise AssayError(f"{user.name!r} is the last admin: make another user an admin first")
+
+
+def deactivate(session: Session, user: User) -> int:
+    """Deactivate ``user``: every live token of theirs revoked now (their sessions end at every
+    server's next poll of the counters), none issued until they are activated again; their
+    evaluators, datasets, tasks and runs stay, readable by everyone and named as theirs.
+    AssayError when they are the last active admin. Returns how many tokens were revoked."""
+    if user.deactivated_at is not None:
+        return 0
+    if user.is_admin:
+        _not_last_admin(session, user)
+    now = utcnow()
+    user.deactivated_at = now
+    live = list(session.scalars(select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))))
+    for token in live:
+        token.revoked_at = now
+    bump(session, "tokens")
+    session.flush()
+    return len(live)
+
+
+def activate(session: Session, user: User) -> None:
+    """Let a deactivated user be issued tokens again (their old ones stay revoked)."""
+    user.deactivated_at = None
     session.flush()

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 from pydantic import ValidationError
 
 from assay.core.errors import SpecError
+from assay.core.messages import Phrase
 from assay.core.sample import Sample
 from assay.core.untrusted import MAX_DEPTH, clean_text
 from assay.runner.dataset._csv import DELIMITERS, csv_header, csv_metadata, csv_rows
@@ -36,9 +37,9 @@ from assay.runner.dataset._parquet import parquet_rows, untrusted_parquet_rows
 from assay.runner.files import open_regular
 
 # The readers are public too: the Ray engine and the suites read rows of these formats themselves.
-__all__ = ["DELIMITERS", "SAMPLE_FIELDS", "BadJson", "check_outputs", "csv_header", "csv_metadata", "csv_rows",
-           "duplicate_error", "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset", "parse_json",
-           "read_rows", "sample_from_row", "samples_from_rows", "FORMATS"]
+__all__ = ["DELIMITERS", "DUPLICATE_AT", "SAMPLE_FIELDS", "BadJson", "check_outputs", "csv_header", "csv_metadata",
+           "csv_rows", "duplicate_error", "has_output", "iter_dataset", "iter_samples", "jsonl_rows", "load_dataset",
+           "parse_json", "read_rows", "sample_from_row", "samples_from_rows", "FORMATS"]
 
 SAMPLE_FIELDS = frozenset(Sample.model_fields)
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "csv",
@@ -128,9 +129,13 @@ def sample_from_row(row: Any, where: str, line: int, *, clean: bool = True) -> S
         raise SpecError.from_validation(exc, where=where) from None
 
 
+DUPLICATE = Phrase("dataset.duplicate_id", "duplicate sample id {id} (first on line {first})")
+DUPLICATE_AT = Phrase("dataset.duplicate_id_at", "duplicate sample id {id} (first at {first})")
+
+
 def duplicate_error(sample_id: str, first: int, where: str) -> SpecError:
     """The error for a sample id seen before, on line ``first``."""
-    return SpecError(f"duplicate sample id {sample_id!r} (first on line {first})", where=where)
+    return SpecError(DUPLICATE(id=repr(sample_id), first=first), where=where)
 
 
 def _unique(numbered: Iterable[tuple[int, Sample]], source: str) -> list[Sample]:

@@ -77,6 +77,37 @@ TAKEN = Phrase("dataset.column_taken", "{column} is mapped to {field}, but the f
                                        "map that one or rename it")
 
 
+NAMELESS = Phrase("dataset.csv.nameless_column", "column {column} of the header has no name; name every column "
+                                                "(a {delimiter} at the end of the header line makes an empty one)")
+REPEATED = Phrase("dataset.csv.repeated_column", "column {column} of the header repeats {name} (column {first}); "
+                                                 "each column needs its own name")
+ONE_COLUMN = Phrase("dataset.csv.one_column", "the header has a single column but the file looks separated by "
+                                              "{delimiter}; set `delimiter: {spelling}`")
+TOO_MANY_CELLS = Phrase("dataset.csv.too_many_cells", "row has {cells} cells but the header has {width}; quote "
+                                                      "cells that contain {delimiter}")
+TOO_FEW_CELLS = Phrase("dataset.csv.too_few_cells", "row has {cells} cells but the header has {width}; give every "
+                                                    "column a cell, even an empty one")
+ROW_SPANS = Phrase("dataset.csv.row_spans_lines", "row has {cells} cells but the header has {width}; this row runs "
+                                                  "from line {start} to {end}: check for a quote left open")
+UNTERMINATED = Phrase("dataset.csv.unterminated_quote", "unterminated quote: a quoted cell in the row starting on "
+                                                        "line {start} is never closed, so the rest of the file was "
+                                                        "read into it; close the quote")
+AFTER_QUOTE = Phrase("dataset.csv.after_quote", "text after the closing quote of a cell; inside a quoted cell "
+                                                "write a quote twice (\"\")")
+AFTER_QUOTE_OPEN = Phrase("dataset.csv.after_quote_open", "text after the closing quote of a cell; inside a quoted "
+                                                          "cell write a quote twice (\"\") (this row starts on line "
+                                                          "{start}: check for a quote left open there)")
+CARRIAGE_RETURN = Phrase("dataset.csv.carriage_return", "a carriage return (\\r) inside an unquoted cell; save the "
+                                                        "file with \\n or \\r\\n line endings, or quote the cell")
+INVALID = Phrase("dataset.csv.invalid", "invalid CSV: {message}")
+_DELIMITERS = {",": "`,`", ";": "`;`", "|": "`|`", "\t": "`\\t`"}
+
+
+def _shown(delimiter: str) -> str:
+    """A delimiter as the messages show it, in backticks (a tab as `\\t`)."""
+    return _DELIMITERS.get(delimiter, f"`{delimiter}`")
+
+
 def _renamed(header: list[str], rename: dict[str, str], where: str) -> list[str]:
     """``header`` with the columns ``rename`` names read as its fields; SpecError (at ``where``)
     for a column the header lacks, or a field given by two columns."""
@@ -141,11 +172,9 @@ def _checked_header(cells: list[str], delimiter: str, where: str) -> list[str]:
     seen: dict[str, int] = {}
     for i, name in enumerate(cells, 1):
         if not name.strip():
-            raise SpecError(f"column {i} of the header has no name; name every column (a `{delimiter}` at "
-                            "the end of the header line makes an empty one)", where=where)
+            raise SpecError(NAMELESS(column=i, delimiter=_shown(delimiter)), where=where)
         if name in seen:
-            raise SpecError(f"column {i} of the header repeats {_short(name)} (column {seen[name]}); "
-                            "each column needs its own name", where=where)
+            raise SpecError(REPEATED(column=i, name=_short(name), first=seen[name]), where=where)
         seen[name] = i
     return cells
 
@@ -156,33 +185,25 @@ def _check_delimiter(header: list[str], cells: list[str], delimiter: str, where:
         return
     for other in _KIND:
         if other != delimiter and other in header[0] and other in cells[0]:
-            raise SpecError(f"the header has a single column but the file looks {_KIND[other]}-separated; "
-                            f"set `delimiter: {_SPELLING[other]}`", where=where)
+            raise SpecError(ONE_COLUMN(delimiter=_shown(other), spelling=_SPELLING[other]), where=where)
 
 
 def _width_error(n: int, width: int, delimiter: str, start: int, end: int, where: str) -> SpecError:
-    if n > width:
-        hint = f"quote cells that contain `{delimiter}`" if delimiter != "\t" else "quote cells that contain a tab"
-    else:
-        hint = "give every column a cell, even an empty one"
     if end > start:
-        hint += f"; this row runs from line {start} to {end}: check for a quote left open"
-    return SpecError(f"row has {n} cells but the header has {width}; {hint}", where=where)
+        return SpecError(ROW_SPANS(cells=n, width=width, start=start, end=end), where=where)
+    if n > width:
+        return SpecError(TOO_MANY_CELLS(cells=n, width=width, delimiter=_shown(delimiter)), where=where)
+    return SpecError(TOO_FEW_CELLS(cells=n, width=width), where=where)
 
 
 def _csv_error(message: str, start: int, line: int, path: Path) -> SpecError:
     if "unexpected end of data" in message:
-        return SpecError(f"unterminated quote: a quoted cell in the row starting on line {start} is never "
-                         "closed, so the rest of the file was read into it; close the quote",
-                         where=f"{path}:{start}")
+        return SpecError(UNTERMINATED(start=start), where=f"{path}:{start}")
     if "expected after" in message:
-        opened = f" (this row starts on line {start}: check for a quote left open there)" if line > start else ""
-        return SpecError("text after the closing quote of a cell; inside a quoted cell write a quote twice "
-                         f"(\"\"){opened}", where=f"{path}:{line}")
+        return SpecError(AFTER_QUOTE_OPEN(start=start) if line > start else AFTER_QUOTE(), where=f"{path}:{line}")
     if "new-line character" in message:
-        return SpecError("a carriage return (\\r) inside an unquoted cell; save the file with \\n or \\r\\n "
-                         "line endings, or quote the cell", where=f"{path}:{line}")
-    return SpecError(f"invalid CSV: {message}", where=f"{path}:{line}")
+        return SpecError(CARRIAGE_RETURN(), where=f"{path}:{line}")
+    return SpecError(INVALID(message=message), where=f"{path}:{line}")
 
 
 def csv_metadata(cell: str, where: str) -> Any:

@@ -115,13 +115,18 @@ class Worker:
             return "(still running)"
         return pipe(self.proc.stderr).read(_STDERR_TAIL).decode(errors="replace").strip()[-1000:]
 
-    def kill(self) -> None:
-        """SIGKILL the worker's process group, unless already reaped (its id may then be another's), and wait."""
+    def signal_kill(self) -> None:
+        """SIGKILL the worker's process group, unless already reaped; the thread in its call
+        sees its end and reaps it (``kill``)."""
         if self.proc.returncode is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+    def kill(self) -> None:
+        """SIGKILL the worker's process group, unless already reaped (its id may then be another's), and wait."""
+        self.signal_kill()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 pipe(stream).close()

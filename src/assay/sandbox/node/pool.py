@@ -42,13 +42,17 @@ class NodePool:
     Landlock, seccomp and the uid drop; only the
     isolate, the network namespace and the rlimits remain. ``demote_after_s``: a worker whose
     request runs longer goes on at the lowest CPU priority, and is raised back before it serves
-    again (``sandbox.priority``; None: never).
+    again (``sandbox.priority``; None: never). ``spare``: started workers kept idle in reserve
+    (a server's pool, shared by users): whenever a call leaves fewer, another starts in the
+    background, so that the next caller does not pay a worker's start.
     """
 
     def __init__(self, size: int | None = None, *, weak: bool = False, node: str | None = None,
                  max_calls: int = 20000, margin_s: float = 2.0, startup_s: float = 15.0,
-                 demote_after_s: float | None = None, locale: str = "C.UTF-8") -> None:
+                 demote_after_s: float | None = None, locale: str = "C.UTF-8", spare: int = 0) -> None:
         self.size = max(1, size or os.cpu_count() or 1)
+        self.spare = max(0, min(spare, self.size))
+        self._warming = False
         self.weak = weak
         self.locale = locale
         self.demote_after_s = demote_after_s
@@ -105,15 +109,19 @@ class NodePool:
         return check_problem(got)
 
     def close(self) -> None:
-        """Stop every worker (idle ones now, busy ones as soon as their call returns)."""
+        """Stop every worker: idle ones now; busy ones are killed now too, and their calls
+        answer at once (as their code's end) and reap them."""
         with self._cond:
             self._closed = True
             idle, self._idle = self._idle, []
             self._live -= len(idle)
             self._workers.difference_update(idle)
+            busy = list(self._workers)
             self._cond.notify_all()
         for worker in idle:
             worker.kill()
+        for worker in busy:
+            worker.signal_kill()
         if self._threads is not None:
             self._threads.shutdown(wait=False)
 
@@ -161,15 +169,43 @@ class NodePool:
                 if self._closed:
                     return CLOSED()
                 if self._idle:
-                    return self._idle.pop()
+                    worker = self._idle.pop()
+                    self._keep_spare()
+                    return worker
                 if self._live < self.size:
                     self._live += 1
                     break
                 self._cond.wait()
+        self._keep_spare()
         started = self._start(self.node)
         if isinstance(started, str):
             self._release(None, False)
         return started
+
+    def _keep_spare(self) -> None:
+        """Start workers in the background until ``spare`` started ones wait idle (under the
+        condition's lock; one thread at a time)."""
+        if self.spare and not self._warming and not self._closed and len(self._idle) < self.spare \
+                and self._live < self.size:
+            self._warming = True
+            threading.Thread(target=self._warm, name="assay-sandbox-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        node = self.node
+        try:
+            while node is not None:
+                with self._cond:
+                    if self._closed or len(self._idle) >= self.spare or self._live >= self.size:
+                        return
+                    self._live += 1
+                started = self._start(node)
+                if isinstance(started, str):
+                    self._release(None, False)
+                    return  # a call tries again, and says why it cannot start
+                self._release(started, True)
+        finally:
+            with self._cond:
+                self._warming = False
 
     def _start(self, node: str) -> Worker | str:
         """A new worker that said it is ready, or why none could start."""

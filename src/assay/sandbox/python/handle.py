@@ -8,6 +8,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,7 @@ class Zygote:
         self._proc: subprocess.Popen | None = None
         self._sock: socket.socket | None = None
         self._ready: Child | None = None
+        self._stopping = threading.Lock()  # the pool's close and a thread starting it in reserve may both stop it
         self.hello: dict[str, Any] = {}
 
     @property
@@ -126,6 +128,10 @@ class Zygote:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Close the socket (the zygote exits and its children die with it), then make sure."""
+        with self._stopping:
+            self._stop(timeout)
+
+    def _stop(self, timeout: float) -> None:
         if self._ready is not None:
             self._ready.close()
             self._ready = None

@@ -4,7 +4,8 @@ transaction), the summary of the slices graded so far by the rules that write th
 run's summary (``run_summary.LiveSummaries``: one definition of pass rate everywhere, errors
 and pending counted apart, each read costing only what was graded since the last), and the
 version of each evaluator the run graded (its version number, which the evaluator's page shows;
-a hash of the config it snapshotted for runs older than versions; and that config, every default
+for runs older than versions, the saved version whose config is the one it snapshotted, or,
+when none is, a hash of that config, said to predate the history; and that config, every default
 filled in) with whether it changed since, and the dataset version it graded (the
 dataset's name, the version's number, rows and file). Nothing here reads the run's every result."""
 
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import not_found
+from assay.server.routes.runs import paused_out
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope
 from assay.store import datasets as dataset_rows
 from assay.store import evaluators as evaluator_rows
@@ -44,6 +46,15 @@ def graded_dataset(session: Session, version_id: str | None) -> dict[str, Any] |
             "rows": version.row_count, "file": version.source_name}
 
 
+def version_of(session: Session, evaluator_id: str, digest: str) -> int | None:
+    """The newest saved version of the evaluator whose config hashes to ``digest`` (None: none
+    does, as for a run graded before the evaluator's history began, by a config since changed)."""
+    for version in evaluator_rows.list_versions(session, evaluator_id):  # the newest first
+        if config_version(version.config) == digest:
+            return version.number
+    return None
+
+
 @router.get("/runs/{run_id}/live", response_model=Envelope[dict[str, Any]])
 def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: CurrentUser) -> Any:
     run = run_rows.get_run(session, run_id)
@@ -63,10 +74,16 @@ def live_run(run_id: str, service: ServiceDep, session: SessionDep, _user: Curre
         current = evaluator_rows.get_evaluator(session, graded.evaluator_id)
         changed = current is None or (current.version != graded.version if graded.version is not None
                                       else config_version(current.config) != digest)
+        number, matched = graded.version, None
+        if number is None:  # a run from before versions: the version whose config is the one it graded
+            number = matched = version_of(session, graded.evaluator_id, digest)
         versions.append({"evaluatorId": graded.evaluator_id, "name": graded.name, "type": graded.type,
-                         "weight": graded.weight, "version": digest, "versionNumber": graded.version,
+                         "weight": graded.weight, "version": digest, "versionNumber": number,
+                         "matchedByConfig": matched is not None,
+                         "predatesHistory": graded.version is None and matched is None,
                          "config": graded.config, "changedSince": changed})
     return Envelope(data={"id": run.id, "taskId": run.task_id, "status": run.status, "total": run.total,
                           "done": min(run.done, run.total), "error": run.error, "summary": summary,
                           "createdById": run.created_by_id,
+                          "paused": [paused.model_dump(by_alias=True) for paused in paused_out(session, run)],
                           "evaluators": versions, "dataset": graded_dataset(session, run.dataset_version_id)})

@@ -15,7 +15,8 @@ from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found, shown
 from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
-from assay.server.schemas.tasks import ResultOut, ResultPage, RunOut
+from assay.server.schemas.tasks import PausedOut, ResultOut, ResultPage, RunOut
+from assay.store import pauses
 from assay.store import runs as rows
 from assay.store import tasks as task_rows
 from assay.store.models import ACTIVE_STATES, EvaluationResult, Run, RunState
@@ -24,20 +25,33 @@ router = APIRouter(prefix="/runs", tags=["runs"], responses=ERROR_RESPONSES)
 
 NOT_YOURS = {verb: Phrase(f"api.run.not_yours_{verb}", "run {name} was started by {owner}; only they or an admin "
                                                        f"can {verb} it")
-             for verb in ("cancel", "delete")}
-FINISHED = Phrase("api.run.not_active", "run {name} is {status}; only queued or running runs can be cancelled")
+             for verb in ("cancel", "delete", "resume")}
+NOT_ACTIVE = {"cancel": Phrase("api.run.not_active", "run {name} is {status}; only queued or running runs can be "
+                                                     "cancelled"),
+              "resume": Phrase("api.run.not_active_resume", "run {name} is {status}; only queued or running runs "
+                                                            "can be resumed")}
+NOT_PAUSED = Phrase("api.run.not_paused", "run {name} has no paused evaluator to resume")
 STILL_ACTIVE = Phrase("api.run.active", "run {name} is {status}; cancel it before deleting it")
 BAD_CURSOR = Phrase("api.run.bad_cursor", "query parameter cursor: {cursor} is not a nextCursor this API gave; "
                                           "start again without it")
 CURSOR_AND_OFFSET = Phrase("api.run.cursor_and_offset", "query parameters cursor and offset: give one, not both")
 
-def run_out(run: Run, started_by: str | None = None) -> RunOut:
-    """The run as answered; ``started_by``, the name of who started it, when the caller looked it up."""
+def paused_out(session: Session, run: Run) -> list[PausedOut]:
+    """The run's paused evaluators (``store.pauses``), named as its snapshot names them."""
+    held = pauses.paused(session, run.id)
+    names = {spec.evaluator_id: spec.name for spec in run.snapshot} if held else {}
+    return [PausedOut(evaluator_id=p.evaluator_id, name=names.get(p.evaluator_id, p.evaluator_id),
+                      paused_at=iso(p.paused_at), timeouts=p.timeouts) for p in held]
+
+
+def run_out(run: Run, started_by: str | None = None, paused: list[PausedOut] | None = None) -> RunOut:
+    """The run as answered; ``started_by``, the name of who started it, when the caller looked it up;
+    ``paused``, its paused evaluators, when the caller read them."""
     progress = run.done / run.total if run.total else 1.0
     return RunOut(id=run.id, task_id=run.task_id, dataset_version_id=run.dataset_version_id,
                   status=RunState(run.status), total=run.total, done=run.done, progress=round(min(progress, 1.0), 4),
                   summary=run.summary, error=run.error, error_id=run.error_id, created_by_id=run.created_by_id,
-                  started_by=started_by,
+                  started_by=started_by, paused=paused or [],
                   created_at=iso(run.created_at), started_at=iso(run.started_at), finished_at=iso(run.finished_at))
 
 
@@ -52,7 +66,27 @@ def result_out(result: EvaluationResult) -> ResultOut:
 @router.get("/{run_id}", response_model=Envelope[RunOut], summary="Get a run: progress and summary")
 def get_run(run_id: str, session: SessionDep, _user: CurrentUser) -> Any:
     run = _found(session, run_id)
-    return Envelope(data=run_out(run, owner_name(session, run.created_by_id)))
+    return Envelope(data=run_out(run, owner_name(session, run.created_by_id), paused_out(session, run)))
+
+
+@router.post("/{run_id}/resume", response_model=Envelope[RunOut],
+             summary="Resume the evaluators paused in a run after timing out on sample after sample")
+def resume_run(
+    run_id: str, service: ServiceDep, session: SessionDep, user: CurrentUser,
+    evaluator_id: Annotated[str | None, Query(alias="evaluatorId", description="Only this evaluator (default: "
+                                                                               "every paused one).")] = None,
+) -> Any:
+    run = _found(session, run_id)
+    name = task_rows.run_name(session, run)
+    check_may_change(session, user, run.created_by_id, NOT_YOURS["resume"], name)
+    if run.status not in ACTIVE_STATES:
+        raise ApiError(409, NOT_ACTIVE["resume"](name=repr(name), status=run.status))
+    if not pauses.resume(session, run_id, evaluator_id):
+        raise ApiError(409, NOT_PAUSED(name=repr(name)))
+    session.commit()
+    service.worker.submit(run_id)
+    session.refresh(run)
+    return Envelope(data=run_out(run, owner_name(session, run.created_by_id), paused_out(session, run)))
 
 
 @router.post("/{run_id}/cancel", response_model=Envelope[RunOut], summary="Cancel a queued or running run")
@@ -63,7 +97,7 @@ def cancel_run(run_id: str, service: ServiceDep, session: SessionDep, user: Curr
     # The row tells the grading process, whichever it is.
     if not rows.set_status(session, run_id, RunState.CANCELLED, only_from=ACTIVE_STATES):
         session.refresh(run)
-        raise ApiError(409, FINISHED(name=repr(task_rows.run_name(session, run)), status=run.status))
+        raise ApiError(409, NOT_ACTIVE["cancel"](name=repr(task_rows.run_name(session, run)), status=run.status))
     session.commit()
     service.worker.cancel(run_id)
     service.metrics.run_finished("cancelled")

@@ -30,12 +30,15 @@ OTHERS_TOKENS = Phrase("api.users.others_tokens", "only an admin manages another
 USER_NOT_FOUND = Phrase("api.not_found.user", "user {id} not found")
 BLANK_NAME = Phrase("api.users.blank_name", "name: must have a character other than spaces")
 NAME_TAKEN = Phrase("api.users.name_taken", "name: a user called {name} exists already")
+DEACTIVATED = Phrase("api.users.deactivated", "user {name} is deactivated: an admin activates them first")
+ONESELF = Phrase("api.users.oneself", "you cannot deactivate yourself: another admin can")
 LAST_ADMIN = Phrase("api.users.last_admin", "{name} is the last admin: make another user an admin first")
 
 
 def user_out(user: User, live_tokens: int | None = None) -> UserOut:
     return UserOut(id=user.id, name=user.name, is_admin=user.is_admin, live_tokens=live_tokens,
-                   created_at=iso(user.created_at))
+                   created_at=iso(user.created_at), active=user.deactivated_at is None,
+                   deactivated_at=iso(user.deactivated_at))
 
 
 def _admin(user: Principal) -> None:
@@ -100,6 +103,38 @@ def _set_role(service: Service, user_id: str, is_admin: bool) -> UserOut:
         return user_out(found)
 
 
+@router.post("/{user_id}/deactivate", response_model=Envelope[UserOut],
+             summary="Deactivate a user (admins): tokens revoked, no sign-in; their rows stay readable")
+async def deactivate_user(user_id: str, service: ServiceDep, user: CurrentUser) -> Any:
+    _admin(user)
+    if user_id == user.id:
+        raise ApiError(409, ONESELF())
+    out = await run_in_threadpool(_deactivate, service, user_id)
+    await run_in_threadpool(service.tokens.revoked)  # this server forgets their tokens at once
+    return Envelope(data=out)
+
+
+def _deactivate(service: Service, user_id: str) -> UserOut:
+    with service.database.session() as session:
+        found = _found(session, user_id)
+        try:
+            users.deactivate(session, found)
+        except AssayError:
+            raise ApiError(409, LAST_ADMIN(name=repr(found.name))) from None
+        session.commit()
+        return user_out(found, 0)
+
+
+@router.post("/{user_id}/activate", response_model=Envelope[UserOut],
+             summary="Activate a deactivated user again (admins): issue them a token to sign in")
+def activate_user(user_id: str, session: SessionDep, user: CurrentUser) -> Any:
+    _admin(user)
+    found = _found(session, user_id)
+    users.activate(session, found)
+    session.commit()
+    return Envelope(data=user_out(found, 0))
+
+
 @router.get("/{user_id}/tokens", response_model=Envelope[list[TokenOut]],
             summary="List a user's tokens (yours, or anyone's for an admin; `me` for yours)")
 def list_tokens(user_id: str, session: SessionDep, user: CurrentUser) -> Any:
@@ -111,6 +146,8 @@ def list_tokens(user_id: str, session: SessionDep, user: CurrentUser) -> Any:
              summary="Issue a token (to yourself, or to anyone for an admin): shown once")
 def issue_token(user_id: str, body: TokenCreate, session: SessionDep, user: CurrentUser) -> Any:
     owner = _tokens_of(session, user_id, user)
+    if owner.deactivated_at is not None:
+        raise ApiError(409, DEACTIVATED(name=repr(owner.name)))
     issued = users.create_token(session, owner.name, body.label)
     session.commit()
     return Envelope(data=TokenIssued(id=issued.id, user=issued.user_name, label=body.label, token=issued.secret))

@@ -88,6 +88,16 @@ class TaskOut(ApiModel):
 RunStatus = RunState
 
 
+class PausedOut(ApiModel):
+    """An evaluator paused in a run after timing out on ``timeouts`` samples in a row: the rest
+    of its samples wait for ``POST /api/v1/runs/{id}/resume`` (or the run is cancelled)."""
+
+    evaluator_id: str
+    name: str
+    paused_at: str
+    timeouts: int
+
+
 class RunOut(ApiModel):
     """A run: ``done`` of ``total`` (sample, evaluator) pairs graded; ``summary`` once completed."""
 
@@ -104,6 +114,9 @@ class RunOut(ApiModel):
                                              "whose server log has the details under this id.")
     created_by_id: str | None = Field(default=None, description="The user who started it (a run is theirs).")
     started_by: str | None = Field(default=None, description="Their name.")
+    paused: list[PausedOut] = Field(default_factory=list, description="Its evaluators paused after timing out on "
+                                    "sample after sample; the run stays active until they are resumed or it is "
+                                    "cancelled.")
     created_at: str
     started_at: str | None
     finished_at: str | None

@@ -19,6 +19,9 @@ class UserOut(ApiModel):
     live_tokens: int | None = Field(default=None, description="How many unrevoked tokens the user holds (in the "
                                                               "admins' list).")
     created_at: str
+    active: bool = Field(default=True, description="False once an admin deactivated them: their tokens are "
+                                                   "revoked, none can be issued, their rows stay readable.")
+    deactivated_at: str | None = None
 
 
 class UserCreate(ApiModel):

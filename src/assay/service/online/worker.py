@@ -89,9 +89,14 @@ class OnlineWorker:
     def wake(self) -> None:
         self._wake.set()
 
-    def close(self) -> None:
+    def halt(self) -> None:
+        """Grade and store nothing more (the server kills its sandbox next); ``close`` gives the
+        claimed jobs back."""
         self._stopping.set()
         self._wake.set()
+
+    def close(self) -> None:
+        self.halt()
         for thread in self._threads:
             thread.join(timeout=30)
         if self.exporter is not None:
@@ -147,6 +152,8 @@ class OnlineWorker:
             rule = rules.get(job.rule_id)
             if rule is not None:
                 results += self._grade(job, rule, evaluators, targets[job.id], spent)
+        if self._stopping.is_set():  # the server stops: its sandbox was killed mid-way; ``close`` gives the jobs back
+            return 0
         with self.database.session() as session:
             rows.insert_results(session, results)
             rows.finish_jobs(session, [job.id for job in jobs], self.holder)
