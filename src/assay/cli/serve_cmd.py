@@ -69,6 +69,9 @@ def serve(host: str, port: int, database_url: str | None, log_level: str, worker
             local.stop()
 
 
+WORKER_PING_S = 60
+
+
 def _run(settings: Settings, host: str, port: int, database_url: str | None, log_level: str, workers: int,
          config: Any, logging_options: dict[str, Any]) -> int:
     import uvicorn
@@ -80,9 +83,12 @@ def _run(settings: Settings, host: str, port: int, database_url: str | None, log
 
     def run(app: FastAPI | str, factory: bool = False, processes: int | None = None) -> None:
         # timeout_keep_alive: an idle kept-alive connection is closed after it; a request's head
-        # and body have their own limits (server.protocol, server.edge).
+        # and body have their own limits (server.protocol, server.edge). A process of --workers N
+        # that has not answered its supervisor's ping within WORKER_PING_S is restarted: uvicorn's 5 s
+        # restarted every process, for ever, on a machine too loaded to import the app that fast.
         uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=log_level == "debug",
                     timeout_graceful_shutdown=10, factory=factory, workers=processes, http=PROTOCOL,
+                    timeout_worker_healthcheck=WORKER_PING_S,
                     h11_max_incomplete_event_size=settings.api_max_header_bytes, **logging_options)
 
     if workers == 1:
