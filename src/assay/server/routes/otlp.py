@@ -58,8 +58,8 @@ async def export_traces(request: Request, service: ServiceDep, user: CurrentUser
     except OtlpError as exc:
         return _status(400, str(exc), kind)
     outcome = await run_in_threadpool(intake.ingest, user.id, decoded)
-    if outcome.scheduled:
-        service.online.wake()
+    if outcome.stored:
+        service.online.arrived()
     message: str = REJECTED(count=outcome.rejected, problems="; ".join(outcome.problems)) if outcome.rejected else ""
     return Response(answer(outcome.rejected, message, kind), media_type=kind)
 
