@@ -54,10 +54,9 @@ async def export_traces(request: Request, service: ServiceDep, user: CurrentUser
     elif encoding not in ("", "identity"):
         return _status(415, ENCODING(encoding=repr(encoding[:40])), kind)
     try:
-        decoded = await run_in_threadpool(intake.decode, body, kind)
+        outcome = await run_in_threadpool(intake.accept, user.id, body, kind)
     except OtlpError as exc:
         return _status(400, str(exc), kind)
-    outcome = await run_in_threadpool(intake.ingest, user.id, decoded)
     if outcome.stored:
         service.online.arrived()
     message: str = REJECTED(count=outcome.rejected, problems="; ".join(outcome.problems)) if outcome.rejected else ""

@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from assay.service.online.otlp import Caps, Decoded, decode
+from assay.service.online.otlp import Caps, decode
 from assay.settings import Settings
 from assay.store import online as rows
 from assay.store import online_intake as arrivals
@@ -44,10 +44,6 @@ class Intake:
         self._read_at = 0.0
         self._backlog = 0
 
-    def decode(self, body: bytes, content_type: str) -> Decoded:
-        """Raises ``OtlpError`` for a malformed request."""
-        return decode(body, content_type, self.caps)
-
     def full(self) -> bool:
         """Whether the backlog is past its limit (read at most once a second)."""
         if time.monotonic() - self._read_at >= REFRESH_S:
@@ -58,8 +54,10 @@ class Intake:
                     self._read_at = time.monotonic()
         return self._backlog >= self.max_backlog
 
-    def ingest(self, user_id: str, decoded: Decoded) -> IntakeOutcome:
-        """Store the decoded spans for ``user_id`` and hand the new ones to the planner."""
+    def accept(self, user_id: str, body: bytes, content_type: str) -> IntakeOutcome:
+        """Decode a request and store its spans for ``user_id``, handing the new ones to the
+        planner (one hop off the event loop for both). Raises ``OtlpError`` for a malformed request."""
+        decoded = decode(body, content_type, self.caps)
         with self.database.session() as session:
             new = arrivals.insert_spans(session, user_id, decoded.spans)
             arrivals.add_arrival(session, user_id, new)
