@@ -18,6 +18,7 @@ from starlette.responses import Response
 from assay.core.messages import Phrase
 from assay.server.deps import CurrentUser, ServiceDep
 from assay.server.errors import error_response
+from assay.service.online.intake import Backlogged
 from assay.service.online.otlp import JSON, PROTOBUF, OtlpError, answer, media_type
 
 router = APIRouter(tags=["online"])
@@ -37,10 +38,6 @@ async def export_traces(request: Request, service: ServiceDep, user: CurrentUser
     kind = media_type(content_type)
     if kind not in (PROTOBUF, JSON):
         return error_response(415, TYPE(type=repr(content_type[:80])))
-    intake = service.intake
-    if await run_in_threadpool(intake.full):
-        return error_response(429, BACKLOG(limit=f"{intake.max_backlog:,}", seconds=RETRY_AFTER_S),
-                              headers={"Retry-After": str(RETRY_AFTER_S)})
     body = await request.body()
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     limit = service.settings.otlp_max_body_bytes
@@ -54,7 +51,10 @@ async def export_traces(request: Request, service: ServiceDep, user: CurrentUser
     elif encoding not in ("", "identity"):
         return error_response(415, ENCODING(encoding=repr(encoding[:40])))
     try:
-        outcome = await run_in_threadpool(intake.accept, user.id, body, kind)
+        outcome = await run_in_threadpool(service.intake.accept, user.id, body, kind)
+    except Backlogged as exc:
+        return error_response(429, BACKLOG(limit=f"{exc.limit:,}", seconds=RETRY_AFTER_S),
+                              headers={"Retry-After": str(RETRY_AFTER_S)})
     except OtlpError as exc:
         return error_response(400, str(exc))
     if outcome.stored:

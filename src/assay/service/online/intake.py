@@ -14,6 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from assay.core.errors import AssayError
 from assay.service.online.otlp import Caps, decode
 from assay.settings import Settings
 from assay.store import online as rows
@@ -21,6 +22,14 @@ from assay.store import online_intake as arrivals
 from assay.store.db import Database
 
 REFRESH_S = 1.0
+
+
+class Backlogged(AssayError):
+    """The backlog is past its limit (429 with ``Retry-After``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the backlog is past {limit:,}")
+        self.limit = limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +65,10 @@ class Intake:
 
     def accept(self, user_id: str, body: bytes, content_type: str) -> IntakeOutcome:
         """Decode a request and store its spans for ``user_id``, handing the new ones to the
-        planner (one hop off the event loop for both). Raises ``OtlpError`` for a malformed request."""
+        planner (one hop off the event loop for all of it). Raises ``Backlogged`` past the
+        backlog's limit, ``OtlpError`` for a malformed request."""
+        if self.full():
+            raise Backlogged(self.max_backlog)
         decoded = decode(body, content_type, self.caps)
         with self.database.session() as session:
             new = arrivals.insert_spans(session, user_id, decoded.spans)
