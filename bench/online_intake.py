@@ -124,6 +124,8 @@ def memory_round(database_url: str, folder: Path, total: int, opts: argparse.Nam
     def sample() -> None:
         while not done.wait(opts.every):
             points.append((time.monotonic() - started, sent[0], rss_mb(process.pid)))
+            print(f"  {points[-1][0]:.0f} s: {points[-1][1]:,} spans, RSS {points[-1][2]:.0f} MiB (load "
+                  f"{os.getloadavg()[0]:.1f})", flush=True)  # as it goes: a long run can be read while it runs
 
     try:
         points.append((0.0, 0, rss_mb(process.pid)))
