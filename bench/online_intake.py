@@ -1,21 +1,23 @@
-"""Online evaluation's intake: spans/s into ``POST /v1/traces``, the p50/p99 latency of an
-export request, the grading lag after the load, and the server's RSS, with a preset rule
+"""Online evaluation's intake: the p50/p99 latency of ``POST /v1/traces`` at a fixed offered
+rate and at saturation, spans/s, the grading lag, and the server's RSS, with a preset rule
 grading 10% of the traces (a regex over the answer, span scope).
 
 Starts ``assay serve`` on a free 127.0.0.1 port on SQLite (a temporary folder) and on
-PostgreSQL when its binaries are installed (``tests/service/pg_server.py`` starts one). Batches
-of ``--batch`` GenAI chat spans (current conventions, content captured, ~600 bytes of
-attributes each; every span new) are built and serialised before the clock starts, then
-``--clients`` threads post them over kept-alive connections for ``--duration`` seconds.
-Latency is each request's wall time; the lag is the time from the last answer until no job
-waits. Every process it starts is stopped by its pid. Run:
-``.venv/bin/python bench/online_intake.py [--quick] [--rounds N] [--duration S] [--clients N]``.
+PostgreSQL when its binaries are installed (``tests/service/pg_server.py`` starts one). In each
+round, ``--clients`` exporters post protobuf batches of ``--batch`` spans (512, as
+``BatchSpanProcessor`` sends them; every span new: ``_otlp_load``) over kept-alive connections:
+first on a fixed schedule at ``--rate`` spans/s for ``--duration`` seconds (latency counted from
+when each request was due), then, once the jobs are graded, back to back for as long
+(saturation). The lag is the time from the last answer until no span waits to be planned and
+no job to be graded. ``--memory-spans N`` instead streams N spans at saturation into one server
+and prints its RSS as they arrive. Every process it starts is stopped by its pid. Run:
+``.venv/bin/python bench/online_intake.py [--quick] [--rounds N] [--duration S] [--rate R]
+[--clients N] [--memory-spans N --database sqlite|postgresql]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import statistics
@@ -23,7 +25,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,46 +34,12 @@ sys.path.insert(0, str(HERE.parent / "tests" / "service"))
 sys.path.insert(0, str(HERE.parent / "tests" / "online"))
 
 import service  # noqa: E402  (free_port, start, stop, cli, request)
-from otlp_build import NOW_NS, chat_attributes, request, span  # noqa: E402
+from _otlp_load import export  # noqa: E402
 from pg_server import PostgresServer, missing  # noqa: E402
 from upload import rss_mb  # noqa: E402
 
 SPANS_TARGET = 5_000
 P99_TARGET_MS = 50.0
-
-
-def batches(count: int, size: int) -> list[bytes]:
-    out = []
-    for b in range(count):
-        spans = []
-        for i in range(size):
-            trace = os.urandom(16)
-            model = "gpt-4o" if i % 2 else "gpt-4o-mini"
-            spans.append(span(trace, os.urandom(8), "chat " + model,
-                              chat_attributes(f"question {b}-{i}: what is the capital of France?",
-                                              "Paris." if i % 3 else "Lyon.", model=model),
-                              start_ns=NOW_NS + (b * size + i) * 1000))
-        out.append(request(*spans).SerializeToString())
-    return out
-
-
-def post_all(port: int, token: str, bodies: Iterable[bytes], deadline: float, latencies: list[float],
-             sent: list[int], errors: list[str]) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/x-protobuf"}
-    for body in bodies:
-        if time.monotonic() > deadline:
-            break
-        start = time.perf_counter()
-        connection.request("POST", "/v1/traces", body=body, headers=headers)
-        response = connection.getresponse()
-        response.read()
-        latencies.append((time.perf_counter() - start) * 1000)
-        if response.status == 200:
-            sent.append(1)
-        elif len(errors) < 5:
-            errors.append(str(response.status))
-    connection.close()
 
 
 def served(database_url: str, folder: Path) -> tuple[Any, int, str]:
@@ -98,123 +65,150 @@ def served(database_url: str, folder: Path) -> tuple[Any, int, str]:
     return process, port, token
 
 
-def lazy_batches(count: int, size: int) -> Iterator[bytes]:
-    """``count`` batches made as they are sent (the client's memory stays flat too)."""
-    for _ in range(count):
-        yield batches(1, size)[0]
-
-
-def memory_round(database_url: str, folder: Path, total: int, opts: argparse.Namespace) -> list[tuple[int, float]]:
-    """(spans stored so far, the server's RSS in MiB) at each tenth of ``total`` spans."""
-    process, port, token = served(database_url, folder)
-    try:
-        points = [(0, rss_mb(process.pid))]
-        step = total // 10
-        for _ in range(10):
-            per_client = step // opts.batch // opts.clients
-            threads = [threading.Thread(target=post_all, args=(port, token, lazy_batches(per_client, opts.batch),
-                                                               time.monotonic() + 3600, [], [], []))
-                       for _ in range(opts.clients)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            points.append((points[-1][0] + per_client * opts.batch * opts.clients, rss_mb(process.pid)))
-        return points
-    finally:
-        service.stop(process)
-
-
-def backlog(database_url: str) -> int:
+def waiting(database_url: str) -> int:
+    """Spans not planned and jobs not graded, on the whole database."""
     from assay.store import Database
     from assay.store import online as rows
+    from assay.store import online_intake as arrivals
 
     database = Database(database_url)
     try:
         with database.session() as session:
-            return rows.backlog(session)
+            return rows.backlog(session) + arrivals.unplanned(session)
     finally:
         database.dispose()
+
+
+def drained(database_url: str, limit_s: float = 300) -> float:
+    """Seconds until nothing waits (at most ``limit_s``)."""
+    started = time.perf_counter()
+    while waiting(database_url) and time.perf_counter() - started < limit_s:
+        time.sleep(0.1)
+    return time.perf_counter() - started
 
 
 def one_round(database_url: str, folder: Path, opts: argparse.Namespace) -> dict[str, Any]:
     process, port, token = served(database_url, folder)
     try:
-        per_client = int(opts.duration * SPANS_TARGET * 1.5 / opts.batch / opts.clients) + 1
-        work = [batches(per_client, opts.batch) for _ in range(opts.clients)]
-        warm: list[float] = []
-        post_all(port, token, batches(5, opts.batch), time.monotonic() + 30, warm, [], [])
+        export(port, token, 1, opts.batch, until=time.monotonic() + 60, total=opts.batch * 5)  # warm up
+        drained(database_url)
         rss_before = rss_mb(process.pid)
-        latencies: list[float] = []
-        sent: list[int] = []
-        errors: list[str] = []
-        deadline = time.monotonic() + opts.duration
         started = time.perf_counter()
-        threads = [threading.Thread(target=post_all, args=(port, token, work[c], deadline, latencies, sent, errors))
-                   for c in range(opts.clients)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        elapsed = time.perf_counter() - started
-        rss_after = rss_mb(process.pid)
-        finished = time.perf_counter()
-        while backlog(database_url) and time.perf_counter() - finished < 120:
-            time.sleep(0.1)
-        lag = time.perf_counter() - finished
-        ordered = sorted(latencies)
-        return {"spans_per_s": len(sent) * opts.batch / elapsed, "p50_ms": statistics.median(ordered),
-                "p99_ms": ordered[int(len(ordered) * 0.99) - 1] if ordered else float("nan"),
-                "lag_s": lag, "rss_growth_mb": rss_after - rss_before, "errors": errors,
-                "spans": len(sent) * opts.batch}
+        paced = export(port, token, opts.clients, opts.batch, until=time.monotonic() + opts.duration, rate=opts.rate)
+        paced_s = time.perf_counter() - started
+        paced_lag = drained(database_url)
+        started = time.perf_counter()
+        full = export(port, token, opts.clients, opts.batch, until=time.monotonic() + opts.duration)
+        full_s = time.perf_counter() - started
+        full_lag = drained(database_url)
+        return {"paced_spans_per_s": paced.spans / paced_s, "paced_p50_ms": paced.p(0.5), "paced_p99_ms": paced.p(0.99),
+                "paced_lag_s": paced_lag, "spans_per_s": full.spans / full_s, "p50_ms": full.p(0.5),
+                "p99_ms": full.p(0.99), "lag_s": full_lag, "rss_growth_mb": rss_mb(process.pid) - rss_before,
+                "refused": paced.refused + full.refused, "errors": paced.errors + full.errors}
     finally:
         service.stop(process)
+
+
+Point = tuple[float, int, float]
+
+
+def memory_round(database_url: str, folder: Path, total: int, opts: argparse.Namespace) -> list[Point]:
+    """(seconds, spans accepted so far, the server's RSS in MiB), sampled every ``--every`` seconds
+    while ``total`` spans arrive at saturation, and once at the end."""
+    process, port, token = served(database_url, folder)
+    points: list[Point] = []
+    sent = [0]
+    done = threading.Event()
+    started = time.monotonic()
+
+    def sample() -> None:
+        while not done.wait(opts.every):
+            points.append((time.monotonic() - started, sent[0], rss_mb(process.pid)))
+            print(f"  {points[-1][0]:.0f} s: {points[-1][1]:,} spans, RSS {points[-1][2]:.0f} MiB (load "
+                  f"{os.getloadavg()[0]:.1f})", flush=True)  # as it goes: a long run can be read while it runs
+
+    try:
+        points.append((0.0, 0, rss_mb(process.pid)))
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        step = max(opts.batch * opts.clients, total // 100)
+        while sent[0] < total:
+            tally = export(port, token, opts.clients, opts.batch, until=time.monotonic() + 3600,
+                           total=min(step, total - sent[0]))
+            if tally.errors or not tally.spans:
+                raise SystemExit(f"the server answered {tally.errors}")
+            sent[0] += tally.spans
+        done.set()
+        sampler.join()
+        points.append((time.monotonic() - started, sent[0], rss_mb(process.pid)))
+        return points
+    finally:
+        done.set()
+        service.stop(process)
+
+
+def databases(wanted: list[str]) -> tuple[PostgresServer | None, list[str]]:
+    if "postgresql" in wanted and missing():
+        print(f"PostgreSQL left out: {missing()}")
+        wanted = [name for name in wanted if name != "postgresql"]
+    return (PostgresServer().start() if "postgresql" in wanted else None), wanted
+
+
+def url_of(name: str, pg: PostgresServer | None, folder: str) -> str:
+    return f"sqlite:///{folder}/assay.db" if name == "sqlite" or pg is None else pg.new_database()
 
 
 def main(argv: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 s, one round")
-    parser.add_argument("--duration", type=float, default=15.0)
+    parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--batch", type=int, default=100, help="spans per export request")
+    parser.add_argument("--rate", type=float, default=SPANS_TARGET, help="spans/s offered in the paced part")
+    parser.add_argument("--clients", type=int, default=4, help="exporters posting at once")
+    parser.add_argument("--batch", type=int, default=512, help="spans per export request")
+    parser.add_argument("--database", action="append", choices=("sqlite", "postgresql"),
+                        help="the databases (default: both)")
     parser.add_argument("--memory-spans", type=int, default=0,
-                        help="instead: send this many spans to a SQLite server and print its RSS at each tenth")
+                        help="instead: stream this many spans into one server and print its RSS as they arrive")
+    parser.add_argument("--every", type=float, default=10.0, help="seconds between RSS samples (--memory-spans)")
     opts = parser.parse_args(argv)
-    if opts.memory_spans:
-        with tempfile.TemporaryDirectory(prefix="assay-online-") as folder:
-            points = memory_round(f"sqlite:///{folder}/assay.db", Path(folder), opts.memory_spans, opts)
-        print(f"online intake, server RSS (MiB) as {opts.memory_spans:,} spans arrive (SQLite; load "
-              f"{os.getloadavg()[0]:.2f}): " + ", ".join(f"{n:,}: {mb:.0f}" for n, mb in points))
-        return {}
     if opts.quick:
         opts.duration, opts.rounds = 5.0, 1
+    pg, names = databases(opts.database or ["sqlite", "postgresql"])
     figures: dict[str, list[dict[str, Any]]] = {}
-    pg = None if missing() else PostgresServer().start()
     try:
-        for name in ("sqlite", "postgresql") if pg else ("sqlite",):
+        for name in names:
+            if opts.memory_spans:
+                with tempfile.TemporaryDirectory(prefix="assay-online-") as folder:
+                    points = memory_round(url_of(name, pg, folder), Path(folder), opts.memory_spans, opts)
+                print(f"online intake, server RSS as {opts.memory_spans:,} spans arrive ({name}; load "
+                      f"{os.getloadavg()[0]:.2f}): " + ", ".join(f"{s:.0f} s {n:,} spans {mb:.0f} MiB"
+                                                                for s, n, mb in points))
+                continue
             figures[name] = []
             for _ in range(opts.rounds):
                 with tempfile.TemporaryDirectory(prefix="assay-online-") as folder:
-                    url = f"sqlite:///{folder}/assay.db" if name == "sqlite" else pg.new_database()  # type: ignore[union-attr]
-                    figures[name].append(one_round(url, Path(folder), opts))
+                    figures[name].append(one_round(url_of(name, pg, folder), Path(folder), opts))
     finally:
         if pg is not None:
             pg.stop()
-    report(figures, opts)
+    if figures:
+        report(figures, opts)
     return figures
 
 
 def report(figures: dict[str, list[dict[str, Any]]], opts: argparse.Namespace) -> None:
-    print(f"online intake: {opts.clients} clients posting {opts.batch}-span protobuf batches for {opts.duration:g} s, "
-          f"a rule at 10% sampling (median of {opts.rounds} rounds; load {os.getloadavg()[0]:.2f})")
-    print(f"{'database':12} {'spans/s':>9} {'target':>7} {'p50 ms':>7} {'p99 ms':>7} {'target':>7} {'lag s':>6} "
-          f"{'RSS +MB':>8}")
+    print(f"online intake: {opts.clients} exporters posting {opts.batch}-span protobuf batches, {opts.duration:g} s "
+          f"at {opts.rate:,.0f} spans/s then {opts.duration:g} s back to back; a rule at 10% sampling (median of "
+          f"{opts.rounds} rounds; load {os.getloadavg()[0]:.2f}; p99 target {P99_TARGET_MS:.0f} ms)")
+    print(f"{'database':11} {'paced/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'lag s':>6} | {'max/s':>7} {'p50 ms':>7} "
+          f"{'p99 ms':>7} {'lag s':>6} {'RSS +MB':>8}")
     for name, rounds in figures.items():
         def med(key: str, rounds: list[dict[str, Any]] = rounds) -> float:
             return statistics.median(r[key] for r in rounds)
-        print(f"{name:12} {med('spans_per_s'):>9,.0f} {SPANS_TARGET:>7,} {med('p50_ms'):>7.1f} {med('p99_ms'):>7.1f} "
-              f"{P99_TARGET_MS:>7.0f} {med('lag_s'):>6.1f} {med('rss_growth_mb'):>8.1f}")
+        print(f"{name:11} {med('paced_spans_per_s'):>8,.0f} {med('paced_p50_ms'):>7.1f} {med('paced_p99_ms'):>7.1f} "
+              f"{med('paced_lag_s'):>6.1f} | {med('spans_per_s'):>7,.0f} {med('p50_ms'):>7.1f} {med('p99_ms'):>7.1f} "
+              f"{med('lag_s'):>6.1f} {med('rss_growth_mb'):>8.1f}")
         failed = [e for r in rounds for e in r["errors"]]
         if failed:
             print(f"  answers other than 200: {json.dumps(failed[:5])}")

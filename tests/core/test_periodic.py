@@ -50,3 +50,37 @@ def test_a_failure_taken_by_on_failure_is_not_logged_and_the_next_try_comes_afte
         poller.close()
     assert caplog.records == [] and successes == [1]
     assert times[2] - times[0] < 0.4  # two pauses of 0.01 s, not two intervals of 0.5 s
+
+
+def test_wake_calls_at_once_and_again_repeats_while_there_is_work():
+    calls: list[float] = []
+    work = [3]
+    drained = threading.Event()
+    woken = threading.Event()
+
+    def action() -> bool:
+        calls.append(time.monotonic())
+        if len(calls) == 5:
+            woken.set()
+        if work[0]:
+            work[0] -= 1
+            if not work[0]:
+                drained.set()
+            return True
+        return False
+
+    poller = Periodic(action, 30.0, name="assay-test-woken", log=logging.getLogger("assay.test.periodic"),
+                      failed="polling failed", again=True)
+    poller.start()
+    try:
+        started = time.monotonic()
+        poller.wake()
+        assert drained.wait(10)  # three calls that found work, one after the other, none waiting 30 s
+        assert time.monotonic() - started < 5 and len(calls) >= 3
+        time.sleep(0.2)
+        assert len(calls) == 4  # the fourth found nothing: the poller waits its interval now
+        poller.wake()
+        assert woken.wait(10)
+    finally:
+        poller.close()
+    assert not any(t.name == "assay-test-woken" for t in threading.enumerate())

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "online"))
+from google.rpc import status_pb2  # noqa: E402
 from online_support import PROTOBUF  # noqa: E402
 from online_support import evaluator as _evaluator  # noqa: E402
 from online_support import post as _post  # noqa: E402
@@ -86,20 +87,50 @@ def test_json_encoding_and_partial_success(api):
     database.dispose()
 
 
-def test_what_the_intake_refuses(sqlite_api):
+def _status(answer, encoding: str = "protobuf") -> tuple[int, str]:
+    """The ``google.rpc.Status`` of a refusal, read with googleapis' own message (protobuf) or as
+    OTLP's JSON: ``(gRPC code, message)``."""
+    if encoding == "json":
+        assert answer.headers["content-type"] == "application/json"
+        document = answer.json()
+        assert set(document) == {"code", "message"}, document
+        return document["code"], document["message"]
+    assert answer.headers["content-type"] == "application/x-protobuf"
+    status = status_pb2.Status()
+    status.ParseFromString(answer.content)
+    return status.code, status.message
+
+
+def test_what_the_intake_refuses_is_a_status_in_the_requests_encoding(sqlite_api):
     api = sqlite_api
+    json_type = {"Content-Type": "application/json"}
     malformed = api.client.post("/v1/traces", content=b"\xff\xff\xff", headers={**api.as_("alice"), **PROTOBUF})
-    assert malformed.status_code == 400 and b"not an OTLP ExportTraceServiceRequest" in malformed.content
-    bad_json = api.client.post("/v1/traces", content=b"[1", headers={**api.as_("alice"),
-                                                                     "Content-Type": "application/json"})
-    assert bad_json.status_code == 400 and "in JSON" in bad_json.json()["message"]
-    assert api.client.post("/v1/traces", content=b"x", headers={**api.as_("alice"),
-                                                                "Content-Type": "text/plain"}).status_code == 415
+    assert malformed.status_code == 400
+    code, message = _status(malformed)
+    assert code == 3 and "not an OTLP ExportTraceServiceRequest in protobuf" in message
+    bad_json = api.client.post("/v1/traces", content=b"[1", headers={**api.as_("alice"), **json_type})
+    assert bad_json.status_code == 400 and _status(bad_json, "json")[0] == 3
+    assert "in JSON" in _status(bad_json, "json")[1]
+    other = api.client.post("/v1/traces", content=b"x", headers={**api.as_("alice"), "Content-Type": "text/plain"})
+    assert other.status_code == 415 and _status(other, "json") == (3, "Content-Type 'text/plain' is not accepted: "
+                                                                    "send application/x-protobuf or application/json")
     not_gzip = api.client.post("/v1/traces", content=b"plain", headers={**api.as_("alice"), **PROTOBUF,
                                                                         "Content-Encoding": "gzip"})
-    assert not_gzip.status_code == 400
-    no_token = api.client.post("/v1/traces", content=b"", headers=PROTOBUF)
-    assert no_token.status_code == 401
+    assert not_gzip.status_code == 400 and "not valid gzip" in _status(not_gzip)[1]
+    for encoding, headers in (("protobuf", PROTOBUF), ("json", json_type)):
+        no_token = api.client.post("/v1/traces", content=b"", headers=headers)
+        assert no_token.status_code == 401 and no_token.headers["www-authenticate"] == "Bearer"
+        assert no_token.headers["x-request-id"]
+        code, message = _status(no_token, encoding)
+        assert code == 16 and "token" in message.lower()
+        wrong = api.client.post("/v1/traces", content=b"", headers={**headers, "Authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and _status(wrong, encoding)[0] == 16
+    too_large = api.client.post("/v1/traces", content=b"\x00" * (17 << 20), headers={**api.as_("alice"), **PROTOBUF})
+    assert too_large.status_code == 413
+    code, message = _status(too_large)
+    assert code == 8 and "larger than 16,777,216 bytes" in message
+    elsewhere = api.client.get("/api/v1/evaluators", headers={**PROTOBUF})
+    assert elsewhere.status_code == 401 and elsewhere.json()["code"] == 401  # other paths answer as the API does
 
 
 def test_a_gzip_bomb_is_refused_unread(tmp_path, shared_resources):
@@ -108,7 +139,7 @@ def test_a_gzip_bomb_is_refused_unread(tmp_path, shared_resources):
         answered = api.client.post("/v1/traces", content=bomb, headers={**api.as_("alice"), **PROTOBUF,
                                                                         "Content-Encoding": "gzip"})
         assert answered.status_code == 413, answered.content
-        assert b"inflates to more than 65,536 bytes" in answered.content
+        assert _status(answered) == (8, "the request inflates to more than 65,536 bytes: send smaller batches")
 
 
 def test_a_full_backlog_answers_429_with_retry_after(tmp_path, shared_resources):
@@ -120,7 +151,8 @@ def test_a_full_backlog_answers_429_with_retry_after(tmp_path, shared_resources)
         time.sleep(1.1)  # the backlog is read at most once a second
         refused = _post(api, request(span(trace, b"\x02" * 8, "b", {})))
         assert refused.status_code == 429 and refused.headers["retry-after"] == "5"
-        assert b"backlog is full" in refused.content
+        code, message = _status(refused)
+        assert code == 8 and "backlog is full" in message
 
 
 def test_rules_are_validated_when_saved(api):

@@ -13,6 +13,8 @@ import time
 
 import httpx2 as httpx
 import pytest
+import requests
+from google.rpc import status_pb2
 from live_serve import Serve, assay
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -203,3 +205,27 @@ def _encoded(spans) -> bytes:
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
     return encode_spans(spans).SerializePartialToString()
+
+
+def test_the_exporter_is_refused_with_an_otlp_status_it_does_not_retry(tmp_path):
+    """A wrong token (401) and a batch over the body limit (413) reach the real exporter as
+    ``google.rpc.Status`` messages in protobuf, its encoding; neither is retried."""
+    server, token = _server(tmp_path, f"sqlite:///{tmp_path / 'assay.db'}", ASSAY_OTLP_MAX_BODY_BYTES="2048")
+    seen: list[requests.Response] = []
+    session = requests.Session()
+    session.hooks["response"].append(lambda response, *_args, **_kwargs: seen.append(response))
+    try:
+        for bearer, status, code, said in (("not-a-token", 401, 16, "token"), (token, 413, 8, "2,048 bytes")):
+            seen.clear()
+            exporter = OTLPSpanExporter(endpoint=server.url + "/v1/traces", headers={"Authorization": f"Bearer {bearer}"},
+                                        session=session, timeout=30)
+            spans = _application_spans() * (20 if status == 413 else 1)
+            assert exporter.export(spans) == SpanExportResult.FAILURE
+            assert [r.status_code for r in seen] == [status]  # answered once: not retried
+            assert seen[0].headers["content-type"] == "application/x-protobuf"
+            answer = status_pb2.Status()
+            answer.ParseFromString(seen[0].content)
+            assert answer.code == code and said in answer.message, answer
+    finally:
+        session.close()
+        server.stop()

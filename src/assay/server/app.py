@@ -32,6 +32,7 @@ from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
 from assay.server.logs import JsonFormatter, log_stray_output
+from assay.server.otlp_status import OtlpStatus
 from assay.server.pages import install as install_pages
 from assay.server.routes import (
     compare,
@@ -118,6 +119,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     # added last: the outermost layer (request ids, security headers, body timeout, HTTP metrics)
     app.add_middleware(Edge, body_timeout_s=settings.api_body_timeout_s, metrics=service.metrics,
                        route_of=route_template(app))
+    app.add_middleware(OtlpStatus, path=OTLP_PATH)  # around everything: any refusal of an export, as OTLP says it
     return app
 
 

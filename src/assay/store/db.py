@@ -117,6 +117,16 @@ def json_loads(text: str | bytes) -> Any:
         return json.loads(text)
 
 
+def json_dumps(value: Any) -> str:
+    """A value as JSON text for a writer that bypasses the columns' types (``COPY``, arrays):
+    orjson, the standard library for what orjson refuses (an integer beyond 64 bits, a key that
+    is not a string), as SQLAlchemy would write it."""
+    try:
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(value)
+
+
 def _engine(url: str, busy_ms: int, **options: Any) -> Engine:
     options.setdefault("json_deserializer", json_loads)
     parsed = make_url(url)

@@ -14,29 +14,7 @@ from assay.store.db import dialect_insert
 from assay.store.models import utcnow
 from assay.store.online_models import JobState, OnlineJob, OnlineResult, OnlineRule, OnlineSpan
 
-_SPAN_COLUMNS = ("trace_id", "span_id", "parent_span_id", "name", "kind", "start_ns", "end_ns", "status_code",
-                 "status_message", "attributes", "events", "resource", "conversation_id")
 _CHUNK = 500
-
-
-def insert_spans(session: Session, user_id: str, spans: Sequence[Any]) -> set[tuple[str, str]]:
-    """Store ``spans`` (``SpanRecord``-like) for ``user_id``; a span already stored is left as it
-    is. Returns the (trace id, span id) of the spans inserted now."""
-    now = utcnow()
-    inserted: set[tuple[str, str]] = set()
-    rows = {(s.trace_id, s.span_id): {"user_id": user_id, "received_at": now,
-                                      **{c: getattr(s, c) for c in _SPAN_COLUMNS}} for s in spans}
-    values = list(rows.values())  # a span twice in one batch: once
-    if not values:
-        return inserted
-    # One statement compiled once (and cached), executed over many parameter sets: SQLAlchemy
-    # batches them into multi-row INSERTs with RETURNING ("insertmanyvalues") on both databases.
-    statement = (dialect_insert(session, OnlineSpan.__table__)
-                 .on_conflict_do_nothing(index_elements=["user_id", "trace_id", "span_id"])
-                 .returning(OnlineSpan.trace_id, OnlineSpan.span_id))
-    result = session.connection().execute(statement, values)
-    inserted.update((t, s) for t, s in result.all())
-    return inserted
 
 
 def trace_spans(session: Session, user_id: str, trace_id: str, limit: int) -> list[OnlineSpan]:

@@ -14,7 +14,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from assay.store.clean import NulSafeJson, NulSafeText
@@ -67,6 +67,22 @@ class OnlineSpan(Base):
     resource: Mapped[dict[str, Any]] = mapped_column(NulSafeJson, default=dict)
     conversation_id: Mapped[str | None] = mapped_column(String(TARGET_MAX), nullable=True)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class OnlineArrival(Base):
+    """Spans stored by one export request and not yet looked at by their owner's rules: the
+    intake answers once the spans and this row are committed together, and the planner
+    (``service.online.planner``) schedules their jobs and deletes the row in one transaction,
+    so each new span meets the rules exactly once, across crashes and on any server."""
+
+    __tablename__ = "online_arrivals"
+
+    id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(36))
+    span_ids: Mapped[list[int]] = mapped_column(JSON)
+    """The ``online_spans`` row ids of the spans new in that request."""
+    spans: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class OnlineRule(Base):
@@ -149,4 +165,4 @@ class OnlineResult(Base):
     graded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
-__all__ = ["JobState", "OnlineJob", "OnlineResult", "OnlineRule", "OnlineSpan", "Scope"]
+__all__ = ["JobState", "OnlineArrival", "OnlineJob", "OnlineResult", "OnlineRule", "OnlineSpan", "Scope"]

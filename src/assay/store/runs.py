@@ -7,18 +7,17 @@ never loses what was committed before it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-import orjson
 from sqlalchemy import BigInteger, CursorResult, Select, Table, and_, case, func, literal, or_, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from assay.store import listing, queue
 from assay.store.clean import escape, storable
+from assay.store.db import json_dumps
 from assay.store.models import ACTIVE_STATES, FINAL_STATES, EvaluationResult, Run, RunState, is_row_id, utcnow
 from assay.store.snapshot import RunEvaluator
 
@@ -157,20 +156,13 @@ def _copy_results(session: Session, rows: list[dict[str, Any]], now: datetime) -
                 args = row.get("reason_args")
                 copy.write_row((row["run_id"], row["sample_id"], row["sample_index"], row["evaluator_id"],
                                 row["evaluator_name"], row["status"], row["passed"], row["score"], row["reason"],
-                                row.get("reason_code"), None if args is None else _json(args),
-                                _json(row["details"] or {}), row["error_code"], row["latency_ms"]))
+                                row.get("reason_code"), None if args is None else json_dumps(args),
+                                json_dumps(row["details"] or {}), row["error_code"], row["latency_ms"]))
         cursor.execute(f"INSERT INTO evaluation_results ({columns}, created_at) SELECT {columns}, %s "
                        "FROM assay_results_in ON CONFLICT (run_id, sample_id, evaluator_id) DO NOTHING", (now,))
         added = cursor.rowcount
         cursor.execute("DROP TABLE assay_results_in")
     return added
-
-
-def _json(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except orjson.JSONEncodeError:  # an integer beyond 64 bits, a key that is not a string: as SQLAlchemy would
-        return json.dumps(value)
 
 
 def count_results(session: Session, run_id: str) -> int:

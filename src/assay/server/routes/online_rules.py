@@ -111,7 +111,7 @@ def create_rule(body: OnlineRuleIn, session: SessionDep, service: ServiceDep, us
                               judge_budget_per_day=body.judge_budget_per_day)
     rule = _saved(rules.create, session, user.id, fields)
     session.commit()
-    service.intake.forget_rules()
+    service.online.forget_rules()
     return Envelope(data=rule_out(session, rule))
 
 
@@ -156,7 +156,7 @@ def update_rule(rule_id: str, body: OnlineRuleUpdate, session: SessionDep, servi
         changes["evaluators"] = _links(body.evaluators)
     _saved(rules.update, session, rule, replace(fields, **changes))
     session.commit()
-    service.intake.forget_rules()
+    service.online.forget_rules()
     return Envelope(data=rule_out(session, rule))
 
 
@@ -165,7 +165,7 @@ def delete_rule(rule_id: str, session: SessionDep, service: ServiceDep, user: Cu
     rule = _own_rule(session, rule_id, user)
     session.delete(rule)
     session.commit()
-    service.intake.forget_rules()
+    service.online.forget_rules()
     return Envelope(data={"id": rule_id})
 
 

@@ -1,9 +1,10 @@
 """``POST /v1/traces``: OTLP/HTTP trace export, protobuf or JSON, gzip or not, with a bearer
 token (the token's user owns the spans). Answers as OTLP asks: 200 with an
-``ExportTraceServiceResponse`` (``partial_success`` counts the spans rejected), 400 with a
-``google.rpc.Status`` for a malformed request, 429 with ``Retry-After`` while the grading
-backlog is past its limit, 413/415 for a body too large or of another type; a database away
-or too many requests waiting for it answer 503 with ``Retry-After`` (``server.admission``).
+``ExportTraceServiceResponse`` (``partial_success`` counts the spans rejected), 400 for a
+malformed request, 429 with ``Retry-After`` while the backlog is past its limit, 413/415 for a
+body too large or of another type; a database away or too many requests waiting for it answer
+503 with ``Retry-After`` (``server.admission``). Every refusal is said as the API says it and
+made a ``google.rpc.Status`` in the request's encoding on its way out (``server.otlp_status``).
 Everything else happens in ``service.online.intake``."""
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from starlette.responses import Response
 
 from assay.core.messages import Phrase
 from assay.server.deps import CurrentUser, ServiceDep
-from assay.service.online.otlp import JSON, PROTOBUF, OtlpError, answer, media_type, status_body
+from assay.server.errors import error_response
+from assay.service.online.intake import Backlogged
+from assay.service.online.otlp import JSON, PROTOBUF, OtlpError, answer, media_type
 
 router = APIRouter(tags=["online"])
 RETRY_AFTER_S = 5
@@ -26,8 +29,6 @@ ENCODING = Phrase("otlp.encoding", "Content-Encoding {encoding} is not accepted:
 TOO_LARGE = Phrase("otlp.too_large", "the request inflates to more than {limit} bytes: send smaller batches")
 BAD_GZIP = Phrase("otlp.bad_gzip", "the body is not valid gzip: {problem}")
 REJECTED = Phrase("otlp.rejected", "{count} span(s) rejected: {problems}")
-GRPC_INVALID_ARGUMENT = 3
-GRPC_RESOURCE_EXHAUSTED = 8
 
 
 @router.post("/v1/traces", summary="Receive spans (OTLP/HTTP)", response_class=Response,
@@ -36,30 +37,28 @@ async def export_traces(request: Request, service: ServiceDep, user: CurrentUser
     content_type = request.headers.get("content-type", "")
     kind = media_type(content_type)
     if kind not in (PROTOBUF, JSON):
-        return _status(415, TYPE(type=repr(content_type[:80])), JSON)
-    intake = service.intake
-    if await run_in_threadpool(intake.full):
-        return _status(429, BACKLOG(limit=f"{intake.max_backlog:,}", seconds=RETRY_AFTER_S), kind,
-                       GRPC_RESOURCE_EXHAUSTED, {"Retry-After": str(RETRY_AFTER_S)})
+        return error_response(415, TYPE(type=repr(content_type[:80])))
     body = await request.body()
     encoding = request.headers.get("content-encoding", "identity").strip().lower()
     limit = service.settings.otlp_max_body_bytes
     if encoding == "gzip":
         inflated = _gunzip(body, limit)
         if isinstance(inflated, str):
-            return _status(400, inflated, kind)
+            return error_response(400, inflated)
         if inflated is None:
-            return _status(413, TOO_LARGE(limit=f"{limit:,}"), kind)
+            return error_response(413, TOO_LARGE(limit=f"{limit:,}"))
         body = inflated
     elif encoding not in ("", "identity"):
-        return _status(415, ENCODING(encoding=repr(encoding[:40])), kind)
+        return error_response(415, ENCODING(encoding=repr(encoding[:40])))
     try:
-        decoded = await run_in_threadpool(intake.decode, body, kind)
+        outcome = await run_in_threadpool(service.intake.accept, user.id, body, kind)
+    except Backlogged as exc:
+        return error_response(429, BACKLOG(limit=f"{exc.limit:,}", seconds=RETRY_AFTER_S),
+                              headers={"Retry-After": str(RETRY_AFTER_S)})
     except OtlpError as exc:
-        return _status(400, str(exc), kind)
-    outcome = await run_in_threadpool(intake.ingest, user.id, decoded)
-    if outcome.scheduled:
-        service.online.wake()
+        return error_response(400, str(exc))
+    if outcome.stored:
+        service.online.arrived()
     message: str = REJECTED(count=outcome.rejected, problems="; ".join(outcome.problems)) if outcome.rejected else ""
     return Response(answer(outcome.rejected, message, kind), media_type=kind)
 
@@ -76,8 +75,3 @@ def _gunzip(body: bytes, limit: int) -> bytes | str | None:
     if not inflater.eof:
         return BAD_GZIP(problem="the stream ends early")
     return out
-
-
-def _status(status: int, message: str, kind: str, grpc_code: int = GRPC_INVALID_ARGUMENT,
-            headers: dict[str, str] | None = None) -> Response:
-    return Response(status_body(grpc_code, message, kind), status_code=status, media_type=kind, headers=headers)

@@ -1,10 +1,11 @@
-"""Spans in: an OTLP export request decoded, stored idempotently and scheduled by its owner's
-rules, in one transaction (a batch sent again stores nothing and schedules nothing).
+"""Spans in: an OTLP export request decoded and stored idempotently, with the ids of the spans
+new in it handed to the planner (``planner``), in one transaction. That is all an export
+waits for: the rules look at the spans after the answer (a batch sent again stores nothing,
+so it is planned nothing).
 
-The grading backlog (jobs not graded yet, on every server of the database) is read at most once
-a second; past ``online_max_backlog`` the intake refuses new batches (429 with ``Retry-After``)
-rather than queue without bound. A user's enabled rules are kept for a second too, and read
-again at once when any rule changed (the rules' count and latest change, read with the backlog).
+The backlog (jobs not graded yet, and spans not planned yet, on every server of the database)
+is read at most once a second; past ``online_max_backlog`` the intake refuses new batches (429
+with ``Retry-After``) rather than queue without bound.
 """
 
 from __future__ import annotations
@@ -12,16 +13,23 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime
 
-from assay.service.online.otlp import Caps, Decoded, decode
-from assay.service.online.schedule import LiveRule, plan
+from assay.core.errors import AssayError
+from assay.service.online.otlp import Caps, decode
 from assay.settings import Settings
 from assay.store import online as rows
+from assay.store import online_intake as arrivals
 from assay.store.db import Database
-from assay.store.models import utcnow
 
 REFRESH_S = 1.0
+
+
+class Backlogged(AssayError):
+    """The backlog is past its limit (429 with ``Retry-After``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the backlog is past {limit:,}")
+        self.limit = limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +37,9 @@ class IntakeOutcome:
     accepted: int
     """Spans in the request that are stored now (new or stored before)."""
     stored: int
-    """Spans new to the database."""
+    """Spans new to the database (handed to the planner)."""
     rejected: int
     problems: list[str]
-    scheduled: int
 
 
 class Intake:
@@ -45,50 +52,25 @@ class Intake:
         self._lock = threading.Lock()
         self._read_at = 0.0
         self._backlog = 0
-        self._rules_mark: tuple[int, datetime | None] = (0, None)
-        self._rules: dict[str, list[LiveRule]] = {}
-
-    def decode(self, body: bytes, content_type: str) -> Decoded:
-        """Raises ``OtlpError`` for a malformed request."""
-        return decode(body, content_type, self.caps)
 
     def full(self) -> bool:
-        """Whether the grading backlog is past its limit (read at most once a second)."""
-        self._refresh()
+        """Whether the backlog is past its limit (read at most once a second)."""
+        if time.monotonic() - self._read_at >= REFRESH_S:
+            with self._lock:
+                if time.monotonic() - self._read_at >= REFRESH_S:
+                    with self.database.session() as session:
+                        self._backlog = rows.backlog(session) + arrivals.unplanned(session)
+                    self._read_at = time.monotonic()
         return self._backlog >= self.max_backlog
 
-    def _refresh(self) -> None:
-        if time.monotonic() - self._read_at < REFRESH_S:
-            return
-        with self._lock:
-            if time.monotonic() - self._read_at < REFRESH_S:
-                return
-            with self.database.session() as session:
-                self._backlog = rows.backlog(session)
-                mark = rows.rules_changed_at(session)
-            if mark != self._rules_mark:
-                self._rules_mark, self._rules = mark, {}
-            self._read_at = time.monotonic()
-
-    def forget_rules(self) -> None:
-        """A rule changed in this process: read the rules again at the next batch."""
-        with self._lock:
-            self._rules, self._read_at = {}, 0.0
-
-    def _rules_of(self, user_id: str) -> list[LiveRule] | None:
-        with self._lock:
-            return self._rules.get(user_id)
-
-    def ingest(self, user_id: str, decoded: Decoded) -> IntakeOutcome:
-        """Store the decoded spans for ``user_id`` and schedule what its rules grade."""
-        self._refresh()
-        rules = self._rules_of(user_id)
+    def accept(self, user_id: str, body: bytes, content_type: str) -> IntakeOutcome:
+        """Decode a request and store its spans for ``user_id``, handing the new ones to the
+        planner (one hop off the event loop for all of it). Raises ``Backlogged`` past the
+        backlog's limit, ``OtlpError`` for a malformed request."""
+        if self.full():
+            raise Backlogged(self.max_backlog)
+        decoded = decode(body, content_type, self.caps)
         with self.database.session() as session:
-            if rules is None:
-                rules = [LiveRule.of(rule) for rule in rows.enabled_rules(session, user_id)]
-                with self._lock:
-                    self._rules[user_id] = rules
-            inserted = rows.insert_spans(session, user_id, decoded.spans)
-            new = [s for s in decoded.spans if (s.trace_id, s.span_id) in inserted]
-            scheduled = plan(session, rules, new, utcnow()) if new and rules else 0
-        return IntakeOutcome(len(decoded.spans), len(inserted), decoded.rejected, decoded.problems, scheduled)
+            new = arrivals.insert_spans(session, user_id, decoded.spans)
+            arrivals.add_arrival(session, user_id, new)
+        return IntakeOutcome(len(decoded.spans), len(new), decoded.rejected, decoded.problems)

@@ -13,8 +13,7 @@ from sqlalchemy.orm import Session
 from assay.core.errors import AssayError
 from assay.core.messages import Phrase
 from assay.service.online.filters import FilterError, parse
-from assay.service.online.otlp import SpanRecord
-from assay.service.online.schedule import LiveRule, plan
+from assay.service.online.schedule import LiveRule, plan, record_of
 from assay.store import online as rows
 from assay.store.models import Evaluator, utcnow
 from assay.store.online_models import OnlineRule, OnlineSpan
@@ -121,9 +120,7 @@ def backfill(session: Session, rule: OnlineRule, start: datetime, stop: datetime
             return read, added
         read += len(page)
         after = page[-1].id
-        records = [SpanRecord(**{name: getattr(span, name) for name in SpanRecord.__dataclass_fields__})
-                   for span in page]
-        added += plan(session, [_backfilled(live)], records, now, late=False)
+        added += plan(session, [_backfilled(live)], [record_of(span) for span in page], now, late=False)
 
 
 def _backfilled(rule: LiveRule) -> LiveRule:

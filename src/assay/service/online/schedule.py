@@ -57,6 +57,11 @@ class LiveRule:
         return cls(rule.id, rule.user_id, rule.scope, rule.sample_rate, rule.quiet_s, parse(rule.filter))
 
 
+def record_of(span: OnlineSpan) -> SpanRecord:
+    """A stored span as the intake decoded it: what ``plan`` and the filters read."""
+    return SpanRecord(**{name: getattr(span, name) for name in SpanRecord.__dataclass_fields__})
+
+
 def span_target(trace_id: str, span_id: str) -> str:
     return f"{trace_id}:{span_id}"
 

@@ -32,6 +32,7 @@ from assay.service.fairness import acting_for
 from assay.service.grading import Grading
 from assay.service.online.export import ResultExporter
 from assay.service.online.mapping import group_sample, span_sample
+from assay.service.online.planner import Planner
 from assay.settings import Settings
 from assay.store import online as rows
 from assay.store.db import Database
@@ -77,10 +78,13 @@ class OnlineWorker:
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
+        self.planner = Planner(database, self.poll_s, self.health, scheduled=self.wake)
+        """Schedules the spans the intake stored (on every server, grading or not)."""
 
     def start(self) -> None:
         if self.exporter is not None:
             self.exporter.start()
+        self.planner.start()
         for n in range(self.threads_wanted):
             thread = threading.Thread(target=self._loop, name=f"assay-online-{n}", daemon=True)
             thread.start()
@@ -89,6 +93,14 @@ class OnlineWorker:
     def wake(self) -> None:
         self._wake.set()
 
+    def arrived(self) -> None:
+        """The intake stored new spans: plan them now."""
+        self.planner.wake()
+
+    def forget_rules(self) -> None:
+        """A rule changed in this process."""
+        self.planner.forget_rules()
+
     def halt(self) -> None:
         """Grade and store nothing more (the server kills its sandbox next); ``close`` gives the
         claimed jobs back."""
@@ -96,6 +108,7 @@ class OnlineWorker:
         self._wake.set()
 
     def close(self) -> None:
+        self.planner.close()
         self.halt()
         for thread in self._threads:
             thread.join(timeout=30)
@@ -108,7 +121,7 @@ class OnlineWorker:
             log.warning("could not give back online jobs: %s", exc)
 
     def alive(self) -> bool:
-        threads_alive = all(thread.is_alive() for thread in self._threads)
+        threads_alive = all(thread.is_alive() for thread in self._threads) and self.planner.alive()
         return threads_alive and (self.exporter is None or self.exporter.alive())
 
     def _loop(self) -> None:
