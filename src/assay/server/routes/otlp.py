@@ -23,7 +23,8 @@ from assay.service.online.otlp import JSON, PROTOBUF, OtlpError, answer, media_t
 
 router = APIRouter(tags=["online"])
 RETRY_AFTER_S = 5
-BACKLOG = Phrase("otlp.backlog", "the backlog is full ({limit} spans and jobs waiting to be planned or graded): retry in {seconds} s")
+BACKLOG = Phrase("otlp.backlog", "the backlog is full ({limit} spans and jobs waiting to be planned or graded): "
+                 "retry in {seconds} s")
 TYPE = Phrase("otlp.type", "Content-Type {type} is not accepted: send application/x-protobuf or application/json")
 ENCODING = Phrase("otlp.encoding", "Content-Encoding {encoding} is not accepted: send gzip or no encoding")
 TOO_LARGE = Phrase("otlp.too_large", "the request inflates to more than {limit} bytes: send smaller batches")
