@@ -85,10 +85,16 @@ def test_an_evaluator_change_reaches_every_process(server):
                                                                           "code": "FLAG = False\n" + FLIP}})
     assert changed.status_code == 200
     settle(client, evaluator_id, {False})
+    time.sleep(POLLS_S)  # the rounds that agreed may all have come from one process
     assert verdicts(client, evaluator_id) == {False}
     assert client.delete(f"/evaluators/{evaluator_id}").status_code == 200
     settle(client, evaluator_id, {404})
+    time.sleep(POLLS_S)
     assert verdicts(client, evaluator_id, 10) == {404}
+
+
+# two of the change counters' one-second polls: by then every process has read the change
+POLLS_S = 2.0
 
 
 def settle(client: httpx.Client, evaluator_id: str, expected: set[object]) -> None:
