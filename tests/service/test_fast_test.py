@@ -27,6 +27,7 @@ from service_support import seed_users
 from assay.server import create_app, trial
 from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
+from assay.server.otlp_status import OtlpStatus
 from assay.settings import Settings
 
 MAX_BODY = 64 << 10
@@ -327,9 +328,10 @@ def test_the_openapi_document_is_the_same(pair):
 
 
 def test_the_fast_path_is_the_outermost_layer_of_the_app_but_the_edge(tmp_path: Path, shared_resources: Any):
-    """Only the edge (request ids, security headers: every answer has them) is in front of it."""
+    """Only the edge (request ids, security headers: every answer has them) is in front of it,
+    and, around both, OTLP's rewriting of refusals, which passes any other path on at once."""
     app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'a.db'}"), resources=shared_resources)
-    assert [m.cls for m in app.user_middleware[:2]] == [Edge, FastTest]
+    assert [m.cls for m in app.user_middleware[:3]] == [OtlpStatus, Edge, FastTest]
     plain = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'b.db'}"), resources=shared_resources,
                        fast_test=False)
     assert FastTest not in [m.cls for m in plain.user_middleware]

@@ -10,8 +10,9 @@ take a core ahead of it within a scheduler tick, and a long one still gets every
 else wants. Its time limit is unchanged (the wall-clock deadline, and ``RLIMIT_CPU``).
 
 A Python child is used once, so it is never raised again; a Node.js worker serves many
-evaluations and is raised back to nice 0 after a long one (``restore``), or replaced when this
-process may not raise priorities.
+evaluations and is raised back after a long one to the host's own nice value (0 unless the
+server was started under ``nice``: a worker is never raised above the process that runs it)
+(``restore``), or replaced when this process may not raise priorities.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def demote(group: int) -> None:
 
 
 def restore(group: int) -> bool:
-    """Every thread of process group ``group`` back to nice 0; False when not allowed (without
-    ``CAP_SYS_NICE`` a priority cannot be raised) or when the group is gone."""
-    return _set(group, 0)
+    """Every thread of process group ``group`` back to this process's own nice value; False when
+    not allowed (without ``CAP_SYS_NICE`` a priority cannot be raised) or when the group is gone."""
+    return _set(group, os.getpriority(os.PRIO_PROCESS, 0))
 
 
 def _set(group: int, nice: int) -> bool:
