@@ -20,7 +20,6 @@ from assay.runner.dataset._json import BadJson, parse_json
 
 DELIMITERS = {",": ",", ";": ";", "\t": "\t", "tab": "\t", "|": "|"}
 """Delimiters a dataset may name, by spelling (``tab`` is easier to write in YAML than ``"\\t"``)."""
-_KIND = {",": "comma", ";": "`;`", "\t": "tab", "|": "`|`"}
 _SPELLING = {",": "','", ";": "';'", "\t": "tab", "|": "'|'"}
 
 
@@ -100,12 +99,11 @@ AFTER_QUOTE_OPEN = Phrase("dataset.csv.after_quote_open", "text after the closin
 CARRIAGE_RETURN = Phrase("dataset.csv.carriage_return", "a carriage return (\\r) inside an unquoted cell; save the "
                                                         "file with \\n or \\r\\n line endings, or quote the cell")
 INVALID = Phrase("dataset.csv.invalid", "invalid CSV: {message}")
-_DELIMITERS = {",": "`,`", ";": "`;`", "|": "`|`", "\t": "`\\t`"}
 
 
 def _shown(delimiter: str) -> str:
     """A delimiter as the messages show it, in backticks (a tab as `\\t`)."""
-    return _DELIMITERS.get(delimiter, f"`{delimiter}`")
+    return "`\\t`" if delimiter == "\t" else f"`{delimiter}`"
 
 
 def _renamed(header: list[str], rename: dict[str, str], where: str) -> list[str]:
@@ -183,7 +181,7 @@ def _check_delimiter(header: list[str], cells: list[str], delimiter: str, where:
     """A header and first row of one column each, both holding another delimiter: the wrong one."""
     if len(header) != 1 or len(cells) != 1:
         return
-    for other in _KIND:
+    for other in _SPELLING:
         if other != delimiter and other in header[0] and other in cells[0]:
             raise SpecError(ONE_COLUMN(delimiter=_shown(other), spelling=_SPELLING[other]), where=where)
 
