@@ -69,11 +69,12 @@ def export(port: int, token: str, exporters: int, size: int, *, until: float, ra
     delays the next send is counted too; without it they send back to back (saturation)."""
     tally = Tally()
     budget = [total if total is not None else 1 << 62]
+    made = [Batches(size) for _ in range(exporters)]  # before the clock starts: the first sends are due at once
     started = time.monotonic()
     interval = exporters * size / rate if rate else 0.0
 
     def one(n: int) -> None:
-        batches = Batches(size)
+        batches = made[n]
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/x-protobuf"}
         due = started + n * interval / exporters

@@ -92,7 +92,7 @@ def _run(settings: Settings, host: str, port: int, database_url: str | None, log
                     h11_max_incomplete_event_size=settings.api_max_header_bytes, **logging_options)
 
     if workers == 1:
-        run(create_app(settings))
+        run(create_app(settings, settle_heap=True))
         return 0
     # uvicorn starts each process afresh: they build the app from the environment, so the
     # --database-url given here is passed on there, and the schema is migrated once, first.
