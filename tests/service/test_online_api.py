@@ -73,13 +73,17 @@ def test_json_encoding_and_partial_success(api):
              {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
              {"key": "gen_ai.usage.input_tokens", "value": {"intValue": "7"}}]},
         {"traceId": trace, "spanId": "0b", "name": "bad id"},
-        {"traceId": "00" * 16, "spanId": "0c" * 8, "name": "zero trace"}]}]}]}
+        {"traceId": "00" * 16, "spanId": "0c" * 8, "name": "zero trace"},
+        # past a signed 64-bit nanosecond count (the year 2262): a column of neither database holds it
+        {"traceId": trace, "spanId": "0d" * 8, "name": "far future", "startTimeUnixNano": str(NOW_NS),
+         "endTimeUnixNano": str((1 << 64) - 1)}]}]}]}
     answered = api.client.post("/v1/traces", json=document, headers=api.as_("alice"))
     assert answered.status_code == 200, answered.text
     partial = answered.json()["partialSuccess"]
-    assert partial["rejectedSpans"] == "2"
+    assert partial["rejectedSpans"] == "3"
     assert "spans[1].spanId: must be 8 bytes" in partial["errorMessage"]
     assert "spans[2].traceId: must not be all zeros" in partial["errorMessage"]
+    assert f"spans[3].endTimeUnixNano: {(1 << 64) - 1} is past 2262-04-11" in partial["errorMessage"]
     database = Database(api.database_url)
     with database.session() as session:
         stored = session.query(OnlineSpan).one()

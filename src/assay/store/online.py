@@ -38,6 +38,31 @@ def recent_spans(session: Session, user_id: str, limit: int) -> list[OnlineSpan]
                                 .order_by(OnlineSpan.start_ns.desc()).limit(limit)))
 
 
+SEARCHED = ("trace_id", "span_id", "parent_span_id", "name", "kind", "start_ns", "end_ns", "status_code",
+            "attributes", "resource")
+"""What a search of spans reads of each: what a filter may name and what a trace's row shows."""
+
+
+def recent_span_rows(session: Session, user_id: str, limit: int) -> list[Any]:
+    """The user's spans that started last, newest first, as plain rows of ``SEARCHED`` (the
+    ORM's objects cost most of a search of thousands)."""
+    table = OnlineSpan.__table__.c
+    return list(session.execute(select(*(table[name] for name in SEARCHED)).where(table.user_id == user_id)
+                                .order_by(table.start_ns.desc()).limit(limit)))
+
+
+def verdict_counts(session: Session, user_id: str, trace_ids: Sequence[str]) -> list[tuple[str, str, int]]:
+    """``(trace id, status, results)`` of the results the user's rules gave on ``trace_ids``."""
+    mine = select(OnlineRule.id).where(OnlineRule.user_id == user_id)
+    out: list[tuple[str, str, int]] = []
+    for first in range(0, len(trace_ids), _CHUNK):
+        out += [(trace_id, status, count) for trace_id, status, count in session.execute(
+            select(OnlineResult.trace_id, OnlineResult.status, func.count())
+            .where(OnlineResult.trace_id.in_(trace_ids[first:first + _CHUNK]), OnlineResult.rule_id.in_(mine))
+            .group_by(OnlineResult.trace_id, OnlineResult.status))]
+    return out
+
+
 def spans_by_ids(session: Session, keys: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], OnlineSpan]:
     """The spans of ``(user id, trace id, span id)`` keys that are stored, by key."""
     found: dict[tuple[str, str, str], OnlineSpan] = {}

@@ -141,6 +141,7 @@ class OnlineResult(Base):
         UniqueConstraint("rule_id", "target", "generation", "evaluator_id", "evaluator_version",
                          name="uq_online_result"),
         Index("ix_online_results_rule_at", "rule_id", "at"),
+        Index("ix_online_results_trace", "trace_id"),
     )
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)

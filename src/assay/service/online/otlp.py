@@ -190,6 +190,8 @@ def _records(request: Any, caps: Caps) -> Decoded:
                 problem = _id_problem(span.trace_id, 16, "traceId") or _id_problem(span.span_id, 8, "spanId")
                 if problem is None and span.parent_span_id and len(span.parent_span_id) != 8:
                     problem = "parentSpanId", "must be 8 bytes (16 hex digits) or empty"
+                if problem is None:
+                    problem = _time_problem(span)
                 if problem is not None:
                     out.rejected += 1
                     if len(out.problems) < 5:
@@ -207,6 +209,23 @@ def _records(request: Any, caps: Caps) -> Decoded:
                     status_code=int(span.status.code), status_message=span.status.message or None,
                     attributes=attributes, events=events, resource=resource, conversation_id=conversation_id))
     return out
+
+
+MAX_TIME_NS = (1 << 63) - 1
+"""The latest time a span may have: a signed 64-bit count of nanoseconds (2262-04-11), as the
+databases store it. OTLP's fields are unsigned, so a sender can write later ones."""
+
+
+def _time_problem(span: Any) -> tuple[str, str] | None:
+    for name in ("start_time_unix_nano", "end_time_unix_nano"):
+        if getattr(span, name) > MAX_TIME_NS:
+            return _camel(name), f"{getattr(span, name)} is past 2262-04-11 ({MAX_TIME_NS} ns), the latest time stored"
+    return None
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def _id_problem(value: bytes, size: int, name: str) -> tuple[str, str] | None:

@@ -33,20 +33,12 @@ class TraceRow:
     verdicts: dict[str, int] = field(default_factory=dict)
 
 
-def _results_of(session: Session, user_id: str, trace_ids: list[str]) -> list[OnlineResult]:
-    if not trace_ids:
-        return []
-    mine = select(OnlineRule.id).where(OnlineRule.user_id == user_id)
-    return list(session.scalars(select(OnlineResult).where(OnlineResult.rule_id.in_(mine),
-                                                           OnlineResult.trace_id.in_(trace_ids))))
-
-
 def search(session: Session, user_id: str, text: str, verdict: str | None, limit: int) -> tuple[int, list[TraceRow]]:
     """(spans looked at, the traces found, newest first): a trace is in when one of its spans
     that were looked at is taken by the filter ``text`` (already valid) and, with ``verdict``,
     when a result of that status was given on it."""
     matches = parse(text)
-    recent = rows.recent_spans(session, user_id, SCANNED)
+    recent = rows.recent_span_rows(session, user_id, SCANNED)
     traces: dict[str, TraceRow] = {}
     for span in recent:
         row = traces.setdefault(span.trace_id, TraceRow(span.trace_id, span.name, span.start_ns, span.end_ns))
@@ -58,9 +50,8 @@ def search(session: Session, user_id: str, text: str, verdict: str | None, limit
             row.name = span.name
         row.start_ns, row.end_ns = min(row.start_ns, span.start_ns), max(row.end_ns, span.end_ns)
     found = [row for row in traces.values() if row.matched]
-    for result in _results_of(session, user_id, [row.trace_id for row in found]):
-        counts = traces[result.trace_id].verdicts
-        counts[result.status] = counts.get(result.status, 0) + 1
+    for trace_id, status, count in rows.verdict_counts(session, user_id, [row.trace_id for row in found]):
+        traces[trace_id].verdicts[status] = count
     if verdict is not None:
         found = [row for row in found if row.verdicts.get(verdict)]
     found.sort(key=lambda row: row.start_ns, reverse=True)
