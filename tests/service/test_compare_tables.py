@@ -52,7 +52,7 @@ def _two_runs(api, seed: int, samples: int = 1200) -> tuple[Database, list[tuple
     evaluators = list(presets(api).values())[:5]
     task = make_task(api, [{"evaluatorId": e} for e in evaluators[:3]])
     rng = random.Random(seed)
-    shared = [f"s{i:05d}" for i in range(samples)]
+    shared = [f"s{i:05d}" for i in range(samples)] + ["问题 一", 'a "quoted"\\ id\nwith a line', "😀 \ud7ff"]
     base_ids = shared + [f"only-base-{i}" for i in range(25)]
     new_ids = [s for s in shared if rng.random() > 0.03] + [f"only-new-{i}" for i in range(40)]
     rng.shuffle(new_ids)  # the new version's order is not the base's
