@@ -10,7 +10,7 @@ import copy
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +40,7 @@ def run_verdicts(session: Session, run_id: str, weights: dict[str, float], names
     if between is not None:
         query = query.where(EvaluationResult.sample_index >= between[0], EvaluationResult.sample_index < between[1])
     sample: str | None = None
-    got: list[Any] = []  # _Stored: the fields of a GraderResult that a verdict, a summary and a comparison read
+    got: list[Any] = []  # Stored: the fields of a GraderResult that a verdict, a summary and a comparison read
     rows = run_rows.iter_result_rows(session, query, run_rows.VERDICT_COLUMNS + run_rows.CODE_COLUMNS if codes
                                      else run_rows.VERDICT_COLUMNS)
     for sample_id, evaluator_id, evaluator_name, status, score, reason, error_code, *rest in rows:
@@ -51,7 +51,7 @@ def run_verdicts(session: Session, run_id: str, weights: dict[str, float], names
         if names is not None and evaluator_id not in names:
             names[evaluator_id] = evaluator_name
         status = _STATUSES[status]
-        got.append(_Stored(evaluator_id, status, score, reason, rest[0] if codes else None,
+        got.append(Stored(evaluator_id, status, score, reason, rest[0] if codes else None,
                            rest[1] if codes else None,
                            _ERRORS.get(error_code or "", ErrorCode.RUNTIME_ERROR) if status is Status.ERROR else None,
                            weights.get(evaluator_id, 1.0)))
@@ -63,7 +63,7 @@ _STATUSES = {s.value: s for s in Status}
 
 
 @dataclass(slots=True)
-class _Stored:
+class Stored:
     """A stored result as a summary and a comparison read it: the fields of a ``GraderResult``
     they use, without building one (a third of a comparison's time went into 30,000 of them)."""
 
@@ -82,12 +82,19 @@ class _Stored:
         return self.status is Status.PASSED
 
 
-def summarise(session: Session, run_id: str, weights: dict[str, float]) -> dict[str, Any]:
-    """The summary of run ``run_id``; ``weights`` maps evaluator id to its weight in the task.
+Through = Callable[[Iterator[SampleVerdict]], Iterator[SampleVerdict]]
+"""What the verdicts of a summary pass through on their way (``verdict_table.Writer.through``)."""
+
+
+def summarise(session: Session, run_id: str, weights: dict[str, float], names: dict[str, str] | None = None,
+              through: Through | None = None) -> dict[str, Any]:
+    """The summary of run ``run_id``; ``weights`` maps evaluator id to its weight in the task
+    (``names`` is filled as in ``run_verdicts``; ``through`` sees every verdict on its way).
     Pass rates leave errors and pending results out (``leftOut`` counts them); every rate and
     mean carries its 95% interval."""
-    names: dict[str, str] = {}
-    return summary_of(_FlatRunning().add(run_verdicts(session, run_id, weights, names)), names)
+    names = {} if names is None else names
+    verdicts = run_verdicts(session, run_id, weights, names)
+    return summary_of(_FlatRunning().add(verdicts if through is None else through(verdicts)), names)
 
 
 def summary_of(running: RunningSummary, names: dict[str, str]) -> dict[str, Any]:
@@ -228,6 +235,12 @@ def compare(session: Session, base: tuple[str, dict[str, float]], new: tuple[str
     doc = compare_runs(run_verdicts(session, base[0], base[1], names, codes=True),
                        run_verdicts(session, new[0], new[1], names, codes=True), labels=names, adjust=adjust,
                        alpha=alpha).to_dict()
+    return named(doc, names)
+
+
+def named(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A comparison's ``to_dict`` as the service answers it: each evaluator named (``names``:
+    id -> name) beside its id, each flip's reasons' phrase codes beside their text."""
     for g in doc["graders"]:
         g["evaluator_id"], g["grader"] = g["grader"], names.get(g["grader"], g["grader"])
     for g in [*doc["graders"], doc["overall"]]:

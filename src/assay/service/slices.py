@@ -25,7 +25,7 @@ from assay.runner.sizing import BatchSizes, Pacer, batch_sizes
 from assay.service.failures import failure_kind
 from assay.service.fairness import acting_for
 from assay.service.grading import Grading
-from assay.service.run_summary import summarise
+from assay.service.run_compare import summarise_and_keep
 from assay.store import datasets as dataset_rows
 from assay.store import pauses, queue
 from assay.store import runs as run_rows
@@ -178,7 +178,7 @@ class SliceGrader:
             if pauses.paused(session, run_id):
                 return
             completed = run_rows.set_status(session, run_id, RunState.COMPLETED,
-                                            summary=summarise(session, run_id, weights(specs)),
+                                            summary=summarise_and_keep(session, run_id, weights(specs)),
                                             only_from=ACTIVE_STATES)
         if completed and self.grading.metrics is not None:
             self.grading.metrics.run_finished("completed")

@@ -348,3 +348,4 @@ class ChangeCounter(Base):
 # The online evaluation tables live in a module of their own; they join ``Base``'s metadata here,
 # so whatever reads the schema from this module (the migrations' environment, the schema test) sees them.
 from assay.store import online_models as online_models  # noqa: E402
+from assay.store import verdict_models as verdict_models  # noqa: E402
