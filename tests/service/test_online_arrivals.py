@@ -85,3 +85,21 @@ def test_the_planner_schedules_what_the_rules_sample_and_match_once(database):
     want = {("r-span", f"{s.trace_id}:{s.span_id}") for s in batch if sampled(s.trace_id, 0.3)}
     want |= {("r-trace", s.trace_id) for s in batch if sampled(s.trace_id, 0.1)}
     assert jobs == want and 40 < len(want) < 120 and woken == [1]
+
+
+def test_arrivals_another_planner_took_meanwhile_make_a_turn_write_nothing(database):
+    """SQLite's planner reads arrivals before it writes: when one of them is gone by then (another
+    process planned it), the turn deletes none of them and plans nothing."""
+    alice = _user(database)
+    for n in range(2):
+        with database.session() as session:
+            arrivals.add_arrival(session, alice, arrivals.insert_spans(session, alice, _spans(2 + n)))
+    with database.session() as session:
+        peeked = arrivals.peek_arrivals(session, 10)
+    assert [len(ids) for _, _, ids in peeked] == [2, 3]
+    with database.session() as session:  # the other planner
+        assert arrivals.delete_arrivals(session, [peeked[0][0]])
+    with database.session() as session:
+        assert not arrivals.delete_arrivals(session, [arrival_id for arrival_id, _, _ in peeked])
+    with database.session() as session:
+        assert [arrival_id for arrival_id, _, _ in arrivals.peek_arrivals(session, 10)] == [peeked[1][0]]

@@ -95,6 +95,25 @@ def claim_arrivals(session: Session, limit: int) -> list[tuple[str, list[int]]]:
     return [(user_id, list(ids)) for user_id, ids in taken]
 
 
+def peek_arrivals(session: Session, limit: int) -> list[tuple[int, str, list[int]]]:
+    """Up to ``limit`` arrivals, oldest first, left in place: ``(arrival id, user id, span row
+    ids)`` each (SQLite's planner reads before it writes: ``delete_arrivals``)."""
+    return [(arrival_id, user_id, list(ids)) for arrival_id, user_id, ids in session.execute(
+        select(OnlineArrival.id, OnlineArrival.user_id, OnlineArrival.span_ids)
+        .order_by(OnlineArrival.id).limit(limit))]
+
+
+def delete_arrivals(session: Session, arrival_ids: list[int]) -> bool:
+    """Delete the arrivals of ``arrival_ids`` in the caller's transaction; False, deleting
+    nothing, when another planner took one of them first."""
+    gone = session.execute(delete(OnlineArrival).where(OnlineArrival.id.in_(arrival_ids))
+                           .returning(OnlineArrival.id)).all()
+    if len(gone) == len(set(arrival_ids)):
+        return True
+    session.rollback()
+    return False
+
+
 def unplanned(session: Session) -> int:
     """Spans stored that no rule has looked at yet, on every server of the database."""
     return int(session.scalar(select(func.coalesce(func.sum(OnlineArrival.spans), 0))) or 0)

@@ -24,6 +24,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from assay.core.periodic import Periodic
+from assay.service.online.otlp import SpanRecord
 from assay.service.online.schedule import LiveRule, plan, record_of, sampled
 from assay.store import online as rows
 from assay.store import online_intake as arrivals
@@ -36,6 +37,8 @@ log = logging.getLogger("assay.server.online")
 CLAIM = 16
 """Arrivals (export requests) planned in one transaction."""
 REFRESH_S = 1.0
+Planned = list[tuple[list["LiveRule"], list[SpanRecord]]]
+"""Each user's enabled rules with the spans one of them samples."""
 
 
 class Planner:
@@ -74,23 +77,53 @@ class Planner:
 
     def run_once(self) -> int:
         """Plan up to ``CLAIM`` arrivals; returns how many were taken."""
-        added = 0
+        if self.database.is_sqlite:
+            return self._run_once_sqlite()
         with self.database.session() as session:
             self._refresh(session)
             taken = arrivals.claim_arrivals(session, CLAIM)
-            by_user: dict[str, list[int]] = defaultdict(list)
-            for user_id, span_ids in taken:
-                by_user[user_id] += span_ids
-            now = utcnow()
-            for user_id, span_ids in by_user.items():
-                rules = self._rules_of(session, user_id)
-                wanted = _sampled(rules, arrivals.sampling_keys(session, span_ids)) if rules else []
-                if wanted:
-                    spans = [record_of(span) for span in arrivals.spans_by_row_ids(session, wanted)]
-                    added += plan(session, rules, spans, now)
+            added = self._plan(session, self._read(session, taken))
         if added:
             self.scheduled()
         return len(taken)
+
+    def _run_once_sqlite(self) -> int:
+        """SQLite has one writer: the arrivals and their spans are read first, in a transaction of
+        their own, and only the deletion of the arrivals and the jobs are written, briefly. (Taken
+        at the start, the write lock was held through the reading and sampling, 50-140 ms a
+        turn, and every export waited for it.) Arrivals another process took meanwhile make
+        this turn give up, writing nothing."""
+        with self.database.session() as session:
+            self._refresh(session)
+            peeked = arrivals.peek_arrivals(session, CLAIM)
+            read = self._read(session, [(user_id, span_ids) for _, user_id, span_ids in peeked])
+        if not peeked:
+            return 0
+        with self.database.session() as session:
+            if not arrivals.delete_arrivals(session, [arrival_id for arrival_id, _, _ in peeked]):
+                return 0
+            added = self._plan(session, read)
+        if added:
+            self.scheduled()
+        return len(peeked)
+
+    def _read(self, session: Session, taken: list[tuple[str, list[int]]]) -> Planned:
+        """Each user's enabled rules with the spans of ``taken`` that one of them samples."""
+        by_user: dict[str, list[int]] = defaultdict(list)
+        for user_id, span_ids in taken:
+            by_user[user_id] += span_ids
+        out = []
+        for user_id, span_ids in by_user.items():
+            rules = self._rules_of(session, user_id)
+            wanted = _sampled(rules, arrivals.sampling_keys(session, span_ids)) if rules else []
+            if wanted:
+                out.append((rules, [record_of(span) for span in arrivals.spans_by_row_ids(session, wanted)]))
+        return out
+
+    @staticmethod
+    def _plan(session: Session, read: Planned) -> int:
+        now = utcnow()
+        return sum(plan(session, rules, spans, now) for rules, spans in read)
 
     def _refresh(self, session: Session) -> None:
         if time.monotonic() - self._read_at < REFRESH_S:
