@@ -58,6 +58,9 @@ def test_two_models_and_two_windows_compared_unpaired(api):
     assert pages["newest"] == pages["oldest"][::-1]
     bad = api.call("GET", f"/online-rules/{rule['id']}/compare", params={"base": "yesterday", "new": "today"})
     assert bad.status_code == 422 and "query parameter base: 'yesterday' is not START/END" in bad.json()["message"]
+    for path, params in (("summary", {"split": 'a"b'}), ("compare", {"split": 'a"b', "base": "x", "new": "y"})):
+        quoted = api.call("GET", f"/online-rules/{rule['id']}/{path}", params=params)
+        assert quoted.status_code == 422 and "without a double quote" in quoted.json()["message"], quoted.text
 
 
 def test_the_filter_check_previews_the_recent_spans_it_takes(api):

@@ -4,12 +4,14 @@ queue's slices (users served in turn), and results inserted "ignore if present".
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import ColumnElement, and_, func, or_, select, update
+from sqlalchemy import ColumnElement, and_, case, func, literal, or_, select, type_coerce, update
 from sqlalchemy.orm import Session
 
+from assay.store.clean import NulSafeJson
 from assay.store.db import dialect_insert
 from assay.store.models import utcnow
 from assay.store.online_models import JobState, OnlineJob, OnlineResult, OnlineRule, OnlineSpan
@@ -61,6 +63,63 @@ def verdict_counts(session: Session, user_id: str, trace_ids: Sequence[str]) -> 
             .where(OnlineResult.trace_id.in_(trace_ids[first:first + _CHUNK]), OnlineResult.rule_id.in_(mine))
             .group_by(OnlineResult.trace_id, OnlineResult.status))]
     return out
+
+
+def result_sums(session: Session, rule: OnlineRule, start: datetime, stop: datetime, *, by: str | None = None,
+                per_evaluator: bool = False, split: str | None = None) -> list[Any]:
+    """The rule's results on spans that started in [start, stop), counted by the database per
+    status and, as asked, per ``by`` (``hour`` or ``day``, UTC), per evaluator name and per value
+    of the graded span's attribute ``split``. Rows of ``bucket`` (a UTC datetime, None without
+    ``by``), ``evaluator``, ``value`` (the attribute's JSON value), ``status`` and their sums
+    (``ResultSums``): a summary over millions of results reads a row per group, not per result."""
+    result, postgres = OnlineResult.__table__.c, session.get_bind().dialect.name == "postgresql"
+    keys: list[Any] = [_bucket(result.at, by, postgres).label("bucket") if by else literal(None).label("bucket"),
+                       (result.evaluator_name if per_evaluator else literal(None)).label("evaluator")]
+    span = OnlineSpan.__table__.c
+    if split is not None:  # PostgreSQL reads the key as a parameter; SQLite as a quoted path label
+        key = literal(split) if postgres else literal('$."' + split + '"')
+        keys.append(type_coerce(span.attributes.op("->")(key), NulSafeJson()).label("value"))
+    else:
+        keys.append(literal(None).label("value"))
+    query = select(*keys, result.status, func.count().label("n"),
+                   func.sum(case((result.passed.is_(True), 1), else_=0)).label("passed"),
+                   func.count(result.score).label("scored"), func.sum(result.score).label("score_sum"),
+                   func.sum(result.score * result.score).label("score_squares"))
+    if split is not None:
+        query = query.select_from(OnlineResult.__table__.outerjoin(OnlineSpan.__table__, and_(
+            span.user_id == rule.user_id, span.trace_id == result.trace_id, span.span_id == result.span_id)))
+    query = query.where(result.rule_id == rule.id, result.at >= start, result.at < stop)
+    grouped = [k for k, wanted in zip(keys, (by, per_evaluator, split is not None), strict=True) if wanted]
+    return [ResultSums(_bucket_start(row.bucket, postgres) if by else None, *row[1:])
+            for row in session.execute(query.group_by(*grouped, result.status))]
+
+
+@dataclass(frozen=True, slots=True)
+class ResultSums:
+    """Results of one status in one group (``result_sums``)."""
+
+    bucket: datetime | None
+    evaluator: str | None
+    value: Any
+    status: str
+    n: int
+    passed: int | None
+    scored: int
+    score_sum: float | None
+    score_squares: float | None
+
+
+def _bucket(at: Any, by: str, postgres: bool) -> Any:
+    if postgres:
+        return func.date_trunc(by, func.timezone("UTC", at))
+    return func.substr(at, 1, 13 if by == "hour" else 10)  # "YYYY-MM-DD HH" or "YYYY-MM-DD"
+
+
+def _bucket_start(start: Any, postgres: bool) -> datetime:
+    """A bucket's start as a UTC datetime: PostgreSQL's timestamp, SQLite's text of it."""
+    if postgres:
+        return cast(datetime, start).replace(tzinfo=UTC)
+    return datetime.fromisoformat(start + (":00" if len(start) == 13 else "")).replace(tzinfo=UTC)
 
 
 def spans_by_ids(session: Session, keys: Sequence[tuple[str, str, str]]) -> dict[tuple[str, str, str], OnlineSpan]:

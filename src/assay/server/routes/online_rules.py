@@ -42,6 +42,7 @@ router = APIRouter(prefix="/online-rules", tags=["online"], responses=ERROR_RESP
 NOT_YOURS = Phrase("api.online_rule.not_yours", "online rule {name} belongs to {owner}; only its creator or an "
                                                 "admin can change, delete or backfill it")
 BAD_CURSOR = Phrase("api.online_rule.cursor", "query parameter cursor: {cursor} is no cursor of this list")
+BAD_SPLIT = Phrase("api.online_rule.split", "split: an attribute key without a double quote (\")")
 BAD_WINDOW = Phrase("api.online_rule.window", "from must be before to (and at most {days} days before it)")
 BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} is not START/END, two ISO 8601 "
                                               "times with START before END (or give split= to compare two values)")
@@ -197,6 +198,7 @@ def rule_summary(rule_id: str, session: SessionDep, user: CurrentUser,
                  split: Annotated[str | None, Query(max_length=200, description="An attribute of the graded span "
                                                                                 "to split by.")] = None) -> Any:
     rule = _rule(session, rule_id)
+    _check_split(split)
     stop_at = _utc(stop) or datetime.now(UTC)
     start_at = _utc(start) or stop_at - timedelta(days=1)
     if not start_at < stop_at or stop_at - start_at > timedelta(days=MAX_SUMMARY_DAYS):
@@ -215,6 +217,7 @@ def rule_compare(rule_id: str, session: SessionDep, user: CurrentUser,
                  start: Annotated[When, Query(alias="from")] = None,
                  stop: Annotated[When, Query(alias="to")] = None) -> Any:
     rule = _rule(session, rule_id)
+    _check_split(split)
     if split is None:
         parts = [_window(base, "base"), _window(new, "new")]
     else:
@@ -222,6 +225,12 @@ def rule_compare(rule_id: str, session: SessionDep, user: CurrentUser,
         start_at = _utc(start) or stop_at - timedelta(days=1)
         parts = [compare.Slice(start_at, stop_at, split, base), compare.Slice(start_at, stop_at, split, new)]
     return Envelope(data=compare.compare(session, rule, parts[0], parts[1]))
+
+
+def _check_split(split: str | None) -> None:
+    """The database reads the attribute by a JSON path, in which SQLite cannot write a quote."""
+    if split is not None and '"' in split:
+        raise ApiError(422, BAD_SPLIT())
 
 
 def _window(text: str, name: str) -> compare.Slice:

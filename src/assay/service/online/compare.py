@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from assay.core import stats
 from assay.service.online.summary import BucketTally
-from assay.store.online_models import OnlineResult, OnlineRule, OnlineSpan
+from assay.store import online as rows
+from assay.store.online_models import OnlineRule
 
 OVERALL = "overall"
 
@@ -34,22 +34,12 @@ class Slice:
 
 def tallies(session: Session, rule: OnlineRule, part: Slice) -> dict[str, BucketTally]:
     """Per evaluator name, and ``overall``: the decided results' tallies of ``part``."""
-    columns = [OnlineResult.evaluator_name, OnlineResult.status, OnlineResult.passed, OnlineResult.score]
-    query = select(*columns)
-    if part.split is not None:
-        query = select(*columns, OnlineSpan.attributes).join(OnlineSpan, and_(
-            OnlineSpan.user_id == rule.user_id, OnlineSpan.trace_id == OnlineResult.trace_id,
-            OnlineSpan.span_id == OnlineResult.span_id))
-    query = query.where(OnlineResult.rule_id == rule.id, OnlineResult.at >= part.start, OnlineResult.at < part.stop)
     out: dict[str, BucketTally] = defaultdict(BucketTally)
-    row: Any
-    for row in session.execute(query.execution_options(yield_per=2000)):
-        if part.split is not None:
-            raw = (row[4] or {}).get(part.split)
-            if raw is None or str(raw) != part.value:
-                continue
-        for key in (row[0], OVERALL):
-            out[key].add(row[1], row[2], row[3])
+    for group in rows.result_sums(session, rule, part.start, part.stop, per_evaluator=True, split=part.split):
+        if part.split is not None and (group.value is None or str(group.value) != part.value):
+            continue
+        for key in (group.evaluator, OVERALL):
+            out[key].add(group)
     return out
 
 

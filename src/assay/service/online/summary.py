@@ -3,22 +3,24 @@ hour or day (by when the graded span started), each with its 95% interval (Wilso
 an attribute of the graded span (``gen_ai.request.model``, ...) when asked.
 
 Only decided results count (``passed``, ``failed``); errors, ``not_applicable`` and ``skipped``
-results are counted apart, as every summary of assay does. Results are read in a stream and
-tallied per (bucket, value): memory grows with the buckets, not with the results.
+results are counted apart, as every summary of assay does. The database counts the results per
+(bucket, value, status) (``store.online.result_sums``): what is read grows with the buckets and
+values, not with the results.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import and_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from assay.core.intervals import of_sums
-from assay.store.online_models import OnlineResult, OnlineRule, OnlineSpan
+from assay.store import online as rows
+from assay.store.online_models import OnlineResult, OnlineRule
 
 Bucket = Literal["hour", "day"]
 DECIDED = ("passed", "failed")
@@ -52,17 +54,17 @@ class BucketTally:
     score_squares: float = 0.0
     other: dict[str, int] = field(default_factory=dict)
 
-    def add(self, status: str, passed: bool, score: float | None) -> None:
-        """Count one result: a decided one in the rate and the mean, any other apart."""
-        if status not in DECIDED:
-            self.other[status] = self.other.get(status, 0) + 1
+    def add(self, sums: Any) -> None:
+        """Count a group of results of one status (a row of ``result_sums``): decided ones in the
+        rate and the mean, any other apart."""
+        if sums.status not in DECIDED:
+            self.other[sums.status] = self.other.get(sums.status, 0) + int(sums.n)
             return
-        self.n += 1
-        self.passed += bool(passed)
-        if score is not None:
-            self.score_n += 1
-            self.score_sum += float(score)
-            self.score_squares += float(score) ** 2
+        self.n += int(sums.n)
+        self.passed += int(sums.passed or 0)
+        self.score_n += int(sums.scored or 0)
+        self.score_sum += float(sums.score_sum or 0.0)
+        self.score_squares += float(sums.score_squares or 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         rate = self.passed / self.n if self.n else None
@@ -74,35 +76,25 @@ class BucketTally:
                 "meanScoreCi": list(mean_ci) if mean_ci else None, "notCounted": dict(sorted(self.other.items()))}
 
 
-def bucket_of(moment: datetime, by: Bucket) -> datetime:
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    moment = moment.replace(minute=0, second=0, microsecond=0)
-    return moment.replace(hour=0) if by == "day" else moment
+def shown(value: Any) -> str:
+    """A split attribute's value as the summaries name it."""
+    return "(none)" if value is None else str(value)
 
 
 def summary(session: Session, rule: OnlineRule, *, start: datetime, stop: datetime, by: Bucket,
             split: str | None) -> list[dict[str, Any]]:
     """One entry per (bucket, value of ``split``), in time order."""
-    columns = [OnlineResult.at, OnlineResult.status, OnlineResult.passed, OnlineResult.score]
-    query = select(*columns).where(OnlineResult.rule_id == rule.id, OnlineResult.at >= start, OnlineResult.at < stop)
+    groups = rows.result_sums(session, rule, start, stop, by=by, split=split)
+    kept: set[str] | None = None
     if split is not None:
-        query = select(*columns, OnlineSpan.attributes).join(OnlineSpan, and_(
-            OnlineSpan.user_id == rule.user_id, OnlineSpan.trace_id == OnlineResult.trace_id,
-            OnlineSpan.span_id == OnlineResult.span_id), isouter=True).where(
-            OnlineResult.rule_id == rule.id, OnlineResult.at >= start, OnlineResult.at < stop)
+        counts: dict[str, int] = defaultdict(int)
+        for group in groups:
+            counts[shown(group.value)] += int(group.n)
+        kept = set(sorted(counts, key=lambda value: (-counts[value], value))[:MAX_VALUES])
     tallies: dict[tuple[datetime, str | None], BucketTally] = defaultdict(BucketTally)
-    values: dict[str, int] = defaultdict(int)
-    row: Any
-    for row in session.execute(query.execution_options(yield_per=2000)):
-        value: str | None = None
-        if split is not None:
-            attributes = row[4] or {}
-            raw = attributes.get(split)
-            value = "(none)" if raw is None else str(raw)
-            if value not in values and len(values) >= MAX_VALUES:
-                value = "(other)"
-            values[value] += 1
-        tallies[(bucket_of(row[0], by), value)].add(row[1], row[2], row[3])
+    for group in groups:
+        value = None if kept is None else shown(group.value) if shown(group.value) in kept else "(other)"
+        tallies[(group.bucket, value)].add(group)
     out = []
     for (moment, value), tally in sorted(tallies.items(), key=lambda item: (item[0][0], item[0][1] or "")):
         entry: dict[str, Any] = {"start": moment.isoformat().replace("+00:00", "Z"), **tally.to_dict()}
