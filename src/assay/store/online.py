@@ -90,8 +90,8 @@ def result_sums(session: Session, rule: OnlineRule, start: datetime, stop: datet
             span.user_id == rule.user_id, span.trace_id == result.trace_id, span.span_id == result.span_id)))
     query = query.where(result.rule_id == rule.id, result.at >= start, result.at < stop)
     grouped = [k for k, wanted in zip(keys, (by, per_evaluator, split is not None), strict=True) if wanted]
-    return [ResultSums(_bucket_start(row.bucket, postgres) if by else None, *row[1:])
-            for row in session.execute(query.group_by(*grouped, result.status))]
+    return [ResultSums(_bucket_start(bucket, postgres) if by else None, *sums)
+            for bucket, *sums in session.execute(query.group_by(*grouped, result.status))]
 
 
 @dataclass(frozen=True, slots=True)
