@@ -44,6 +44,15 @@ _PG_INSERT = (
     f"AS r({', '.join(f'{c} {t}' for c, t in zip(SPAN_COLUMNS, _PG_TYPES, strict=True))}) "
     "ON CONFLICT (user_id, trace_id, span_id) DO NOTHING RETURNING id")
 
+_SQLITE_INSERT = (
+    f"INSERT INTO online_spans (user_id, received_at, {', '.join(SPAN_COLUMNS)}) "
+    "SELECT ?, ?, " + ", ".join(f"json(value ->> '$.{c}')" if c in ("attributes", "events", "resource")
+                                else f"value ->> '$.{c}'" for c in SPAN_COLUMNS)
+    + " FROM json_each(?) WHERE true ON CONFLICT (user_id, trace_id, span_id) DO NOTHING RETURNING id")
+"""``WHERE true``: SQLite reads an ``ON CONFLICT`` after a bare ``SELECT … FROM`` as a join's."""
+_NUL_TEXT = ("name", "status_message", "conversation_id")
+"""Text columns a span's sender writes (ids are hex; JSON columns keep a NUL escaped)."""
+
 
 def insert_spans(session: Session, user_id: str, spans: Sequence[Any]) -> list[int]:
     """Store ``spans`` (``SpanRecord``-like) for ``user_id`` in one statement; a span already
@@ -54,10 +63,36 @@ def insert_spans(session: Session, user_id: str, spans: Sequence[Any]) -> list[i
     now = utcnow()
     if session.get_bind().dialect.name == "postgresql":
         return _insert_json(session, user_id, unique, now)
+    texts = [s for s in unique if any("\x00" in (getattr(s, c) or "") for c in _NUL_TEXT)]
+    plain = [s for s in unique if not texts or s not in texts]
+    return _insert_json_each(session, user_id, plain, now) + _insert_values(session, user_id, texts, now)
+
+
+def _insert_values(session: Session, user_id: str, spans: list[Any], now: Any) -> list[int]:
+    """SQLite, SQLAlchemy's multi-row insert: for spans with a NUL in a text column, which
+    SQLite's JSON functions end there."""
+    if not spans:
+        return []
     statement = (sqlite.insert(cast(Table, OnlineSpan.__table__)).on_conflict_do_nothing(
         index_elements=["user_id", "trace_id", "span_id"]).returning(OnlineSpan.id))
-    values = [{"user_id": user_id, "received_at": now, **{c: getattr(s, c) for c in SPAN_COLUMNS}} for s in unique]
+    values = [{"user_id": user_id, "received_at": now, **{c: getattr(s, c) for c in SPAN_COLUMNS}} for s in spans]
     return [row_id for row_id, in session.connection().execute(statement, values)]
+
+
+def _insert_json_each(session: Session, user_id: str, spans: list[Any], now: Any) -> list[int]:
+    """SQLite: the batch as one JSON array read by ``json_each``, as on PostgreSQL: SQLAlchemy's
+    multi-row insert processed each of the ~7,000 values in Python, twice the time of the
+    statement itself. The time is written as the column's own type writes it."""
+    if not spans:
+        return []
+    stamp = cast(Table, OnlineSpan.__table__).c.received_at.type.bind_processor(session.get_bind().dialect)
+    records = json_dumps([{c: getattr(s, c) for c in SPAN_COLUMNS} for s in spans])
+    raw: Any = session.connection().connection.driver_connection
+    cursor = raw.execute(_SQLITE_INSERT, (user_id, stamp(now) if stamp else now, records))
+    try:
+        return [row_id for row_id, in cursor.fetchall()]
+    finally:
+        cursor.close()
 
 
 def _insert_json(session: Session, user_id: str, spans: list[Any], now: Any) -> list[int]:
