@@ -9,6 +9,11 @@ turns into result rows for the database (inserted by the slice, in one batch), r
 and arguments included. The actor's code runs under the run's user's permits from the cluster's
 book (``ray_permits``): at most ``ASSAY_USER_CODE_CAP`` of one user's code evaluations in flight
 on the whole cluster.
+
+A server's stop kills its actors at once (``halt``), and with them the evaluations in flight in
+their sandboxes (whose processes end with their actor): what they were grading is not stored,
+the slices go back to the queue, and the next server grades them again. The permits a killed
+actor held end with their lease (``ASSAY_RUN_LEASE_S``).
 """
 
 from __future__ import annotations
@@ -62,26 +67,40 @@ class RayGrading:
         self._actor_class = ray.remote(GradingActor).options(num_cpus=0, scheduling_strategy="SPREAD")
         self._actors: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
+        self._halted = False
 
-    def grade(self, run_id: str, user_id: str, specs: Sequence[RunEvaluator],
-              samples: Sequence[Sample]) -> list[dict[str, Any]]:
-        """The verdicts of ``samples`` (as results lines read back: ``id`` and ``results``, each
-        result named by its evaluator id), graded for ``user_id``'s run ``run_id``."""
+    def grade(self, run_id: str, user_id: str, specs: Sequence[RunEvaluator], samples: Sequence[Sample],
+              only: frozenset[str] | None = None) -> list[dict[str, Any]] | None:
+        """The verdicts of ``samples`` by the evaluators of ``specs`` (or those of them whose ids
+        are in ``only``), as results lines read back: ``id`` and ``results``, each result named
+        by its evaluator id, graded for ``user_id``'s run ``run_id``. None once the server
+        stops (``halt``): the actor was killed with them."""
         import pyarrow as pa
         import ray
+        from ray.exceptions import RayActorError
 
         actor = self._actor(run_id, user_id, specs)
+        if actor is None:
+            return None
         text = [orjson.dumps(sample.model_dump(mode="json", exclude_none=True)).decode() for sample in samples]
-        reply = ray.get(actor.__call__.remote(pa.table({"text": text})))
+        try:
+            reply = ray.get(actor.__call__.remote(pa.table({"text": text}), only))
+        except RayActorError:
+            if self._halted:
+                return None
+            raise
         lines = b"".join(reply["lines"])
         return [orjson.loads(line) for line in lines.splitlines() if line.strip()]
 
     def _actor(self, run_id: str, user_id: str, specs: Sequence[RunEvaluator]) -> Any:
+        """The run's actor (started on first use; None once the server stops)."""
         import ray
 
         from assay.runner.ray_engine import SpecsRef
 
         with self._lock:
+            if self._halted:
+                return None
             actor = self._actors.get(run_id)
             if actor is None:
                 ref = SpecsRef(tuple((s.evaluator_id, s.type, s.config, s.weight) for s in specs),
@@ -105,6 +124,18 @@ class RayGrading:
 
         found: dict[str, int] = ray.get(permits_actor().in_flight.remote(), timeout=METRICS_WAIT_S)
         return found
+
+    def halt(self) -> None:
+        """The server stops: kill its actors now, with the evaluations in flight in them (a
+        ``grade`` waiting for one returns None), and start none after."""
+        import ray
+
+        with self._lock:
+            self._halted = True
+            actors = list(self._actors.values())
+            self._actors.clear()
+        for actor in actors:
+            ray.kill(actor)
 
     def close(self) -> None:
         import ray
