@@ -142,6 +142,47 @@ def test_a_runaway_evaluator_on_ray_pauses_keeps_its_code_resumes_and_a_paused_r
         assert call("alice", "POST", f"/runs/{run_id}/resume").status_code == 409
 
 
+def our_sandboxes() -> set[int]:
+    """Python sandbox processes (zygotes and their children) descended from this process: the
+    servers' own sandboxes, and those of the Ray actors (Ray's processes are this one's)."""
+    parents: dict[int, int] = {}
+    sandboxes = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat, cmdline = (entry / "stat").read_text(), (entry / "cmdline").read_bytes()
+        except OSError:  # not a process, or gone
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if state != "Z":
+            parents[int(entry.name)] = int(ppid)
+            if b"assay.sandbox.python.zygote" in cmdline:
+                sandboxes.add(int(entry.name))
+
+    def ours(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == os.getpid():
+                return True
+        return False
+
+    return {pid for pid in sandboxes if ours(pid)}
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that still run."""
+    found = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:  # gone
+            continue
+        if state != "Z":
+            found.add(pid)
+    return found
+
+
 @pytest.mark.solo  # it times the stop against the evaluations it must not wait for
 def test_a_stop_while_ray_grades_stores_nothing_after_it_and_the_next_server_grades_the_rest(tmp_path):
     db_url = f"sqlite:///{tmp_path / 'assay.db'}"
@@ -151,6 +192,7 @@ def test_a_stop_while_ray_grades_stores_nothing_after_it_and_the_next_server_gra
     live = Live(db_url, **settings)
     tokens = live.tokens
     database = Database(db_url)
+    sandboxes: set[int] = set()
 
     def stored(run_id: str) -> int:
         with database.session() as session:
@@ -165,6 +207,7 @@ def test_a_stop_while_ray_grades_stores_nothing_after_it_and_the_next_server_gra
         gauge = "assay_ray_evaluations_in_flight{"
         wait_for(lambda: gauge in live.call("alice", "GET", "/metrics").text, "the second slice's code runs on Ray")
         time.sleep(0.3)
+        sandboxes = our_sandboxes()  # the run actor's, with the evaluations in flight
     finally:
         began = time.perf_counter()
         live.close()
@@ -173,6 +216,8 @@ def test_a_stop_while_ray_grades_stores_nothing_after_it_and_the_next_server_gra
         # the sleeps in flight had more than 5 s to go: a stop that waited for them took that
         assert took < 3.0, took
         assert stored(run) == 4  # what the killed actor was grading: not stored
+        assert sandboxes, "the run actor's sandbox was not found"
+        waited(lambda: not alive(sandboxes), "the sandboxes' processes end with their server and actors", limit_s=10)
         with database.session() as session:
             slices = {(s.start, s.state, s.holder if s.state != SliceState.DONE else None)
                       for s in session.query(RunSlice).filter_by(run_id=run)}
