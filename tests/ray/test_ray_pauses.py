@@ -6,7 +6,8 @@ run: the run stays active and says so, its other evaluator goes on, a restart ke
 resume grades what was left with the code the run started with (not the evaluator's code edited
 since), each (sample, evaluator) stored once; a paused run can be cancelled. A server that stops
 while Ray grades its slice kills its actors at once: nothing they were grading is stored, the
-slice goes back to the queue, and the next server grades the rest, each sample once.
+slice goes back to the queue, the actors' code permits go back to the cluster's book, and the
+next server grades the rest, each sample once.
 
 On a local Ray started here for the module; the server through the app (a ``TestClient``) and
 under uvicorn on 127.0.0.1 (``Live``), on SQLite."""
@@ -27,6 +28,7 @@ from service_support import seed_users  # noqa: E402
 from test_sandbox_share import Live  # noqa: E402
 from test_sandbox_share import wait_for as waited  # noqa: E402
 
+from assay.service.ray_permits import permits_actor  # noqa: E402
 from assay.settings import Settings  # noqa: E402
 from assay.store import Database  # noqa: E402
 from assay.store import runs as run_rows  # noqa: E402
@@ -185,8 +187,10 @@ def alive(pids: set[int]) -> set[int]:
 
 @pytest.mark.solo  # it times the stop against the evaluations it must not wait for
 def test_a_stop_while_ray_grades_stores_nothing_after_it_and_the_next_server_grades_the_rest(tmp_path):
+    import ray
+
     db_url = f"sqlite:///{tmp_path / 'assay.db'}"
-    settings = {"run_engine": "ray", "run_slots": 1, "run_slice_size": 4, "run_lease_s": 3}
+    settings = {"run_engine": "ray", "run_slots": 1, "run_slice_size": 4}  # leases of 30 s
     pauses = [0] * 4 + [3] * 4 + [0] * 4  # the second slice sleeps: 2 of alice's evaluations at once, 6 s
     rows = [{"id": f"r{i:02}", "output": "x", "expected": "x", "metadata": {"pause": p}} for i, p in enumerate(pauses)]
     live = Live(db_url, **settings)
@@ -217,6 +221,8 @@ def test_a_stop_while_ray_grades_stores_nothing_after_it_and_the_next_server_gra
         assert took < 3.0, took
         assert stored(run) == 4  # what the killed actor was grading: not stored
         assert sandboxes, "the run actor's sandbox was not found"
+        book = permits_actor()  # the killed actor's permits given back, not left to their lease
+        waited(lambda: not ray.get(book.in_flight.remote()), "alice's permits are given back", limit_s=5)
         waited(lambda: not alive(sandboxes), "the sandboxes' processes end with their server and actors", limit_s=10)
         with database.session() as session:
             slices = {(s.start, s.state, s.holder if s.state != SliceState.DONE else None)
