@@ -1,10 +1,14 @@
 """The cluster's book of code permits (``service.ray_permits.PermitBook``), on a clock the test
 moves: the cap per user, permits given back, leases that end when not renewed (a dead holder
-frees its permits), and renewals that put permits back into a book started anew."""
+frees its permits), renewals that put permits back into a book started anew, and the permits of
+killed run actors dropped at once (``CodePermits``, the book's actor class, driven by asyncio
+here without Ray)."""
 
 from __future__ import annotations
 
-from assay.service.ray_permits import PermitBook
+import asyncio
+
+from assay.service.ray_permits import CodePermits, PermitBook
 
 
 class Clock:
@@ -46,3 +50,21 @@ def test_renewals_put_permits_back_into_a_book_started_anew():
     restarted.renew(permits, 30)
     assert restarted.in_flight() == {"alice": 2} and restarted.take("alice", 1, 2, 30) is None
     assert restarted.give_back(permits[0][0]) and restarted.take("alice", 1, 2, 30) is not None
+
+
+def test_a_killed_holders_permits_are_dropped_and_its_waiting_calls_get_none():
+    async def scenario() -> None:
+        book = CodePermits()
+        killed = [await book.take("alice", 1, 2, 30, "run1:a"), await book.take("alice", 1, 2, 30, "run1:a")]
+        other = await book.take("bob", 1, 2, 30, "run2:b")
+        assert all(p.startswith("run1:a/") for p in killed) and book.book.in_flight() == {"alice": 2, "bob": 1}
+        waiting = asyncio.create_task(book.take("alice", 1, 2, 30, "run1:a"))  # over the cap: it waits
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        assert await book.drop(["run1:a"]) == 2
+        assert await asyncio.wait_for(waiting, 1) == ""  # its holder is dead: no permit, none counted
+        assert book.book.in_flight() == {"bob": 1}
+        assert await book.take("alice", 1, 2, 30, "run3:c")  # another actor of hers is not held back
+        assert book.book.give_back(other) and await book.take("bob", 1, 2, 30, "run1:a") == ""
+
+    asyncio.run(scenario())

@@ -14,7 +14,10 @@ every third of ``ASSAY_RUN_LEASE_S``, and the book drops a permit not renewed fo
 A run actor that dies (killed, its node lost, its server gone) frees its permits within a lease.
 If the book's actor dies, Ray starts it again, empty, and the holders' next renewals put back
 what they hold: until then (a third of a lease at most) a user may have up to twice the cap in
-flight.
+flight. A permit's id starts with its holder's name (a run actor's, given by its server), so a
+server that stops and kills its run actors gives their permits back at once (``drop``), rather
+than leaving the user's other runs short of permits for a lease; a dropped holder's calls still
+waiting for a permit then get none.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import logging
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +43,8 @@ BOOK_NAME = "assay-code-permits"
 NAMESPACE = "assay"
 ATTEMPTS = 5
 """Tries of a call to the book while Ray restarts it (half a second apart)."""
+DROPPED_KEPT = 1024
+"""Dropped holders the book remembers (their waiting calls get no permit)."""
 
 
 @dataclass(slots=True)
@@ -56,16 +62,25 @@ class PermitBook:
         self._permits: dict[str, _Permit] = {}
         self._in_flight: dict[str, int] = {}
 
-    def take(self, user: str, weight: int, cap: int, lease_s: float) -> str | None:
-        """A new permit's id, or None when ``user`` holds too many (``cap`` at most, but a user
-        with nothing in flight may take one over it: a call never waits forever)."""
+    def take(self, user: str, weight: int, cap: int, lease_s: float, holder: str = "") -> str | None:
+        """A new permit's id (``holder/…`` when a holder is named), or None when ``user`` holds
+        too many (``cap`` at most, but a user with nothing in flight may take one over it: a call
+        never waits forever)."""
         self.expire()
         held = self._in_flight.get(user, 0)
         if held and held + weight > cap:
             return None
-        permit = uuid.uuid4().hex
+        permit = f"{holder}/{uuid.uuid4().hex}" if holder else uuid.uuid4().hex
         self._add(permit, _Permit(user, weight, self.clock() + lease_s))
         return permit
+
+    def drop(self, holders: list[str]) -> int:
+        """Give back every permit of ``holders`` (run actors that were killed); returns how many."""
+        prefixes = tuple(f"{holder}/" for holder in holders if holder)
+        ended = [permit for permit in self._permits if prefixes and permit.startswith(prefixes)]
+        for permit in ended:
+            self.give_back(permit)
+        return len(ended)
 
     def renew(self, held: list[tuple[str, str, int]], lease_s: float) -> None:
         """Extend ``held`` (permit id, user, weight) by a lease; one the book no longer knows (it
@@ -112,15 +127,32 @@ class CodePermits:
     def __init__(self) -> None:
         self.book = PermitBook()
         self.changed = asyncio.Condition()
+        self.dropped: OrderedDict[str, None] = OrderedDict()
 
-    async def take(self, user: str, weight: int, cap: int, lease_s: float) -> str:
+    async def take(self, user: str, weight: int, cap: int, lease_s: float, holder: str = "") -> str:
         async with self.changed:
-            while (permit := self.book.take(user, weight, cap, lease_s)) is None:
+            while (permit := self.book.take(user, weight, cap, lease_s, holder)) is None:
                 try:  # woken by a permit given back, or in time to see a lease end
                     await asyncio.wait_for(self.changed.wait(), timeout=min(1.0, lease_s / 3))
                 except TimeoutError:
                     pass
+                if holder in self.dropped:
+                    return ""  # its holder was killed while this call waited: no permit
+            if holder in self.dropped:
+                self.book.give_back(permit)
+                return ""
             return permit
+
+    async def drop(self, holders: list[str]) -> int:
+        async with self.changed:
+            for holder in holders:
+                self.dropped[holder] = None
+            while len(self.dropped) > DROPPED_KEPT:
+                self.dropped.popitem(last=False)
+            ended = self.book.drop(holders)
+            if ended:
+                self.changed.notify_all()
+            return ended
 
     async def renew(self, held: list[tuple[str, str, int]], lease_s: float) -> None:
         self.book.renew(held, lease_s)
@@ -148,10 +180,12 @@ class ClusterGate:
     flight over the whole cluster, ``slots`` (this actor's sandbox workers) at most in one piece.
     Built in the actor's process (``capped_on_cluster``), where it renews the permits it holds."""
 
-    def __init__(self, slots: int, per_user: int, lease_s: float) -> None:
+    def __init__(self, slots: int, per_user: int, lease_s: float, holder: str = "") -> None:
         self.slots = max(1, slots)
         self.per_user = max(1, per_user)
         self.lease_s = lease_s
+        self.holder = holder
+        """The name its permits are given under (``CodePermits.drop`` ends them all)."""
         self._book: Any = None
         self._held: dict[str, tuple[str, int]] = {}
         self._lock = threading.Lock()
@@ -160,7 +194,7 @@ class ClusterGate:
     @contextmanager
     def slot(self, user: str, weight: int = 1) -> Iterator[None]:
         weight = max(1, min(weight, self.per_user))
-        permit = self._call("take", user, weight, self.per_user, self.lease_s)
+        permit = self._call("take", user, weight, self.per_user, self.lease_s, self.holder)
         with self._lock:
             self._held[permit] = (user, weight)
             if self._renewer is None:
@@ -210,7 +244,8 @@ class ClusterGate:
             return self._book
 
 
-def capped_on_cluster(inner: CodeRunner, *, user: str, cap: int, lease_s: float) -> CodeRunner:
-    """``inner`` (a run actor's sandbox) behind the cluster's permits for ``user``: what
-    ``service.ray_slices`` asks each run's ``GradingActor`` to wrap its code runner with."""
-    return FairCodeRunner(inner, ClusterGate(code_slots(inner), cap, lease_s), user=user)
+def capped_on_cluster(inner: CodeRunner, *, user: str, cap: int, lease_s: float, holder: str = "") -> CodeRunner:
+    """``inner`` (a run actor's sandbox) behind the cluster's permits for ``user``, taken as
+    ``holder``: what ``service.ray_slices`` asks each run's ``GradingActor`` to wrap its code
+    runner with."""
+    return FairCodeRunner(inner, ClusterGate(code_slots(inner), cap, lease_s, holder), user=user)

@@ -3,6 +3,10 @@ results committed chunk by chunk as they are graded (visible in the run's progre
 second), then the slice marked done (and the run finished when it was
 the last). What is already stored for the slice (a previous holder died half-way) is skipped,
 and the insert ignores a result present anyway, so each (sample, evaluator) is stored once.
+
+Both engines (the server's own sandbox, or Ray with ``ASSAY_RUN_ENGINE=ray``) keep a graded chunk
+by one rule (``SliceGrader._keep``): nothing is stored once the server stops, and an evaluator
+that times out on ``ASSAY_RUN_PAUSE_AFTER_TIMEOUTS`` samples in a row is paused in its run.
 """
 
 from __future__ import annotations
@@ -94,7 +98,7 @@ class SliceGrader:
         samples = [Sample.model_validate(row) for row in rows]
         local = specs
         if self.engine == "ray":
-            if not self._grade_on_ray(claim, specs, samples, graded, stopped):
+            if not self._grade_on_ray(claim, specs, samples, graded, held, stopped):
                 return False
             local = []  # graded
         with acting_for(claim.user_id):
@@ -113,33 +117,63 @@ class SliceGrader:
         return True
 
     def _grade_on_ray(self, claim: Claim, specs: list[RunEvaluator], samples: list[Sample],
-                      graded: set[tuple[str, str]], stopped: Callable[[], bool]) -> bool:
-        """The slice's samples that lack a result, graded on Ray with every evaluator, in chunks
-        paced as on the local path; the results each chunk lacks inserted in one batch."""
+                      graded: set[tuple[str, str]], held: set[str], stopped: Callable[[], bool]) -> bool:
+        """The slice's samples that lack a result, graded on Ray by the evaluators they lack
+        (none paused in the run), in chunks paced as on the local path, the first no larger
+        than the timeouts that pause an evaluator; each chunk kept by ``_keep``."""
+        after = self.grading.settings.run_pause_after_timeouts
         todo = [(claim.start + i, s) for i, s in enumerate(samples)
-                if any((s.id, spec.evaluator_id) not in graded for spec in specs)]
+                if any((s.id, spec.evaluator_id) not in graded for spec in specs if spec.evaluator_id not in held)]
         with self._ray_lock:  # every slot may get here first: one connection to Ray
-            if todo and self._ray is None:
+            if todo and self._ray is None and not self.halted():
                 from assay.service.ray_slices import RayGrading
 
                 self._ray = RayGrading(self.grading.settings)
         by_id = {spec.evaluator_id: spec for spec in specs}
         index = {sample.id: position for position, sample in todo}
-        pace = Pacer(PROGRESS_SECONDS, first=min(len(todo), self.concurrency), largest=len(todo))
+        pace = Pacer(PROGRESS_SECONDS, first=min(len(todo), self.concurrency, after or len(todo)), largest=len(todo))
         first = 0
         while first < len(todo):
             if stopped() or self._ray is None:
                 return False
+            if after:  # another slice may have paused one meanwhile
+                held = held | self._paused(claim.run_id)
             chunk = [sample for _, sample in todo[first:first + pace.size]]
             first += len(chunk)
+            only = frozenset(spec.evaluator_id for spec in specs if spec.evaluator_id not in held
+                             and any((sample.id, spec.evaluator_id) not in graded for sample in chunk))
+            if not only:  # what the chunk lacks is a paused evaluator's: it waits for a resume
+                continue
             began = time.perf_counter()
-            lines = self._ray.grade(claim.run_id, claim.user_id, specs, chunk)
+            lines = self._ray.grade(claim.run_id, claim.user_id, specs, chunk, only)
+            if lines is None:
+                return False  # the server stops: its actors were killed with what they graded
             pace.observe(len(chunk), time.perf_counter() - began)
-            rows = [result_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
-                    for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded]
-            with self.database.session() as session:
-                self._stored(session, claim.run_id, rows)
+            paused = self._keep(claim.run_id, [
+                result_row(claim.run_id, by_id[result["name"]], line["id"], index[line["id"]], result)
+                for line in lines for result in line["results"] if (line["id"], result["name"]) not in graded])
+            if paused is None:
+                return False
+            held = held | paused
         return True
+
+    def _keep(self, run_id: str, rows: list[dict[str, Any]]) -> set[str] | None:
+        """What both engines do with the result rows of a graded chunk. Once the server stops,
+        nothing (None): the evaluations in flight were killed (the sandbox's processes, the Ray
+        actors), their answers are errors of the stop, and the slice goes back to the queue to
+        be graded again. Else the rows not stored yet are stored and counted, and an evaluator
+        whose last result among them is a timeout is paused in the run when its last
+        ``run_pause_after_timeouts`` results are (``store.pauses``). Returns the evaluators
+        paused now."""
+        if self.halted():
+            return None
+        after = self.grading.settings.run_pause_after_timeouts
+        last = {row["evaluator_id"]: row["error_code"] for row in rows}  # each evaluator's last row
+        with self.database.session() as session:
+            self._stored(session, run_id, rows)
+            return {evaluator_id for evaluator_id, code in last.items()
+                    if after and code == ErrorCode.TIMEOUT.value and pauses.note_timeouts(
+                        session, run_id, evaluator_id, after)}
 
     def _stored(self, session: Any, run_id: str, rows: list[dict[str, Any]]) -> None:
         """Insert result rows (those not stored yet), count them in the run's progress and in
@@ -148,6 +182,13 @@ class SliceGrader:
         run_rows.add_done(session, run_id, added)
         if self.grading.metrics is not None:
             self.grading.metrics.results_stored.inc(added)
+
+    def halt(self) -> None:
+        """The server stops: on Ray, its actors are killed now with the evaluations in flight
+        (``RayGrading.halt``); the local sandbox is killed by the server itself."""
+        with self._ray_lock:
+            if self._ray is not None:
+                self._ray.halt()
 
     def close(self) -> None:
         if self._ray is not None:
@@ -206,7 +247,7 @@ class SliceGrader:
         while first < len(todo):
             if stopped():
                 return False
-            if pause_after and self._paused(claim.run_id, spec.evaluator_id):
+            if pause_after and spec.evaluator_id in self._paused(claim.run_id):
                 return True  # another slice paused it: what is left waits for a resume
             chunk = todo[first:first + pace.size]
             first += len(chunk)
@@ -217,20 +258,18 @@ class SliceGrader:
             else:
                 results = grade_many(grader, samples, pool=self.pool)
             pace.observe(len(chunk), time.perf_counter() - began)
-            if self.halted():
+            paused = self._keep(claim.run_id, [result_row(claim.run_id, spec, sample.id, index, result)
+                                               for (index, sample), result in zip(chunk, results, strict=True)])
+            if paused is None:
                 return False  # the server stops: what the killed sandbox answered is not stored
-            rows = [result_row(claim.run_id, spec, sample.id, index, result)
-                    for (index, sample), result in zip(chunk, results, strict=True)]
-            with self.database.session() as session:
-                self._stored(session, claim.run_id, rows)
-                if pause_after and results[-1].error == ErrorCode.TIMEOUT and pauses.note_timeouts(
-                        session, claim.run_id, spec.evaluator_id, pause_after):
-                    return True  # the rest of its samples are not sent to the sandbox
+            if spec.evaluator_id in paused:
+                return True  # the rest of its samples are not sent to the sandbox
         return True
 
-    def _paused(self, run_id: str, evaluator_id: str) -> bool:
+    def _paused(self, run_id: str) -> set[str]:
+        """The evaluators paused in the run."""
         with self.database.session() as session:
-            return pauses.is_paused(session, run_id, evaluator_id)
+            return {pause.evaluator_id for pause in pauses.paused(session, run_id)}
 
 
 STALE = Phrase("run.stale_config", "the evaluator's config is no longer valid: {problem}")

@@ -111,10 +111,11 @@ class RunWorker:
 
     def halt(self) -> None:
         """Grade nothing more and store nothing more: what the sandbox answers from now on (its
-        processes killed by the server's stop) is not stored, and the slices go back to the
-        queue at ``close``, to be graded again."""
+        processes killed by the server's stop; on Ray, the run actors killed here) is not
+        stored, and the slices go back to the queue at ``close``, to be graded again."""
         self._stopping.set()
         self._wake.set()
+        self.slices.halt()  # on Ray: its actors killed now, with the evaluations in flight
 
     def close(self) -> None:
         """Stop after the current chunks (at once after ``halt`` and the sandbox's close) and

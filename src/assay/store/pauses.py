@@ -56,11 +56,6 @@ def note_timeouts(session: Session, run_id: str, evaluator_id: str, after: int) 
     return True
 
 
-def is_paused(session: Session, run_id: str, evaluator_id: str) -> bool:
-    return session.scalar(select(RunPause.paused_at).where(RunPause.run_id == run_id,
-                                                           RunPause.evaluator_id == evaluator_id)) is not None
-
-
 def paused(session: Session, run_id: str) -> list[Pause]:
     """The run's paused evaluators, first paused first."""
     query = (select(RunPause.evaluator_id, RunPause.paused_at, RunPause.timeouts)

@@ -4,7 +4,8 @@ One ``GradingActor`` lives in each worker process (a Ray Data actor) for the who
 resources (the warm sandbox pool; the run's one judge actor, ``_judge``) are built once, on
 first use, and serve every batch it is given. A batch comes back as one row: its results lines,
 exactly as ``JsonlSink`` writes them (for the service, with each result's reason code and
-arguments: ``codes``), and a partial summary the driver folds into the total.
+arguments: ``codes``), and a partial summary the driver folds into the total. The service may
+name the graders a batch is graded by (``only``: an evaluator paused in its run is left out).
 """
 
 from __future__ import annotations
@@ -65,9 +66,10 @@ class GradingActor:
         self._columnar = takes(self._suite)
         self._configs = grader_fingerprints(self._suite) if fingerprint is not None else None
 
-    def __call__(self, batch: Any) -> dict[str, list[Any]]:
+    def __call__(self, batch: Any, only: frozenset[str] | None = None) -> dict[str, list[Any]]:
+        """``batch`` graded by the suite's graders, or only by those named in ``only``."""
         samples = [s for s in self._samples(batch) if s.id not in self._done]
-        verdicts = self._grade(samples) if samples else []
+        verdicts = self._grade(samples, only) if samples else []
         lines = b"".join(verdict_line(v, self._fingerprint, self._codes, self._configs) for v in verdicts)
         part = PartialSummary.of(verdicts)
         problems = [v for v in verdicts if v.status is not Status.PASSED][:PROBLEMS_KEPT]
@@ -89,10 +91,16 @@ class GradingActor:
                     close()
             self._resources = None
 
-    def _grade(self, samples: list[Sample]) -> list[SampleVerdict]:
+    def _grade(self, samples: list[Sample], only: frozenset[str] | None) -> list[SampleVerdict]:
         resources = self._get_resources()
         sub = dataclasses.replace(self._suite, samples=samples)
-        if not self._columnar:
+        columnar = self._columnar
+        if only is not None:
+            from assay.runner.columnar import takes
+
+            sub = dataclasses.replace(sub, graders=[spec for spec in sub.graders if spec.name in only])
+            columnar = takes(sub)
+        if not columnar:
             return run_suite(sub, resources=resources, concurrency=self._concurrency, chunk_size=len(samples),
                              columnar=False).verdicts
         from assay.runner.columnar.run import grade_chunk
