@@ -46,6 +46,7 @@ def test_service_down_mid_run_then_back():
         assert [r.status for r in after] == ["failed", "passed", "failed", "passed"]
 
 
+@pytest.mark.solo  # a client allowed 0.3 s must get its 503 within them: not beside a loaded suite
 def test_a_full_queue_answers_503_and_clients_wait_their_turn_or_say_busy():
     with SandboxService(args=("--workers", "1", "--queue", "1")) as service:
         auth = {"Authorization": f"Bearer {SECRET}"}

@@ -7,6 +7,7 @@ here without Ray)."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 from assay.service.ray_permits import CodePermits, PermitBook
 
@@ -67,4 +68,6 @@ def test_a_killed_holders_permits_are_dropped_and_its_waiting_calls_get_none():
         assert await book.take("alice", 1, 2, 30, "run3:c")  # another actor of hers is not held back
         assert book.book.give_back(other) and await book.take("bob", 1, 2, 30, "run1:a") == ""
 
-    asyncio.run(scenario())
+    # in a thread of its own: a test before it in this process may have left its thread's loop running
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, scenario()).result(timeout=30)

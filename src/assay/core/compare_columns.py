@@ -32,7 +32,7 @@ _PASSED, _FAILED = CODES[Status.PASSED], CODES[Status.FAILED]
 
 
 @dataclass(slots=True)
-class Columns:
+class VerdictColumns:
     """A run's verdicts as columns, samples in dataset order (each sample id once)."""
 
     ids: list[str]
@@ -49,7 +49,7 @@ class Columns:
 
 
 Reasons = Callable[[str, Sequence[int]], Mapping[int, Sequence[Reasoned]]]
-"""``(side, positions)`` -> for each position (a sample's place in that side's ``Columns``),
+"""``(side, positions)`` -> for each position (a sample's place in that side's ``VerdictColumns``),
 the sample's results that did not pass, in stored order; ``side`` is ``base`` or ``new``."""
 
 
@@ -62,7 +62,7 @@ class _Pending:
     """(to the failing side, base position, new position) in the order the flips are listed."""
 
 
-def compare_columns(base: Columns, new: Columns, reasons: Reasons, *, labels: Mapping[str, str],
+def compare_columns(base: VerdictColumns, new: VerdictColumns, reasons: Reasons, *, labels: Mapping[str, str],
                     adjust: str = "holm", alpha: float = 0.05) -> Comparison:
     """Compare run ``new`` with run ``base`` as ``compare_runs`` does (``labels``: grader key
     -> shown name, for the overall reasons)."""
@@ -91,7 +91,7 @@ def compare_columns(base: Columns, new: Columns, reasons: Reasons, *, labels: Ma
     return out.finish(adjust, alpha)
 
 
-def _side(run: Columns, name: str, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _side(run: VerdictColumns, name: str, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A grader's status and score columns at the paired positions (all absent when the run lacks it)."""
     if name not in run.graders:
         return np.zeros(len(at), dtype=np.int8), np.full(len(at), np.nan)
@@ -117,7 +117,7 @@ def _compare(name: str, xs: np.ndarray, xscore: np.ndarray, ys: np.ndarray, ysco
     return pending
 
 
-def _reasoned(pending: list[_Pending], base: Columns, new: Columns, reasons: Reasons,
+def _reasoned(pending: list[_Pending], base: VerdictColumns, new: VerdictColumns, reasons: Reasons,
               labels: Mapping[str, str]) -> None:
     """Give each flip the reasons of its failing side, read for the flipped samples only."""
     wanted: dict[str, set[int]] = {"base": set(), "new": set()}

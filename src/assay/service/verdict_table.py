@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from assay.core.aggregate import SampleVerdict
-from assay.core.compare_columns import ABSENT, CODES, Columns
+from assay.core.compare_columns import ABSENT, CODES, VerdictColumns
+from assay.core.errors import AssayError
 from assay.store import verdicts
 
 MAGIC = b"AVT1"
@@ -38,7 +39,7 @@ Emit = Callable[[int, bytes, bool], None]
 class Table:
     """A run's verdict table as read back: its columns and what it was judged and counted with."""
 
-    columns: Columns
+    columns: VerdictColumns
     names: dict[str, str]
     weights: dict[str, float]
     counts: dict[str, int]
@@ -112,7 +113,7 @@ class Writer:
         self._start()
 
 
-class Unreadable(ValueError):
+class Unreadable(AssayError, ValueError):
     """Bytes that are not a part this module wrote."""
 
 
@@ -139,7 +140,7 @@ def read(bodies: Sequence[bytes]) -> Table:
                 raise Unreadable(f"part names evaluator {grader!r} that the run's order lacks")
             g_status[rows[grader], start:len(ids)] = status[k]
             g_score[rows[grader], start:len(ids)] = score[k]
-    columns = Columns(ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]), order,
+    columns = VerdictColumns(ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts]), order,
                       g_status, g_score)
     return Table(columns, names, weights, counts, single)
 
