@@ -9,6 +9,7 @@ import threading
 import time
 
 import httpx2 as httpx
+import pytest
 from service_process import ASSAY, SECRET, SandboxService, free_port
 
 from assay.core.interfaces import CodeCall, Resources
