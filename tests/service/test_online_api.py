@@ -143,9 +143,8 @@ def test_a_gzip_bomb_is_refused_unread(tmp_path, shared_resources):
 
 
 def test_a_full_backlog_answers_429_with_retry_after(tmp_path, shared_resources):
-    for api in make_api(f"sqlite:///{tmp_path / 'b.db'}", shared_resources, online_max_backlog=1,
-                        online_workers=0):
-        _rule(api, _evaluator(api), filter="")
+    for api in make_api(f"sqlite:///{tmp_path / 'b.db'}", shared_resources, online_max_backlog=1):
+        _rule(api, _evaluator(api), filter="", scope="trace", quietS=600)  # its job waits: the backlog stays
         trace = new_trace_id()
         assert _post(api, request(span(trace, b"\x01" * 8, "a", {}))).status_code == 200
         time.sleep(1.1)  # the backlog is read at most once a second
