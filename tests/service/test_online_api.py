@@ -274,3 +274,12 @@ def test_a_rule_spends_at_most_its_daily_judge_budget(tmp_path, judge_server):
     finally:
         resources.code_runner.close()
         resources.judge_client.close()
+
+
+def test_a_server_started_with_the_retired_online_workers_says_it_is_not_read(tmp_path, shared_resources, caplog):
+    with caplog.at_level("WARNING", logger="assay.server"):
+        for api in make_api(f"sqlite:///{tmp_path / 'w.db'}", shared_resources, environ={"ASSAY_ONLINE_WORKERS": "0"}):
+            assert api.client.get("/ready").status_code == 200
+    said = [r.getMessage() for r in caplog.records if "ASSAY_ONLINE_WORKERS" in r.getMessage()]
+    assert said == ["ASSAY_ONLINE_WORKERS is no longer read: online rules' jobs are graded by the run slots "
+                    "(`ASSAY_RUN_SLOTS`), users served in turn with the task runs"]
