@@ -190,31 +190,31 @@ class RunWorker:
                 self._wake.wait(self.poll_s)
                 self._wake.clear()
                 continue
-            if isinstance(claim, OnlineClaim):
-                self._grade_online(claim)
-            else:
-                self._grade(claim)
+            self._grade(claim)
 
-    def _grade_online(self, claim: OnlineClaim) -> None:
-        """As ``_grade``, for an online slice: nothing to fail (a slice that cannot be graded
-        is left to its lease, taken again once it passes, and logged)."""
-        assert self.online is not None  # claimed only with an online grader
+    def _grade(self, claim: Claim | OnlineClaim) -> None:
         with self._lock:
             self._held[claim.id] = claim
         finished = failed = False
+        started = time.perf_counter()
         try:
-            finished = self.online.grade(claim, lambda: self._stopped_online(claim))
-        except Exception as exc:  # noqa: BLE001  logged; the jobs are graded again after the lease
-            failed = not self.health.failed(f"{threading.current_thread().name} grading online slice {claim.id}", exc)
-            if failed:
-                log.exception("grading online slice %d (%d jobs of user %s) failed; it is taken again in %.0f s",
-                              claim.id, claim.jobs, claim.user_id, self.lease_s)
+            if isinstance(claim, OnlineClaim):
+                assert self.online is not None  # claimed only with an online grader
+                finished = self.online.grade(claim, lambda: self._stopped(claim))
+            else:
+                finished = self.slices.grade(claim, lambda: self._stopped(claim))
+                if finished and self.metrics is not None:
+                    self.metrics.slice_seconds.observe(time.perf_counter() - started)
+        except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
+            where = (f"online slice {claim.id} ({claim.jobs} jobs of user {claim.user_id})"
+                     if isinstance(claim, OnlineClaim) else f"run {claim.run_id} in samples {claim.start}-{claim.stop}")
+            failed = not self.health.failed(f"{threading.current_thread().name} grading {where}", exc)
+            if failed and isinstance(claim, Claim):
+                self._fail(claim.run_id, exc, where)
+            elif failed:  # no run to fail: its jobs are taken again once the lease passes
+                log.exception("grading %s failed; it is taken again in %.0f s", where, self.lease_s)
         finally:
-            self._release(claim.id, finished, give_back=not failed)
-
-    def _stopped_online(self, claim: OnlineClaim) -> bool:
-        with self._lock:
-            return self._stopping.is_set() or claim.id in self._lost
+            self._release(claim.id, finished, give_back=not (failed and isinstance(claim, OnlineClaim)))
 
     def _release(self, slice_id: int, finished: bool, give_back: bool = True) -> None:
         """Forget a slice this slot graded; one not finished goes back to the queue (a stop
@@ -227,22 +227,6 @@ class RunWorker:
                 self._held.pop(slice_id, None)
         if give_back and not finished and not lost and not stopping:
             self._give_back(slice_id)
-
-    def _grade(self, claim: Claim) -> None:
-        with self._lock:
-            self._held[claim.id] = claim
-        finished = False
-        started = time.perf_counter()
-        try:
-            finished = self.slices.grade(claim, lambda: self._stopped(claim))
-            if finished and self.metrics is not None:
-                self.metrics.slice_seconds.observe(time.perf_counter() - started)
-        except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
-            where = f"run {claim.run_id} in samples {claim.start}-{claim.stop}"
-            if not self.health.failed(f"{threading.current_thread().name} grading {where}", exc):
-                self._fail(claim.run_id, exc, where)
-        finally:
-            self._release(claim.id, finished)
 
     def _fail(self, run_id: str, exc: Exception, where: str) -> None:
         """Mark the run failed for ``exc``, the write tried again while the database is away."""
@@ -269,19 +253,23 @@ class RunWorker:
         except Exception:  # noqa: BLE001  its lease expires anyway
             log.warning("giving slice %d back failed", slice_id, exc_info=True)
 
-    def _stopped(self, claim: Claim) -> bool:
-        """True when the server stops, the lease was lost, or the run is no longer active."""
+    def _stopped(self, claim: Claim | OnlineClaim) -> bool:
+        """True when the server stops, the lease was lost, or (a run's slice) the run is no
+        longer active."""
         if self._stopping.is_set():
             return True
         with self._lock:
-            if claim.id in self._lost or claim.run_id in self._cancelled:
+            if claim.id in self._lost or isinstance(claim, OnlineClaim):
+                return claim.id in self._lost
+            if claim.run_id in self._cancelled:
                 return True
         with self.database.session() as session:
             return run_rows.status_of(session, claim.run_id) not in ACTIVE_STATES
 
     def _finish_orphans(self) -> bool:
         """Finish the runs whose every slice is done but which are still active (a server died
-        between its last slice and the run's end); any server may, once or twice."""
+        between its last slice and the run's end); any server may, once or twice. Then delete
+        the online slices done more than ``SERVED_MEMORY_S`` ago."""
         try:
             with self.database.session() as session:
                 orphans = [(run.id, run.snapshot) for run in queue.unfinished_runs(session)]
