@@ -5,6 +5,7 @@ left active by a server that died after its last slice finished by the next."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 from service_support import make_api
 from sqlalchemy import update
@@ -146,4 +147,9 @@ def test_an_online_slice_given_back_or_expired_is_taken_again_whole(database):
         assert [job.target for job in online_queue.jobs_of(session, held.id)] == ["t:0", "t:1", "t:2"]
         online_queue.finish(session, held.id, [job.id for job in online_queue.jobs_of(session, held.id)])
         assert online_queue.jobs_of(session, held.id) == [] and rows.backlog(session) == 0
+        user_id = session.get(RunSlice, held.id).user_id
+        assert online_queue.purge_done(session, queue.utcnow() - timedelta(minutes=1)) == 0  # kept a while:
+        assert set(online_queue.served(session, [user_id])) == {user_id}  # it says when the user was served
+        assert online_queue.purge_done(session, queue.utcnow() + timedelta(seconds=1)) == 1
+        assert online_queue.served(session, [user_id]) == {} and session.get(RunSlice, held.id) is None
     assert claim(database, "alive") is None
