@@ -188,7 +188,7 @@ class Settings:
     api_allow_programs: bool = setting(False, "ASSAY_API_ALLOW_PROGRAMS", "`1`: let API callers create `program` and `script` graders, which run programs of the server's machine", _flag, section="service")
     api_judge_base_urls: frozenset[str] = setting(frozenset(), "ASSAY_API_JUDGE_BASE_URLS", "comma-separated: the judge endpoints an evaluator created over the API may name (none: judges use the server's `ASSAY_JUDGE_*` settings)", _urls, section="service")
     api_judge_key_envs: frozenset[str] = setting(frozenset(), "ASSAY_API_JUDGE_KEY_ENVS", "comma-separated: the variables holding judge keys an evaluator created over the API may name", _names, section="service")
-    run_concurrency: int = setting(8, "ASSAY_RUN_CONCURRENCY", "evaluations in flight at once in a task run", unit="evaluations", section="service")
+    run_concurrency: int = setting(8, "ASSAY_RUN_CONCURRENCY", "evaluations in flight at once in a task run, and in online slices whose evaluators wait on I/O", unit="evaluations", section="service")
     api_max_header_bytes: int = setting(32 << 10, "ASSAY_API_MAX_HEADER_BYTES", "the request line and headers together, counted as they are read off the socket; beyond, 431 and the connection closed", unit="bytes", minimum=1024, section="service")
     api_max_headers: int = setting(100, "ASSAY_API_MAX_HEADERS", "header lines of one request; beyond, 431", unit="headers", minimum=8, section="service")
     api_header_timeout_s: int = setting(10, "ASSAY_API_HEADER_TIMEOUT_S", "time to send the request line and headers, from the connection (or the request's first byte); beyond, 408 and closed", unit="seconds", section="service")

@@ -23,7 +23,7 @@ from assay.store import Database  # noqa: E402
 from assay.store.models import RunSlice, SliceKind, SliceState  # noqa: E402
 from assay.store.online_models import JobState, OnlineJob, OnlineResult  # noqa: E402
 
-SPANS = 160
+SPANS = 320
 SLOW = ("import time\n\ndef evaluate(input, output, expected, metadata):\n"
         "    time.sleep(0.03)\n    return {'passed': 'Paris' in output}\n")
 LEASE_S = 3

@@ -200,7 +200,7 @@ class RunWorker:
         try:
             if isinstance(claim, OnlineClaim):
                 assert self.online is not None  # claimed only with an online grader
-                finished = self.online.grade(claim, lambda: self._stopped(claim))
+                finished = self.online.grade(claim, lambda: self._stopped(claim), self._pool)
             else:
                 finished = self.slices.grade(claim, lambda: self._stopped(claim))
                 if finished and self.metrics is not None:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -68,11 +70,12 @@ class OnlineGrader:
         self.exporter = exporter
         """Sends each verdict as a ``gen_ai.evaluation.result`` event (``ASSAY_OTLP_EXPORT_URL``), when set."""
 
-    def grade(self, claim: OnlineClaim, stopped: Callable[[], bool]) -> bool:
+    def grade(self, claim: OnlineClaim, stopped: Callable[[], bool], pool: Executor | None = None) -> bool:
         """Grade the slice's jobs and commit their results with the jobs and the slice marked
         done; False (nothing stored) when ``stopped`` says so first (the server stops: its
         sandbox was killed mid-way; or the lease was lost). The jobs are read in one
-        transaction (their rules, evaluators, spans), graded, and written in another."""
+        transaction (their rules, evaluators, spans), graded (on ``pool`` at once when an
+        evaluator waits on I/O: a sandbox, a program, a judge), and written in another."""
         with self.database.session() as session:
             jobs = online_queue.jobs_of(session, claim.id)
             rules = {r.id: r for r in session.scalars(select(OnlineRule).where(
@@ -82,15 +85,20 @@ class OnlineGrader:
             spent = {rule.id: rows.judge_calls_since(session, rule.id, rows.start_of_day())
                      for rule in rules.values() if rule.judge_budget_per_day is not None}
             targets = self._targets(session, jobs)
-        results: list[dict[str, Any]] = []
-        for job in jobs:
+        lock = threading.Lock()
+
+        def one(job: OnlineJob) -> list[dict[str, Any]] | None:
             if stopped():
-                return False
+                return None
             rule = rules.get(job.rule_id)
-            if rule is not None:
-                results += self._grade(job, rule, evaluators, targets[job.id], spent)
-        if stopped():
+            return self._grade(job, rule, evaluators, targets[job.id], spent, lock) if rule is not None else []
+
+        waits = pool is not None and len(jobs) > 1 and any(
+            traits.io_bound or traits.judge for traits in (self.grading.grader(e).traits for e in evaluators.values()))
+        graded = list(pool.map(one, jobs)) if waits and pool is not None else [one(job) for job in jobs]
+        if stopped() or any(rows_of_job is None for rows_of_job in graded):
             return False
+        results = [row for rows_of_job in graded for row in rows_of_job or ()]
         with self.database.session() as session:
             rows.insert_results(session, results)
             online_queue.finish(session, claim.id, [job.id for job in jobs])
@@ -101,8 +109,9 @@ class OnlineGrader:
         return True
 
     def _grade(self, job: OnlineJob, rule: OnlineRule, evaluators: dict[str, Evaluator], target: Target,
-               spent: dict[str, int]) -> list[dict[str, Any]]:
-        """The result rows of one job: one per evaluator of its rule."""
+               spent: dict[str, int], lock: threading.Lock) -> list[dict[str, Any]]:
+        """The result rows of one job: one per evaluator of its rule. A judge grading is counted
+        in ``spent`` (under ``lock``: jobs may be graded at once) before it is made."""
         results: list[dict[str, Any]] = []
         budget = rule.judge_budget_per_day
         for link in rule.evaluators:
@@ -119,14 +128,16 @@ class OnlineGrader:
             if target.sample is None:
                 results.append(base | {"kind": kind, "status": NOT_APPLICABLE, "reason": NO_CONTENT})
                 continue
-            if grader.traits.judge and budget is not None and spent.get(rule.id, 0) >= budget:
-                results.append(base | {"kind": kind, "status": SKIPPED, "error_code": "budget",
-                                       "reason": f"the rule's daily budget of {budget} judge calls is used up"})
-                continue
+            if grader.traits.judge and budget is not None:
+                with lock:
+                    over = spent.get(rule.id, 0) >= budget
+                    spent[rule.id] = spent.get(rule.id, 0) + (0 if over else 1)
+                if over:
+                    results.append(base | {"kind": kind, "status": SKIPPED, "error_code": "budget",
+                                           "reason": f"the rule's daily budget of {budget} judge calls is used up"})
+                    continue
             with acting_for(job.user_id):
                 result = self.grading.grade(grader, target.sample)
-            if grader.traits.judge:
-                spent[rule.id] = spent.get(rule.id, 0) + 1
             results.append(base | {"kind": kind, "status": str(result.status.value), "passed": bool(result.passed),
                                    "score": result.score, "reason": result.reason, "details": result.details or {},
                                    "error_code": result.error.value if result.error else None,
