@@ -35,6 +35,12 @@ SECTIONS = {
 }
 """The sections of the settings reference (docs/reference/settings.md), each with what it covers."""
 
+RETIRED = {
+    "ASSAY_ONLINE_WORKERS": "online rules' jobs are graded by the run slots (`ASSAY_RUN_SLOTS`), users served in "
+                            "turn with the task runs",
+}
+"""Variables assay no longer reads, each with what took its place (a server warns when one is set)."""
+
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 
@@ -182,7 +188,7 @@ class Settings:
     api_allow_programs: bool = setting(False, "ASSAY_API_ALLOW_PROGRAMS", "`1`: let API callers create `program` and `script` graders, which run programs of the server's machine", _flag, section="service")
     api_judge_base_urls: frozenset[str] = setting(frozenset(), "ASSAY_API_JUDGE_BASE_URLS", "comma-separated: the judge endpoints an evaluator created over the API may name (none: judges use the server's `ASSAY_JUDGE_*` settings)", _urls, section="service")
     api_judge_key_envs: frozenset[str] = setting(frozenset(), "ASSAY_API_JUDGE_KEY_ENVS", "comma-separated: the variables holding judge keys an evaluator created over the API may name", _names, section="service")
-    run_concurrency: int = setting(8, "ASSAY_RUN_CONCURRENCY", "evaluations in flight at once in a task run", unit="evaluations", section="service")
+    run_concurrency: int = setting(8, "ASSAY_RUN_CONCURRENCY", "evaluations in flight at once in a task run, and in online slices whose evaluators wait on I/O", unit="evaluations", section="service")
     api_max_header_bytes: int = setting(32 << 10, "ASSAY_API_MAX_HEADER_BYTES", "the request line and headers together, counted as they are read off the socket; beyond, 431 and the connection closed", unit="bytes", minimum=1024, section="service")
     api_max_headers: int = setting(100, "ASSAY_API_MAX_HEADERS", "header lines of one request; beyond, 431", unit="headers", minimum=8, section="service")
     api_header_timeout_s: int = setting(10, "ASSAY_API_HEADER_TIMEOUT_S", "time to send the request line and headers, from the connection (or the request's first byte); beyond, 408 and closed", unit="seconds", section="service")
@@ -191,7 +197,7 @@ class Settings:
     token_cache_ms: int = setting(500, "ASSAY_TOKEN_CACHE_MS", "how long a server keeps a token's answer: a token revoked elsewhere is refused within this plus one lookup", unit=_MS, minimum=0, section="service")
     # the run queue
     run_slice_size: int = setting(0, "ASSAY_RUN_SLICE_SIZE", "samples per slice, the unit a server leases; 0: `runner.sizing` decides from the run's graders (1000 when all are pure, 32 otherwise)", unit="samples", minimum=0, section="queue")
-    run_slots: int = setting(2, "ASSAY_RUN_SLOTS", "slices one server grades at once", unit="slices", section="queue")
+    run_slots: int = setting(2, "ASSAY_RUN_SLOTS", "slices one server grades at once: task runs' slices and online rules' jobs (in batches of 64), users served in turn", unit="slices", section="queue")
     run_lease_s: int = setting(30, "ASSAY_RUN_LEASE_S", "how long a slice stays leased without a heartbeat (they come every third of it): how soon a dead server's slices are taken over", unit="seconds", minimum=2, section="queue")
     run_pause_after_timeouts: int = setting(5, "ASSAY_RUN_PAUSE_AFTER_TIMEOUTS", "an evaluator that times out on this many samples in a row in a run is paused in that run (the rest of its samples are not sent to the sandbox) until its owner resumes or cancels the run; 0: never", unit="samples", minimum=0, section="queue")
     queue_poll_ms: int = setting(500, "ASSAY_QUEUE_POLL_MS", "how often an idle server looks for work", unit=_MS, section="queue")
@@ -203,7 +209,6 @@ class Settings:
     otlp_max_body_bytes: int = setting(16 << 20, "ASSAY_OTLP_MAX_BODY_BYTES", "the largest OTLP export request to `POST /v1/traces`, as sent and once inflated from gzip", unit="bytes", section="online")
     otlp_max_attribute_chars: int = setting(256 << 10, "ASSAY_OTLP_MAX_ATTRIBUTE_CHARS", "the longest text of one span attribute kept; longer text is cut there and the attribute's key listed in the span's `assay.truncated`", unit="characters", section="online")
     online_max_backlog: int = setting(100_000, "ASSAY_ONLINE_MAX_BACKLOG", "online gradings waiting plus spans stored but not yet looked at by the rules, on every server of the database, past which `POST /v1/traces` answers 429 with `Retry-After` instead of queueing more", unit="jobs and spans", section="online")
-    online_workers: int = setting(2, "ASSAY_ONLINE_WORKERS", "threads of one server grading online rules' jobs; 0: this server grades none (it still takes spans)", unit="threads", minimum=0, section="online")
     online_max_group_spans: int = setting(1000, "ASSAY_ONLINE_MAX_GROUP_SPANS", "the most spans of one trace or conversation read into one sample", unit="spans", section="online")
     otlp_export_url: str | None = setting(None, "ASSAY_OTLP_EXPORT_URL", "an OTLP/HTTP endpoint (a collector, Phoenix, Logfire: the base URL, as `OTEL_EXPORTER_OTLP_ENDPOINT`) that every online verdict is sent to as a `gen_ai.evaluation.result` event at `/v1/logs`, parented to the graded span; unset: none is sent", _url, section="online")
     otlp_export_headers: str | None = setting(None, "ASSAY_OTLP_EXPORT_HEADERS", "headers of those requests, `key=value` pairs separated by commas, values URL-encoded (as `OTEL_EXPORTER_OTLP_HEADERS`)", _raw_text, section="online")
@@ -217,6 +222,11 @@ class Settings:
         env = dict(os.environ if environ is None else environ)
         values = {var_field.name: var.read(env, var) for var_field, var in declared()}
         return cls(**values, environ=env)
+
+
+def retired(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each retired variable set in ``environ``."""
+    return [f"{name} is no longer read: {why}" for name, why in RETIRED.items() if name in environ]
 
 
 def declared() -> list[tuple[dataclasses.Field[Any], Var]]:

@@ -147,9 +147,8 @@ def test_a_gzip_bomb_is_refused_unread(tmp_path, shared_resources):
 
 
 def test_a_full_backlog_answers_429_with_retry_after(tmp_path, shared_resources):
-    for api in make_api(f"sqlite:///{tmp_path / 'b.db'}", shared_resources, online_max_backlog=1,
-                        online_workers=0):
-        _rule(api, _evaluator(api), filter="")
+    for api in make_api(f"sqlite:///{tmp_path / 'b.db'}", shared_resources, online_max_backlog=1):
+        _rule(api, _evaluator(api), filter="", scope="trace", quietS=600)  # its job waits: the backlog stays
         trace = new_trace_id()
         assert _post(api, request(span(trace, b"\x01" * 8, "a", {}))).status_code == 200
         time.sleep(1.1)  # the backlog is read at most once a second
@@ -279,3 +278,37 @@ def test_a_rule_spends_at_most_its_daily_judge_budget(tmp_path, judge_server):
     finally:
         resources.code_runner.close()
         resources.judge_client.close()
+
+
+def test_a_server_started_with_the_retired_online_workers_says_it_is_not_read(tmp_path, shared_resources, caplog):
+    with caplog.at_level("WARNING", logger="assay.server"):
+        for api in make_api(f"sqlite:///{tmp_path / 'w.db'}", shared_resources, environ={"ASSAY_ONLINE_WORKERS": "0"}):
+            assert api.client.get("/ready").status_code == 200
+    said = [r.getMessage() for r in caplog.records if "ASSAY_ONLINE_WORKERS" in r.getMessage()]
+    assert said == ["ASSAY_ONLINE_WORKERS is no longer read: online rules' jobs are graded by the run slots "
+                    "(`ASSAY_RUN_SLOTS`), users served in turn with the task runs"]
+
+
+def test_an_online_slice_asks_its_judge_about_several_spans_at_once(tmp_path, judge_server):
+    from judge_server import Behaviour, completion
+
+    from assay.runner.resources import build_resources
+    from assay.settings import Settings
+
+    judge_server.respond = lambda body: Behaviour(body=completion('{"score": 5, "reasoning": "fine"}'), delay_s=0.3)
+    resources = build_resources(Settings.from_env({
+        "ASSAY_JUDGE_BASE_URL": judge_server.url, "ASSAY_JUDGE_API_KEY": "test-key", "ASSAY_JUDGE_MODEL": "judge-test",
+        "ASSAY_JUDGE_CACHE": "off"}))
+    try:
+        for api in make_api(f"sqlite:///{tmp_path / 'c.db'}", resources, run_slots=1):
+            judge = api.call("POST", "/evaluators", json={"name": "judge", "type": "llm",
+                                                          "config": {"rubric": "the answer is right"}})
+            rule = _rule(api, judge.json()["data"]["id"])
+            spans = [span(new_trace_id(), bytes([i + 1]) * 8, "chat", chat_attributes("q", f"answer {i}"))
+                     for i in range(8)]
+            assert _post(api, request(*spans)).status_code == 200
+            results = _results(api, rule["id"], 8)
+            assert sorted(r["status"] for r in results) == ["passed"] * 8
+            assert judge_server.max_in_flight > 1  # one slot, one slice: its jobs were graded at once
+    finally:
+        resources.code_runner.close()

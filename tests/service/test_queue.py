@@ -5,15 +5,18 @@ left active by a server that died after its last slice finished by the next."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 from service_support import make_api
 from sqlalchemy import update
 
-from assay.store import Database, queue, upgrade
+from assay.store import Database, online_queue, queue, upgrade
+from assay.store import online as rows
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.models import RunSlice
-from assay.store.users import create_user
+from assay.store.online_models import OnlineJob, OnlineRule
+from assay.store.users import create_user, get_user
 
 
 def make_run(database: Database, user: str, samples: int, size: int) -> str:
@@ -92,3 +95,61 @@ def test_a_run_whose_last_server_died_before_finishing_it_is_finished_by_the_nex
     for api in make_api(db_url, shared_resources):  # its start finishes the run
         run = api.call("GET", f"/runs/{run_id}", "root").json()["data"]
         assert run["status"] == "completed" and run["summary"]["samples"] == 0, run
+
+
+def due_jobs(database: Database, user: str, jobs: int) -> str:
+    """``jobs`` due online jobs of a rule of ``user`` (created if need be); returns the user's id."""
+    with database.session() as session:
+        owner = get_user(session, user) or create_user(session, user)
+        rule = OnlineRule(user_id=owner.id, name="r", evaluators=[])
+        session.add(rule)
+        session.flush()
+        now = queue.utcnow()
+        session.add_all(OnlineJob(rule_id=rule.id, user_id=owner.id, scope="span", target=f"t:{n}", state="pending",
+                                  ready=True, due_at=now, created_at=now) for n in range(jobs))
+        return owner.id
+
+
+def test_online_jobs_and_runs_are_served_in_turn_within_and_across_users(database):
+    alice = make_run(database, "alice", 40, 4)  # ten slices, queued first
+    due_jobs(database, "alice", 100)
+    bob = due_jobs(database, "bob", 10)
+    claims = []
+    for _ in range(5):
+        claims.append(claim(database, "s"))
+        with database.session() as session:
+            queue.finish(session, claims[-1].id)
+    kinds = [("run" if isinstance(c, queue.Claim) else "online", "bob" if c.user_id == bob else "alice")
+             for c in claims]
+    # alice (waiting longest) and bob in turn, then alice alone; alice's run and online jobs in
+    # turn, the kind served longer ago first
+    assert kinds == [("run", "alice"), ("online", "bob"), ("online", "alice"), ("run", "alice"),
+                     ("online", "alice")], kinds
+    assert [c.jobs for c in claims if isinstance(c, queue.OnlineClaim)] == [10, queue.ONLINE_SLICE, 36]
+    assert all(c.run_id == alice for c in claims if isinstance(c, queue.Claim))
+
+
+def test_an_online_slice_given_back_or_expired_is_taken_again_whole(database):
+    due_jobs(database, "alice", 3)
+    held = claim(database, "stopping")
+    assert isinstance(held, queue.OnlineClaim) and held.jobs == 3 and claim(database, "other") is None
+    with database.session() as session:
+        queue.give_back(session, "stopping")
+    again = claim(database, "other")
+    assert isinstance(again, queue.OnlineClaim) and (again.id, again.jobs) == (held.id, 3)
+    with database.session() as session:  # its holder died: no heartbeat pushed its lease back
+        session.execute(update(RunSlice).where(RunSlice.id == held.id).values(lease_until=queue.utcnow()))
+    time.sleep(0.01)
+    taken = claim(database, "alive")
+    assert isinstance(taken, queue.OnlineClaim) and taken.id == held.id
+    with database.session() as session:
+        assert queue.renew(session, "other", [held.id], 30) == set()
+        assert [job.target for job in online_queue.jobs_of(session, held.id)] == ["t:0", "t:1", "t:2"]
+        online_queue.finish(session, held.id, [job.id for job in online_queue.jobs_of(session, held.id)])
+        assert online_queue.jobs_of(session, held.id) == [] and rows.backlog(session) == 0
+        user_id = session.get(RunSlice, held.id).user_id
+        assert online_queue.purge_done(session, queue.utcnow() - timedelta(minutes=1)) == 0  # kept a while:
+        assert set(online_queue.served(session, [user_id])) == {user_id}  # it says when the user was served
+        assert online_queue.purge_done(session, queue.utcnow() + timedelta(seconds=1)) == 1
+        assert online_queue.served(session, [user_id]) == {} and session.get(RunSlice, held.id) is None
+    assert claim(database, "alive") is None

@@ -72,10 +72,10 @@ def test_ready_names_an_outage_the_worker_keeps_meeting_and_recovers(api, monkey
     real = queue.claim
     away = True
 
-    def claim(session, holder, lease_s):
+    def claim(session, holder, lease_s, **options):
         if away:
             raise locked()
-        return real(session, holder, lease_s)
+        return real(session, holder, lease_s, **options)
 
     monkeypatch.setattr(queue, "claim", claim)
     deadline = time.monotonic() + 10

@@ -6,6 +6,7 @@ through ``deps``."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -15,21 +16,23 @@ from assay.server.auth import TokenCache
 from assay.service.fairness import FairGate, fair_resources
 from assay.service.grading import Grading
 from assay.service.metrics import Metrics
+from assay.service.online.background import OnlineBackground
 from assay.service.online.export import ResultExporter, parse_headers
+from assay.service.online.grader import OnlineGrader
 from assay.service.online.intake import Intake
-from assay.service.online.worker import OnlineWorker
 from assay.service.reaper import UploadReaper
 from assay.service.run_summary import LiveSummaries
 from assay.service.telemetry import meter_pool, metered_resources
 from assay.service.worker import RunWorker
-from assay.settings import Settings
+from assay.settings import Settings, retired
 from assay.store.changes import Changes
 from assay.store.db import Database, PoolLimits
 from assay.store.outage import DatabaseHealth
 
-BACKGROUND_THREADS = 4
+log = logging.getLogger("assay.server")
+BACKGROUND_THREADS = 5
 """Connections grading keeps besides one per run slot: the heartbeat, the change poller, the
-upload reaper and ``/ready``; as many more may open at a peak (``/metrics``, an evaluator edit
+upload reaper, the online planner and ``/ready``; as many more may open at a peak (``/metrics``, an evaluator edit
 counted in the change counters, a finished run's summary)."""
 
 
@@ -50,8 +53,9 @@ class Service:
     """Whether the background threads see the database away (``store.outage``)."""
     intake: Intake
     """Spans arriving over OTLP (``POST /v1/traces``), through the requests' pool."""
-    online: OnlineWorker
-    """Grades online rules' jobs, through the grading pool."""
+    online: OnlineBackground
+    """Plans online rules' jobs from stored spans and exports verdicts (the run slots grade them),
+    through the grading pool."""
     live: LiveSummaries = field(default_factory=LiveSummaries)
     """The summaries so far of the runs whose pages are open (``pages.live``)."""
     owns_resources: bool = True
@@ -62,6 +66,8 @@ class Service:
     @classmethod
     def build(cls, settings: Settings, resources: Resources | None = None) -> Service:
         owns_resources = resources is None
+        for warning in retired(settings.environ):
+            log.warning("%s", warning)
         if resources is None:
             from assay.runner.resources import build_resources
 
@@ -71,7 +77,7 @@ class Service:
         database = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
                             pool=PoolLimits(settings.database_pool_size, settings.database_pool_overflow, wait_s))
         background = Database(settings.database_url, busy_ms=settings.sqlite_busy_ms,
-                              pool=PoolLimits(settings.run_slots + settings.online_workers + BACKGROUND_THREADS,
+                              pool=PoolLimits(settings.run_slots + BACKGROUND_THREADS,
                                               BACKGROUND_THREADS, wait_s))
         health = DatabaseHealth()
         changes = Changes(background, settings.change_poll_ms / 1000, health)
@@ -80,12 +86,14 @@ class Service:
         metrics = Metrics()
         grading = Grading(settings, fair_resources(metered_resources(resources, metrics), gate, owned=owns_resources),
                           changes.stamp("evaluators"), metrics)
-        worker = RunWorker(background, grading, settings, metrics, health)
+        exporter = _exporter(settings)
+        worker = RunWorker(background, grading, settings, metrics, health,
+                           online=OnlineGrader(background, grading, settings, exporter))
         tokens = TokenCache(database, settings.token_cache_ms / 1000, changes.stamp("tokens"))
         return cls(settings=settings, database=database, grading=grading, tokens=tokens, worker=worker, changes=changes,
                    gate=gate, metrics=metrics, reaper=UploadReaper(background, health=health),
                    background=background, health=health, intake=Intake(database, settings),
-                   online=OnlineWorker(background, grading, settings, health, _exporter(settings)),
+                   online=OnlineBackground(background, settings, health, exporter, scheduled=worker.wake),
                    owns_resources=owns_resources,
                    pool_gauges=meter_pool(database, metrics))
 
@@ -98,14 +106,13 @@ class Service:
         return self.worker.start()
 
     def close(self) -> None:
-        """Stop at once: the run and online workers grade and store nothing more, the sandbox
-        (when this service owns it) kills the evaluations in flight, then the workers give their
-        unfinished slices and jobs back to the queue (graded again at the next start: results
+        """Stop at once: the run worker grades and stores nothing more, the sandbox (when this
+        service owns it) kills the evaluations in flight, then the worker gives its unfinished
+        slices (task runs' and online jobs') back to the queue (graded again at the next start: results
         are stored once, so nothing is lost or doubled); then the judge client, then the
         database pool. A sandbox the caller owns is left running: the workers then wait for
         the evaluations in flight."""
         self.worker.halt()
-        self.online.halt()
         resources = self.grading.resources
         # The code runner is this service's wrapper (``fairness``): it closes the sandbox only if owned.
         _close(resources.code_runner)
@@ -123,7 +130,7 @@ class Service:
         problem = self.worker.problem()
         if problem is None:
             pollers = (("the change poller", self.changes.alive()), ("the upload reaper", self.reaper.alive()),
-                       ("online grading", self.online.alive()))
+                       ("online planning", self.online.alive()))
             for name, alive in pollers:
                 if not alive:
                     return f"{name} stopped: restart this server (the log says why)"

@@ -19,7 +19,7 @@ from assay.core.interfaces import CodeBatch, CodeCall, CodeOutcome, CodeRunner, 
 from assay.core.judge import JudgeClient, JudgeReply, JudgeRequest
 from assay.service.metrics import Metrics
 from assay.store.db import Database
-from assay.store.models import ACTIVE_STATES, Run, RunSlice, SliceState, utcnow
+from assay.store.models import ACTIVE_STATES, Run, RunSlice, SliceKind, SliceState, utcnow
 
 
 class MeteredCodeRunner:
@@ -137,12 +137,15 @@ def meter_pool(database: Database, metrics: Metrics) -> Callable[[], None]:
 
 
 def queue_state(session: Session, now: datetime | None = None) -> tuple[dict[str, int], int]:
-    """Slices of unfinished runs by state (``expired``: leased past its lease) and the results
+    """Slices of unfinished runs by state (``expired``: leased past its lease; online slices are
+    not counted: the online backlog is ``store.online.backlog``) and the results
     that queued and running runs still lack, as the database holds them."""
     now = now or utcnow()
     slices = {str(state): int(count) for state, count in session.execute(
-        select(RunSlice.state, func.count()).where(RunSlice.state != SliceState.DONE).group_by(RunSlice.state))}
-    expired = int(session.scalar(select(func.count()).where(RunSlice.state == SliceState.LEASED,
+        select(RunSlice.state, func.count())
+        .where(RunSlice.kind == SliceKind.RUN.value, RunSlice.state != SliceState.DONE).group_by(RunSlice.state))}
+    expired = int(session.scalar(select(func.count()).where(RunSlice.kind == SliceKind.RUN.value,
+                                                            RunSlice.state == SliceState.LEASED,
                                                             RunSlice.lease_until < now)) or 0)
     if expired:  # leased past its lease: its server is gone, the next claim takes it over
         slices["leased"] = slices.get("leased", 0) - expired

@@ -1,8 +1,9 @@
-"""Task runs graded from the run queue in the database (``assay.store.queue``), by every
-server of the database at once.
+"""Task runs and online rules' jobs graded from the run queue in the database
+(``assay.store.queue``), by every server of the database at once.
 
-Each server runs ``run_slots`` slot threads. A slot claims the next slice (users in turn),
-grades it (``service.slices``) and claims again; when the queue is empty it waits
+Each server runs ``run_slots`` slot threads. A slot claims the next slice (users in turn, a
+run's slice or an online slice of one user's due jobs), grades it (``service.slices``, or
+``service.online.grader``) and claims again; when the queue is empty it waits
 ``queue_poll_ms``, or less when a run is started here. A heartbeat thread renews this
 server's leases every third of ``run_lease_s``; a lease it finds taken over (this server was
 stalled past it) stops the slot grading that slice. A server killed mid-slice leaves its
@@ -32,30 +33,40 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from assay.service.failures import public_failure
 from assay.service.grading import Grading
 from assay.service.metrics import Metrics
 from assay.service.slices import SliceGrader
 from assay.settings import Settings
-from assay.store import queue
+from assay.store import online_queue, queue
 from assay.store import runs as run_rows
 from assay.store import tasks as task_rows
 from assay.store.db import Database
-from assay.store.models import ACTIVE_STATES, RunState
+from assay.store.models import ACTIVE_STATES, RunState, utcnow
 from assay.store.outage import Backoff, DatabaseHealth
-from assay.store.queue import Claim
+from assay.store.queue import Claim, OnlineClaim
 from assay.store.snapshot import RunEvaluator
 
+if TYPE_CHECKING:
+    from assay.service.online.grader import OnlineGrader
+
 log = logging.getLogger("assay.server.runs")
+SERVED_MEMORY_S = 600
+"""How long a done online slice is kept: the queue reads when a user was last served from it."""
 
 
 class RunWorker:
     """This server's share of the run queue."""
 
     def __init__(self, database: Database, grading: Grading, settings: Settings,
-                 metrics: Metrics | None = None, health: DatabaseHealth | None = None) -> None:
+                 metrics: Metrics | None = None, health: DatabaseHealth | None = None,
+                 online: OnlineGrader | None = None) -> None:
         self.database = database
+        self.online = online
+        """Grades the online slices the slots lease; None: this worker claims only task runs' slices."""
         self.health = health or DatabaseHealth()
         self.settings = settings
         self.metrics = metrics
@@ -69,7 +80,7 @@ class RunWorker:
                                   halted=self._stopping.is_set)
         self._wake = threading.Event()
         self._lock = threading.Lock()
-        self._held: dict[int, Claim] = {}
+        self._held: dict[int, Claim | OnlineClaim] = {}
         self._lost: set[int] = set()
         self._cancelled: set[str] = set()
         self._threads: list[threading.Thread] = []
@@ -102,6 +113,10 @@ class RunWorker:
 
     def submit(self, run_id: str) -> None:
         """A run was queued here: wake an idle slot rather than wait for its poll."""
+        self._wake.set()
+
+    def wake(self) -> None:
+        """Online jobs were scheduled here: wake an idle slot rather than wait for its poll."""
         self._wake.set()
 
     def cancel(self, run_id: str) -> None:
@@ -164,7 +179,7 @@ class RunWorker:
         while not self._stopping.is_set():
             try:
                 with self.database.session() as session:
-                    claim = queue.claim(session, self.holder, self.lease_s)
+                    claim = queue.claim(session, self.holder, self.lease_s, online=self.online is not None)
                 self.health.succeeded()
                 backoff.reset()
             except Exception as exc:  # noqa: BLE001  the database may be away for a moment: try again
@@ -178,28 +193,41 @@ class RunWorker:
                 continue
             self._grade(claim)
 
-    def _grade(self, claim: Claim) -> None:
+    def _grade(self, claim: Claim | OnlineClaim) -> None:
         with self._lock:
             self._held[claim.id] = claim
-        finished = False
+        finished = failed = False
         started = time.perf_counter()
         try:
-            finished = self.slices.grade(claim, lambda: self._stopped(claim))
-            if finished and self.metrics is not None:
-                self.metrics.slice_seconds.observe(time.perf_counter() - started)
+            if isinstance(claim, OnlineClaim):
+                assert self.online is not None  # claimed only with an online grader
+                finished = self.online.grade(claim, lambda: self._stopped(claim), self._pool)
+            else:
+                finished = self.slices.grade(claim, lambda: self._stopped(claim))
+                if finished and self.metrics is not None:
+                    self.metrics.slice_seconds.observe(time.perf_counter() - started)
         except Exception as exc:  # noqa: BLE001  a run that cannot go on is marked failed, never lost silently
-            where = f"run {claim.run_id} in samples {claim.start}-{claim.stop}"
-            if not self.health.failed(f"{threading.current_thread().name} grading {where}", exc):
+            where = (f"online slice {claim.id} ({claim.jobs} jobs of user {claim.user_id})"
+                     if isinstance(claim, OnlineClaim) else f"run {claim.run_id} in samples {claim.start}-{claim.stop}")
+            failed = not self.health.failed(f"{threading.current_thread().name} grading {where}", exc)
+            if failed and isinstance(claim, Claim):
                 self._fail(claim.run_id, exc, where)
+            elif failed:  # no run to fail: its jobs are taken again once the lease passes
+                log.exception("grading %s failed; it is taken again in %.0f s", where, self.lease_s)
         finally:
-            with self._lock:
-                lost = claim.id in self._lost
-                self._lost.discard(claim.id)
-                stopping = self._stopping.is_set()
-                if finished or lost or not stopping:  # a stop leaves it to ``close``, which gives it back
-                    self._held.pop(claim.id, None)
-            if not finished and not lost and not stopping:
-                self._give_back(claim)
+            self._release(claim.id, finished, give_back=not (failed and isinstance(claim, OnlineClaim)))
+
+    def _release(self, slice_id: int, finished: bool, give_back: bool = True) -> None:
+        """Forget a slice this slot graded; one not finished goes back to the queue (a stop
+        leaves it to ``close``, which gives it back; a lost one is another server's now)."""
+        with self._lock:
+            lost = slice_id in self._lost
+            self._lost.discard(slice_id)
+            stopping = self._stopping.is_set()
+            if finished or lost or not stopping:
+                self._held.pop(slice_id, None)
+        if give_back and not finished and not lost and not stopping:
+            self._give_back(slice_id)
 
     def _fail(self, run_id: str, exc: Exception, where: str) -> None:
         """Mark the run failed for ``exc``, the write tried again while the database is away."""
@@ -212,36 +240,41 @@ class RunWorker:
 
         self.health.call(write, f"{threading.current_thread().name} failing run {run_id}", self._stopping)
 
-    def _give_back(self, claim: Claim) -> None:
+    def _give_back(self, slice_id: int) -> None:
         """Return an unfinished slice to the queue, tried again while the database is away; a
         server that stops meanwhile leaves it to its lease's expiry."""
 
         def give_back() -> None:
             with self.database.session() as session:
-                queue.give_back(session, self.holder, [claim.id])
+                queue.give_back(session, self.holder, [slice_id])
 
         try:
-            self.health.call(give_back, f"{threading.current_thread().name} giving slice {claim.id} back",
+            self.health.call(give_back, f"{threading.current_thread().name} giving slice {slice_id} back",
                              self._stopping)
         except Exception:  # noqa: BLE001  its lease expires anyway
-            log.warning("giving slice %d back failed", claim.id, exc_info=True)
+            log.warning("giving slice %d back failed", slice_id, exc_info=True)
 
-    def _stopped(self, claim: Claim) -> bool:
-        """True when the server stops, the lease was lost, or the run is no longer active."""
+    def _stopped(self, claim: Claim | OnlineClaim) -> bool:
+        """True when the server stops, the lease was lost, or (a run's slice) the run is no
+        longer active."""
         if self._stopping.is_set():
             return True
         with self._lock:
-            if claim.id in self._lost or claim.run_id in self._cancelled:
+            if claim.id in self._lost or isinstance(claim, OnlineClaim):
+                return claim.id in self._lost
+            if claim.run_id in self._cancelled:
                 return True
         with self.database.session() as session:
             return run_rows.status_of(session, claim.run_id) not in ACTIVE_STATES
 
     def _finish_orphans(self) -> bool:
         """Finish the runs whose every slice is done but which are still active (a server died
-        between its last slice and the run's end); any server may, once or twice."""
+        between its last slice and the run's end); any server may, once or twice. Then delete
+        the online slices done more than ``SERVED_MEMORY_S`` ago."""
         try:
             with self.database.session() as session:
                 orphans = [(run.id, run.snapshot) for run in queue.unfinished_runs(session)]
+                online_queue.purge_done(session, utcnow() - timedelta(seconds=SERVED_MEMORY_S))
             for run_id, specs in orphans:
                 log.info("finishing run %s, whose last slice's server stopped before the end", run_id)
                 self.slices.finish_run(run_id, specs)

@@ -298,20 +298,33 @@ class SliceState(StrEnum):
     """Every (sample, evaluator) result of the slice is stored."""
 
 
+class SliceKind(StrEnum):
+    """What a slice of the queue grades."""
+
+    RUN = "run"
+    """Samples ``start`` <= index < ``stop`` of a task run."""
+    ONLINE = "online"
+    """A batch of one user's due online jobs (``online_jobs.slice_id``); no run."""
+
+
 class RunSlice(Base):
-    """A range of a run's samples (``start`` <= index < ``stop``), graded by every evaluator of
-    the run by one server at a time: the unit of the run queue shared by all servers of the
-    database. ``user_id`` copies the run's creator, so the queue can serve users in turn."""
+    """The unit of the queue shared by all servers of the database, graded by one server at a
+    time: a range of a run's samples (``start`` <= index < ``stop``) graded by every evaluator
+    of the run, or (``kind`` online, no run) a batch of ``stop`` online jobs of one user.
+    ``user_id`` is the run's creator or the rules' owner, so the queue serves users in turn
+    across both kinds."""
 
     __tablename__ = "run_slices"
     __table_args__ = (
         Index("ix_slices_state_lease", "state", "lease_until"),
         Index("ix_slices_run_state", "run_id", "state"),
+        Index("ix_slices_kind_user", "kind", "user_id", "claimed_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"))
+    run_id: Mapped[str | None] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), nullable=True)
     user_id: Mapped[str] = mapped_column(String(36))
+    kind: Mapped[str] = mapped_column(String(16), default=SliceKind.RUN.value, server_default=SliceKind.RUN.value)
     start: Mapped[int] = mapped_column(Integer)
     stop: Mapped[int] = mapped_column(Integer)
     state: Mapped[str] = mapped_column(String(16), default=SliceState.PENDING)

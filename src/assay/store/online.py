@@ -1,14 +1,14 @@
-"""Rows of online evaluation: spans stored idempotently, rules, jobs leased like the run
-queue's slices (users served in turn), and results inserted "ignore if present"."""
+"""Rows of online evaluation: spans stored idempotently, rules, jobs (graded through the run
+queue: ``store.online_queue``), and results inserted "ignore if present"."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, and_, case, func, literal, or_, select, type_coerce, update
+from sqlalchemy import and_, case, func, literal, select, type_coerce, update
 from sqlalchemy.orm import Session
 
 from assay.store.clean import NulSafeJson
@@ -195,56 +195,6 @@ def backlog(session: Session) -> int:
     # reading the done jobs, which are nearly all of them.
     return session.scalar(select(func.count()).where(OnlineJob.state.in_((JobState.PENDING.value,
                                                                           JobState.LEASED.value)))) or 0
-
-
-def _claimable(now: datetime) -> ColumnElement[bool]:
-    return or_(and_(OnlineJob.state == JobState.PENDING, OnlineJob.ready.is_(True), OnlineJob.due_at <= now),
-               and_(OnlineJob.state == JobState.LEASED, OnlineJob.lease_until < now))
-
-
-def claim_jobs(session: Session, holder: str, lease_s: float, limit: int) -> list[OnlineJob]:
-    """Lease up to ``limit`` due jobs, one user's at a time in turn (the user with the fewest
-    leased first), oldest first."""
-    now = utcnow()
-    users = [u for u, in session.execute(select(OnlineJob.user_id).where(_claimable(now)).distinct().limit(100))]
-    if not users:
-        return []
-    leased = dict(session.execute(select(OnlineJob.user_id, func.count()).where(
-        OnlineJob.state == JobState.LEASED, OnlineJob.lease_until >= now, OnlineJob.user_id.in_(users))
-        .group_by(OnlineJob.user_id)).all())
-    users.sort(key=lambda u: leased.get(u, 0))
-    share = max(1, limit // len(users))
-    skip_locked = session.get_bind().dialect.name == "postgresql"
-    taken: list[OnlineJob] = []
-    for user in users:
-        query = (select(OnlineJob).where(OnlineJob.user_id == user, _claimable(now))
-                 .order_by(OnlineJob.due_at, OnlineJob.id).limit(min(share, limit - len(taken))))
-        if skip_locked:
-            query = query.with_for_update(skip_locked=True)
-        ids = [job.id for job in session.scalars(query)]
-        if ids:
-            session.execute(update(OnlineJob).where(OnlineJob.id.in_(ids), _claimable(now))
-                            .values(state=JobState.LEASED, holder=holder,
-                                    lease_until=now + timedelta(seconds=lease_s), attempts=OnlineJob.attempts + 1)
-                            .execution_options(synchronize_session=False))
-            taken += session.scalars(select(OnlineJob).where(OnlineJob.id.in_(ids), OnlineJob.holder == holder,
-                                                             OnlineJob.state == JobState.LEASED))
-        if len(taken) >= limit:
-            break
-    return taken
-
-
-def finish_jobs(session: Session, job_ids: Sequence[int], holder: str) -> None:
-    """Mark ``holder``'s jobs done (a job taken over by another server meanwhile is left to it)."""
-    if job_ids:
-        session.execute(update(OnlineJob).where(OnlineJob.id.in_(list(job_ids)), OnlineJob.holder == holder)
-                        .values(state=JobState.DONE, lease_until=None).execution_options(synchronize_session=False))
-
-
-def give_back(session: Session, holder: str) -> None:
-    session.execute(update(OnlineJob).where(OnlineJob.holder == holder, OnlineJob.state == JobState.LEASED)
-                    .values(state=JobState.PENDING, holder=None, lease_until=None)
-                    .execution_options(synchronize_session=False))
 
 
 def insert_results(session: Session, rows: Sequence[dict[str, Any]]) -> None:

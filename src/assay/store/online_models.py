@@ -108,12 +108,17 @@ class OnlineRule(Base):
 
 class OnlineJob(Base):
     """One grading of ``target`` by a rule: due once ``ready`` (a trace's root span arrived)
-    and ``due_at`` passed (the quiet window after its last span); leased like a run's slice."""
+    and ``due_at`` passed (the quiet window after its last span). A claim of the run queue
+    takes due jobs into an online slice (``run_slices``, kind online): ``state`` ``leased`` and
+    ``slice_id`` set; the slice carries the lease, heartbeats and takeover, the job stays in it
+    until graded (``done``). ``holder`` and ``lease_until`` are from before the shared queue
+    (revision 0017) and stay empty."""
 
     __tablename__ = "online_jobs"
     __table_args__ = (
         UniqueConstraint("rule_id", "target", "generation", name="uq_online_job"),
         Index("ix_online_jobs_state_due", "state", "due_at"),
+        Index("ix_online_jobs_slice", "slice_id"),
     )
 
     id: Mapped[int] = mapped_column(RowId, primary_key=True, autoincrement=True)
@@ -129,6 +134,8 @@ class OnlineJob(Base):
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    slice_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The online slice of the run queue that holds the job (no key: done slices are purged)."""
 
 
 class OnlineResult(Base):

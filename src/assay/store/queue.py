@@ -10,9 +10,14 @@ any server may claim the slice again. The results themselves are unique per (run
 evaluator) and inserted "ignore if present", so a slice graded twice (its first holder was
 only slow, not dead) still stores each result once.
 
-Users are served in turn: a claim goes to the user with the fewest slices leased now, then to
-the one served longest ago, so one user's large run delays another's small one by at most the
-slice each busy server is grading.
+Online rules' jobs are in the same queue (``store.online_queue``): a claim for a user with due
+online jobs cuts them into an online slice (no run), leased, renewed, given back and taken over
+as a run's slice.
+
+Users are served in turn, across both kinds of work: a claim goes to the user with the fewest
+slices leased now, then to the one served longest ago, so one user's large run (or flood of
+spans) delays another's small one by at most the slice each busy server is grading. A user
+with both kinds of work has them served in turn the same way.
 
 Times are this host's clock (UTC); servers sharing a queue are expected to keep theirs in sync
 (NTP), well within the lease.
@@ -27,8 +32,12 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, CursorResult, and_, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
-from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceState, utcnow
+from assay.store import online_queue
+from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceKind, SliceState, utcnow
 from assay.store.pauses import has_pause
+
+ONLINE_SLICE = 64
+"""The most online jobs one online slice takes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +49,15 @@ class Claim:
     user_id: str
     start: int
     stop: int
+
+
+@dataclass(frozen=True, slots=True)
+class OnlineClaim:
+    """An online slice this server holds: grade its ``jobs`` online jobs (``store.online_queue``)."""
+
+    id: int
+    user_id: str
+    jobs: int
 
 
 def plan(session: Session, run_id: str, user_id: str | None, samples: int, size: int) -> int:
@@ -67,50 +85,86 @@ def _claimable_row(now: datetime) -> ColumnElement[bool]:
                and_(RunSlice.state == SliceState.LEASED, RunSlice.lease_until < now))
 
 
-def _users_in_turn(session: Session, now: datetime) -> list[str]:
-    """Users with a slice to claim, the one to serve first first: fewest slices leased now,
-    then served longest ago, then waiting longest."""
-    waiting = {user: _aware(oldest) for user, oldest in session.execute(
+def _users_in_turn(session: Session, now: datetime, online: bool = True) -> list[tuple[str, list[SliceKind]]]:
+    """Users with a slice to claim (or online jobs due), the one to serve first first: fewest
+    slices leased now (both kinds), then served longest ago, then waiting longest; each with
+    the kinds of work they have, the kind to serve first first (fewer leased, then served
+    longer ago)."""
+    runs = {user: _aware(oldest) for user, oldest in session.execute(
         select(RunSlice.user_id, func.min(Run.created_at)).join(Run, Run.id == RunSlice.run_id)
         .where(_claimable(now)).group_by(RunSlice.user_id)).all()}
-    if len(waiting) < 2:
-        return list(waiting)
-    leased = dict(session.execute(
-        select(RunSlice.user_id, func.count()).where(RunSlice.state == SliceState.LEASED, RunSlice.lease_until >= now,
-                                                     RunSlice.user_id.in_(waiting))
-        .group_by(RunSlice.user_id)).all())
-    served = dict(session.execute(
+    due = {user: _aware(oldest) for user, oldest in online_queue.waiting(session, now).items()} if online else {}
+    waiting = {user: min((t for t in (runs.get(user), due.get(user)) if t is not None), default=None)
+               for user in runs.keys() | due.keys()}
+    kinds = {user: [kind for kind, has in ((SliceKind.RUN, user in runs), (SliceKind.ONLINE, user in due)) if has]
+             for user in waiting}
+    both = [user for user in waiting if len(kinds[user]) == 2]
+    if len(waiting) < 2 and not both:
+        return [(user, kinds[user]) for user in waiting]
+    leased: dict[tuple[str, str], int] = {(user, kind): count for user, kind, count in session.execute(
+        select(RunSlice.user_id, RunSlice.kind, func.count()).where(
+            RunSlice.state == SliceState.LEASED, RunSlice.lease_until >= now, RunSlice.user_id.in_(list(waiting)))
+        .group_by(RunSlice.user_id, RunSlice.kind)).all()}
+    run_served = session.execute(
         select(RunSlice.user_id, func.max(RunSlice.claimed_at)).join(Run, Run.id == RunSlice.run_id)
-        .where(Run.status.in_(ACTIVE_STATES), RunSlice.user_id.in_(waiting)).group_by(RunSlice.user_id)).all())
+        .where(Run.status.in_(ACTIVE_STATES), RunSlice.user_id.in_(list(waiting))).group_by(RunSlice.user_id)).all()
+    served = {(user, SliceKind.RUN.value): _aware(at) for user, at in run_served}
+    served |= {(user, SliceKind.ONLINE.value): _aware(at)
+               for user, at in online_queue.served(session, list(waiting)).items()}
     epoch = datetime.min.replace(tzinfo=now.tzinfo)
-    return sorted(waiting, key=lambda user: (leased.get(user, 0), _aware(served.get(user)) or epoch,
-                                             waiting[user] or epoch))
+
+    def last(user: str, kind: str) -> datetime:
+        return served.get((user, kind)) or epoch
+
+    def order(user: str) -> tuple[int, datetime, datetime]:
+        count = sum(leased.get((user, kind.value), 0) for kind in SliceKind)
+        return count, max(last(user, kind.value) for kind in SliceKind), waiting[user] or epoch
+
+    for user in both:
+        kinds[user].sort(key=lambda kind: (leased.get((user, kind.value), 0), last(user, kind.value)))
+    return [(user, kinds[user]) for user in sorted(waiting, key=order)]
 
 
-def claim(session: Session, holder: str, lease_s: float) -> Claim | None:
-    """Lease the next slice for ``holder`` (fair between users), or None when there is none."""
+def claim(session: Session, holder: str, lease_s: float, online: bool = True,
+          online_limit: int = ONLINE_SLICE) -> Claim | OnlineClaim | None:
+    """Lease the next slice for ``holder`` (fair between users, across task runs and online
+    work: an online slice of up to ``online_limit`` jobs; ``online=False``: runs' slices
+    only), or None when there is none."""
     now = utcnow()
     skip_locked = session.get_bind().dialect.name == "postgresql"
-    for user in _users_in_turn(session, now):
-        query = (select(RunSlice).join(Run, Run.id == RunSlice.run_id)
-                 .where(RunSlice.user_id == user, _claimable(now))
-                 .order_by(Run.created_at, RunSlice.run_id, RunSlice.start).limit(1))
-        if skip_locked:
-            query = query.with_for_update(skip_locked=True, of=RunSlice)
-        found = session.scalars(query).first()
-        if found is None:
-            continue  # taken meanwhile by another server
-        taken = cast(CursorResult[Any], session.execute(  # an UPDATE's result: a CursorResult
-            update(RunSlice).where(RunSlice.id == found.id, _claimable_row(now))
-            .values(state=SliceState.LEASED, holder=holder, lease_until=now + timedelta(seconds=lease_s),
-                    claimed_at=now, attempts=RunSlice.attempts + 1)
-            .execution_options(synchronize_session=False)))
-        if taken.rowcount != 1:
-            continue
-        session.execute(update(Run).where(Run.id == found.run_id, Run.status == RunState.QUEUED.value)
-                        .values(status=RunState.RUNNING.value, started_at=now))
-        return Claim(found.id, found.run_id, found.user_id, found.start, found.stop)
+    for user, kinds in _users_in_turn(session, now, online):
+        for kind in kinds:
+            if kind == SliceKind.ONLINE:
+                batch = online_queue.claim(session, user, holder, lease_s, now, online_limit, skip_locked)
+                if batch is not None:
+                    return OnlineClaim(batch[0], user, batch[1])
+                continue
+            found = _claim_run_slice(session, user, holder, lease_s, now, skip_locked)
+            if found is not None:
+                return found
     return None
+
+
+def _claim_run_slice(session: Session, user: str, holder: str, lease_s: float, now: datetime,
+                     skip_locked: bool) -> Claim | None:
+    query = (select(RunSlice).join(Run, Run.id == RunSlice.run_id)
+             .where(RunSlice.user_id == user, _claimable(now))
+             .order_by(Run.created_at, RunSlice.run_id, RunSlice.start).limit(1))
+    if skip_locked:
+        query = query.with_for_update(skip_locked=True, of=RunSlice)
+    found = session.scalars(query).first()
+    if found is None or found.run_id is None:
+        return None  # taken meanwhile by another server
+    taken = cast(CursorResult[Any], session.execute(  # an UPDATE's result: a CursorResult
+        update(RunSlice).where(RunSlice.id == found.id, _claimable_row(now))
+        .values(state=SliceState.LEASED, holder=holder, lease_until=now + timedelta(seconds=lease_s),
+                claimed_at=now, attempts=RunSlice.attempts + 1)
+        .execution_options(synchronize_session=False)))
+    if taken.rowcount != 1:
+        return None
+    session.execute(update(Run).where(Run.id == found.run_id, Run.status == RunState.QUEUED.value)
+                    .values(status=RunState.RUNNING.value, started_at=now))
+    return Claim(found.id, found.run_id, found.user_id, found.start, found.stop)
 
 
 def renew(session: Session, holder: str, slice_ids: list[int], lease_s: float) -> set[int]:

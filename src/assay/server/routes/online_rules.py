@@ -255,7 +255,7 @@ def backfill(rule_id: str, body: BackfillIn, session: SessionDep, service: Servi
         raise ApiError(422, BAD_WINDOW(days=MAX_SUMMARY_DAYS))
     read, added = rules.backfill(session, rule, start, stop)
     session.commit()
-    service.online.wake()
+    service.worker.wake()
     return Envelope(data=BackfillOut(spans_read=read, jobs_added=added))
 
 

@@ -3,7 +3,7 @@ shows, and a trace's page lists the verdicts given on it. Without an index on ``
 read every result of the user's rules.
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-11-29
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0018"
-down_revision = "0016"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 

@@ -1,12 +1,13 @@
-"""Grading online rules' jobs: ``online_workers`` threads per server lease due jobs from the
-database (users in turn, ``store.online.claim_jobs``), read the spans, make the sample
-(``mapping``) and grade it with the rule's evaluators through the service's ``Grading``: the
-same compiled-grader cache, sandbox pool shared fairly between users (each job graded acting
-for its rule's owner), judge client and judge cache as the runs and ``/test``.
+"""Grading online rules' jobs: a server's run slots lease online slices from the run queue
+(batches of one user's due jobs, users served in turn with the task runs' slices:
+``store.queue``, ``store.online_queue``) and hand them here. A slice's spans are read, made
+into samples (``mapping``) and graded with the rules' evaluators through the service's
+``Grading``: the same compiled-grader cache, sandbox pool shared fairly between users (each job
+graded acting for its rule's owner), judge client and judge cache as the runs and ``/test``.
 
 A result is stored "ignore if present" per (rule, target, generation, evaluator, evaluator
-version), so a job graded twice (its server died after grading, before marking it done, and its
-lease passed) stores each verdict once. A target without content gets ``not_applicable``
+version), so a job graded twice (its server died after grading, before marking it done, and the
+slice's lease passed) stores each verdict once. A target without content gets ``not_applicable``
 results; a judge evaluator past its rule's daily budget gets ``skipped`` results (code ``budget``),
 neither counted in pass rates.
 """
@@ -15,11 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
-import os
-import socket
 import threading
-import uuid
+from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -32,16 +31,14 @@ from assay.service.fairness import acting_for
 from assay.service.grading import Grading
 from assay.service.online.export import ResultExporter
 from assay.service.online.mapping import group_sample, span_sample
-from assay.service.online.planner import Planner
 from assay.settings import Settings
 from assay.store import online as rows
+from assay.store import online_queue
 from assay.store.db import Database
 from assay.store.models import Evaluator, utcnow
 from assay.store.online_models import OnlineJob, OnlineRule, OnlineSpan, Scope
-from assay.store.outage import Backoff, DatabaseHealth, is_outage
+from assay.store.queue import OnlineClaim
 
-log = logging.getLogger("assay.server.online")
-CLAIM = 64
 NOT_APPLICABLE = "not_applicable"
 SKIPPED = "skipped"
 NO_CONTENT = ("no content to grade: the span carries no messages (turn content capture on: "
@@ -62,123 +59,59 @@ class Target:
     span: OnlineSpan | None
 
 
-class OnlineWorker:
+class OnlineGrader:
+    """Grades the online slices this server's run slots lease (``service.worker``)."""
+
     def __init__(self, database: Database, grading: Grading, settings: Settings,
-                 health: DatabaseHealth | None = None, exporter: ResultExporter | None = None) -> None:
+                 exporter: ResultExporter | None = None) -> None:
         self.database = database
         self.grading = grading
-        self.threads_wanted = settings.online_workers
-        self.poll_s = settings.queue_poll_ms / 1000
-        self.lease_s = float(settings.run_lease_s) * 4
         self.max_spans = settings.online_max_group_spans
-        self.health = health or DatabaseHealth()
         self.exporter = exporter
         """Sends each verdict as a ``gen_ai.evaluation.result`` event (``ASSAY_OTLP_EXPORT_URL``), when set."""
-        self.holder = f"{socket.gethostname()[:60]}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-        self._stopping = threading.Event()
-        self._wake = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self.planner = Planner(database, self.poll_s, self.health, scheduled=self.wake)
-        """Schedules the spans the intake stored (on every server, grading or not)."""
 
-    def start(self) -> None:
-        if self.exporter is not None:
-            self.exporter.start()
-        self.planner.start()
-        for n in range(self.threads_wanted):
-            thread = threading.Thread(target=self._loop, name=f"assay-online-{n}", daemon=True)
-            thread.start()
-            self._threads.append(thread)
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def arrived(self) -> None:
-        """The intake stored new spans: plan them now."""
-        self.planner.wake()
-
-    def forget_rules(self) -> None:
-        """A rule changed in this process."""
-        self.planner.forget_rules()
-
-    def halt(self) -> None:
-        """Grade and store nothing more (the server kills its sandbox next); ``close`` gives the
-        claimed jobs back."""
-        self._stopping.set()
-        self._wake.set()
-
-    def close(self) -> None:
-        self.planner.close()
-        self.halt()
-        for thread in self._threads:
-            thread.join(timeout=30)
-        if self.exporter is not None:
-            self.exporter.close()
-        try:
-            with self.database.session() as session:
-                rows.give_back(session, self.holder)
-        except Exception as exc:  # noqa: BLE001 - stopping: the leases expire by themselves
-            log.warning("could not give back online jobs: %s", exc)
-
-    def alive(self) -> bool:
-        threads_alive = all(thread.is_alive() for thread in self._threads) and self.planner.alive()
-        return threads_alive and (self.exporter is None or self.exporter.alive())
-
-    def _loop(self) -> None:
-        backoff = Backoff()
-        while not self._stopping.is_set():
-            try:
-                graded = self.run_once()
-                self.health.succeeded()
-                backoff.reset()
-            except Exception as exc:  # noqa: BLE001 - a thread of the worker never ends before close
-                if is_outage(exc):
-                    self.health.failed("online grading", exc)
-                else:
-                    log.exception("online grading failed; trying again")
-                self._stopping.wait(backoff.pause())
-                continue
-            if not graded:
-                self._wake.wait(self.poll_s)
-                self._wake.clear()
-
-    def run_once(self) -> int:
-        """Claim due jobs and grade them; returns how many were graded. A claim's jobs are read
-        in one transaction (their rules, evaluators, spans), graded, and their results written
-        with the jobs marked done in another."""
+    def grade(self, claim: OnlineClaim, stopped: Callable[[], bool], pool: Executor | None = None) -> bool:
+        """Grade the slice's jobs and commit their results with the jobs and the slice marked
+        done; False (nothing stored) when ``stopped`` says so first (the server stops: its
+        sandbox was killed mid-way; or the lease was lost). The jobs are read in one
+        transaction (their rules, evaluators, spans), graded (on ``pool`` at once when an
+        evaluator waits on I/O: a sandbox, a program, a judge), and written in another."""
         with self.database.session() as session:
-            jobs = rows.claim_jobs(session, self.holder, self.lease_s, CLAIM)
-        if not jobs:
-            return 0
-        with self.database.session() as session:
+            jobs = online_queue.jobs_of(session, claim.id)
             rules = {r.id: r for r in session.scalars(select(OnlineRule).where(
-                OnlineRule.id.in_({job.rule_id for job in jobs})))}
+                OnlineRule.id.in_({job.rule_id for job in jobs})))} if jobs else {}
             wanted = {link["evaluatorId"] for rule in rules.values() for link in rule.evaluators}
             evaluators = {e.id: e for e in session.scalars(select(Evaluator).where(Evaluator.id.in_(wanted)))}
             spent = {rule.id: rows.judge_calls_since(session, rule.id, rows.start_of_day())
                      for rule in rules.values() if rule.judge_budget_per_day is not None}
             targets = self._targets(session, jobs)
-        results: list[dict[str, Any]] = []
-        for job in jobs:
-            if self._stopping.is_set():
-                break
+        lock = threading.Lock()
+
+        def one(job: OnlineJob) -> list[dict[str, Any]] | None:
+            if stopped():
+                return None
             rule = rules.get(job.rule_id)
-            if rule is not None:
-                results += self._grade(job, rule, evaluators, targets[job.id], spent)
-        if self._stopping.is_set():  # the server stops: its sandbox was killed mid-way; ``close`` gives the jobs back
-            return 0
+            return self._grade(job, rule, evaluators, targets[job.id], spent, lock) if rule is not None else []
+
+        waits = pool is not None and len(jobs) > 1 and any(
+            traits.io_bound or traits.judge for traits in (self.grading.grader(e).traits for e in evaluators.values()))
+        graded = list(pool.map(one, jobs)) if waits and pool is not None else [one(job) for job in jobs]
+        if stopped() or any(rows_of_job is None for rows_of_job in graded):
+            return False
+        results = [row for rows_of_job in graded for row in rows_of_job or ()]
         with self.database.session() as session:
             rows.insert_results(session, results)
-            rows.finish_jobs(session, [job.id for job in jobs], self.holder)
+            online_queue.finish(session, claim.id, [job.id for job in jobs])
         if self.exporter is not None and results:
             response_ids = {t.span.span_id: str(t.span.attributes["gen_ai.response.id"]) for t in targets.values()
                             if t.span is not None and t.span.attributes.get("gen_ai.response.id")}
             self.exporter.offer(results, response_ids)
-        return len(jobs)
+        return True
 
     def _grade(self, job: OnlineJob, rule: OnlineRule, evaluators: dict[str, Evaluator], target: Target,
-               spent: dict[str, int]) -> list[dict[str, Any]]:
-        """The result rows of one job: one per evaluator of its rule."""
+               spent: dict[str, int], lock: threading.Lock) -> list[dict[str, Any]]:
+        """The result rows of one job: one per evaluator of its rule. A judge grading is counted
+        in ``spent`` (under ``lock``: jobs may be graded at once) before it is made."""
         results: list[dict[str, Any]] = []
         budget = rule.judge_budget_per_day
         for link in rule.evaluators:
@@ -195,14 +128,16 @@ class OnlineWorker:
             if target.sample is None:
                 results.append(base | {"kind": kind, "status": NOT_APPLICABLE, "reason": NO_CONTENT})
                 continue
-            if grader.traits.judge and budget is not None and spent.get(rule.id, 0) >= budget:
-                results.append(base | {"kind": kind, "status": SKIPPED, "error_code": "budget",
-                                       "reason": f"the rule's daily budget of {budget} judge calls is used up"})
-                continue
+            if grader.traits.judge and budget is not None:
+                with lock:
+                    over = spent.get(rule.id, 0) >= budget
+                    spent[rule.id] = spent.get(rule.id, 0) + (0 if over else 1)
+                if over:
+                    results.append(base | {"kind": kind, "status": SKIPPED, "error_code": "budget",
+                                           "reason": f"the rule's daily budget of {budget} judge calls is used up"})
+                    continue
             with acting_for(job.user_id):
                 result = self.grading.grade(grader, target.sample)
-            if grader.traits.judge:
-                spent[rule.id] = spent.get(rule.id, 0) + 1
             results.append(base | {"kind": kind, "status": str(result.status.value), "passed": bool(result.passed),
                                    "score": result.score, "reason": result.reason, "details": result.details or {},
                                    "error_code": result.error.value if result.error else None,
