@@ -34,15 +34,10 @@ def conversation_spans(session: Session, user_id: str, conversation_id: str, lim
                                 .order_by(OnlineSpan.start_ns).limit(limit)))
 
 
-def recent_spans(session: Session, user_id: str, limit: int) -> list[OnlineSpan]:
-    """The user's spans that started last, newest first."""
-    return list(session.scalars(select(OnlineSpan).where(OnlineSpan.user_id == user_id)
-                                .order_by(OnlineSpan.start_ns.desc()).limit(limit)))
-
-
 SEARCHED = ("trace_id", "span_id", "parent_span_id", "name", "kind", "start_ns", "end_ns", "status_code",
             "attributes", "resource")
-"""What a search of spans reads of each: what a filter may name and what a trace's row shows."""
+"""What a search of spans reads of each: what a filter may name, and what a trace's row and a
+filter's preview show."""
 
 
 def recent_span_rows(session: Session, user_id: str, limit: int) -> list[Any]:

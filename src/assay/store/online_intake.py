@@ -63,8 +63,10 @@ def insert_spans(session: Session, user_id: str, spans: Sequence[Any]) -> list[i
     now = utcnow()
     if session.get_bind().dialect.name == "postgresql":
         return _insert_json(session, user_id, unique, now)
-    texts = [s for s in unique if any("\x00" in (getattr(s, c) or "") for c in _NUL_TEXT)]
-    plain = [s for s in unique if not texts or s not in texts]
+    plain: list[Any] = []
+    texts: list[Any] = []
+    for span in unique:
+        (texts if any("\x00" in (getattr(span, c) or "") for c in _NUL_TEXT) else plain).append(span)
     return _insert_json_each(session, user_id, plain, now) + _insert_values(session, user_id, texts, now)
 
 

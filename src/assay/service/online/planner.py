@@ -37,7 +37,7 @@ log = logging.getLogger("assay.server.online")
 CLAIM = 16
 """Arrivals (export requests) planned in one transaction."""
 REFRESH_S = 1.0
-Planned = list[tuple[list["LiveRule"], list[SpanRecord]]]
+Planned = list[tuple[list[LiveRule], list[SpanRecord]]]
 """Each user's enabled rules with the spans one of them samples."""
 
 

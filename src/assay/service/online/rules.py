@@ -16,7 +16,7 @@ from assay.service.online.filters import FilterError, parse
 from assay.service.online.schedule import LiveRule, plan, record_of
 from assay.store import online as rows
 from assay.store.models import Evaluator, utcnow
-from assay.store.online_models import OnlineRule, OnlineSpan
+from assay.store.online_models import OnlineRule
 
 BAD_FILTER = Phrase("online.bad_filter", "filter: {problem}")
 NO_EVALUATOR = Phrase("online.no_evaluator", "evaluators[{index}].evaluatorId: evaluator {id} not found")
@@ -91,11 +91,11 @@ PREVIEW_SCANNED = 500
 PREVIEW_SHOWN = 20
 
 
-def preview(session: Session, user_id: str, text: str) -> tuple[int, list[OnlineSpan]]:
+def preview(session: Session, user_id: str, text: str) -> tuple[int, list[Any]]:
     """How many of the user's most recent spans were read (at most ``PREVIEW_SCANNED``), and up
     to ``PREVIEW_SHOWN`` of them that ``text`` (a valid filter) takes, newest first."""
     matches = parse(text)
-    recent = rows.recent_spans(session, user_id, PREVIEW_SCANNED)
+    recent = rows.recent_span_rows(session, user_id, PREVIEW_SCANNED)
     return len(recent), [span for span in recent if matches(span)][:PREVIEW_SHOWN]
 
 

@@ -93,7 +93,9 @@ def summary(session: Session, rule: OnlineRule, *, start: datetime, stop: dateti
         kept = set(sorted(counts, key=lambda value: (-counts[value], value))[:MAX_VALUES])
     tallies: dict[tuple[datetime, str | None], BucketTally] = defaultdict(BucketTally)
     for group in groups:
-        value = None if kept is None else shown(group.value) if shown(group.value) in kept else "(other)"
+        value = None if kept is None else shown(group.value)
+        if kept is not None and value not in kept:
+            value = "(other)"
         tallies[(group.bucket, value)].add(group)
     out = []
     for (moment, value), tally in sorted(tallies.items(), key=lambda item: (item[0][0], item[0][1] or "")):
