@@ -19,6 +19,7 @@ from typing import Any, Literal, get_args
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    ColumnElement,
     DateTime,
     Float,
     ForeignKey,
@@ -27,6 +28,8 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    and_,
+    or_,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -332,6 +335,13 @@ class RunSlice(Base):
     lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     claimed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+
+
+def takeable_slice(now: datetime) -> ColumnElement[bool]:
+    """A slice (of either kind) any server may take: pending (never taken, or given back) or
+    leased past its lease. Also the claim's compare-and-set on the row, which makes one holder."""
+    return or_(RunSlice.state == SliceState.PENDING,
+               and_(RunSlice.state == SliceState.LEASED, RunSlice.lease_until < now))
 
 
 class RunPause(Base):

@@ -17,18 +17,16 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, and_, delete, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, and_, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from assay.store.models import RunSlice, SliceKind, SliceState
+from assay.store.models import RunSlice, SliceKind, SliceState, takeable_slice
 from assay.store.online_models import JobState, OnlineJob
 
 
 def claimable_slice(now: datetime) -> ColumnElement[bool]:
     """An online slice any server may take: given back, or leased past its lease."""
-    return and_(RunSlice.kind == SliceKind.ONLINE.value,
-                or_(RunSlice.state == SliceState.PENDING,
-                    and_(RunSlice.state == SliceState.LEASED, RunSlice.lease_until < now)))
+    return and_(RunSlice.kind == SliceKind.ONLINE.value, takeable_slice(now))
 
 
 def _due(now: datetime) -> ColumnElement[bool]:

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import ColumnElement, CursorResult, and_, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, CursorResult, and_, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from assay.store import online_queue
-from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceKind, SliceState, utcnow
+from assay.store.models import ACTIVE_STATES, Run, RunSlice, RunState, SliceKind, SliceState, takeable_slice, utcnow
 from assay.store.pauses import has_pause
 
 ONLINE_SLICE = 64
@@ -76,13 +76,7 @@ def unplanned_runs(session: Session) -> list[Run]:
 
 
 def _claimable(now: datetime) -> ColumnElement[bool]:
-    return and_(Run.status.in_(ACTIVE_STATES), _claimable_row(now))
-
-
-def _claimable_row(now: datetime) -> ColumnElement[bool]:
-    """The claim's condition on the slice itself: the compare-and-set that makes one holder."""
-    return or_(RunSlice.state == SliceState.PENDING,
-               and_(RunSlice.state == SliceState.LEASED, RunSlice.lease_until < now))
+    return and_(Run.status.in_(ACTIVE_STATES), takeable_slice(now))
 
 
 def _users_in_turn(session: Session, now: datetime, online: bool = True) -> list[tuple[str, list[SliceKind]]]:
@@ -156,7 +150,7 @@ def _claim_run_slice(session: Session, user: str, holder: str, lease_s: float, n
     if found is None or found.run_id is None:
         return None  # taken meanwhile by another server
     taken = cast(CursorResult[Any], session.execute(  # an UPDATE's result: a CursorResult
-        update(RunSlice).where(RunSlice.id == found.id, _claimable_row(now))
+        update(RunSlice).where(RunSlice.id == found.id, takeable_slice(now))
         .values(state=SliceState.LEASED, holder=holder, lease_until=now + timedelta(seconds=lease_s),
                 claimed_at=now, attempts=RunSlice.attempts + 1)
         .execution_options(synchronize_session=False)))
