@@ -113,10 +113,10 @@ class RunWorker:
 
     def submit(self, run_id: str) -> None:
         """A run was queued here: wake an idle slot rather than wait for its poll."""
-        self._wake.set()
+        self.wake()
 
     def wake(self) -> None:
-        """Online jobs were scheduled here: wake an idle slot rather than wait for its poll."""
+        """Work was queued here (a run, online jobs): wake an idle slot rather than wait for its poll."""
         self._wake.set()
 
     def cancel(self, run_id: str) -> None:
