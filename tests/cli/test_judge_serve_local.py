@@ -5,9 +5,11 @@ with exit 0. Without the model's wheel the message says how to install it."""
 
 from __future__ import annotations
 
+import ctypes
 import importlib.metadata
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -44,6 +46,34 @@ def test_it_prints_its_address_serves_the_model_as_local_and_stops_on_sigterm():
         _, err = server.communicate(timeout=30)
     assert server.returncode == 0, err
     assert "a toy judge" in err and "not for real grading" in err and "stopped" in err
+
+
+def tgkill(pid: int, tid: int, signum: int) -> None:
+    """Send ``signum`` to one thread of another process (Python has no binding for it)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.syscall(234, pid, tid, signum) != 0:  # SYS_tgkill on x86-64
+        raise OSError(ctypes.get_errno(), "tgkill")
+
+
+@needs_judge
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the tgkill syscall number is x86-64's")
+def test_sigterm_taken_by_a_server_thread_still_stops_it():
+    """The kernel may hand a process's SIGTERM to any thread: here, deliberately, to one of
+    llama.cpp's. An untimed wait in the main thread never ran the handler (CI saw the hang)."""
+    server = start()
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().startswith("http://127.0.0.1:")
+        others = [int(t) for t in os.listdir(f"/proc/{server.pid}/task") if int(t) != server.pid]
+        assert others, "the server runs threads of its own"
+        tgkill(server.pid, others[-1], signal.SIGTERM)
+        _, err = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert server.returncode == 0, err
+    assert "stopped" in err
 
 
 @needs_judge

@@ -59,6 +59,9 @@ def serve(options: LocalOptions, *, announce: Callable[[str], None], stop: threa
     server = xllamacpp.Server(params)
     try:
         announce(server.listening_address.rstrip("/") + "/v1")
-        stop.wait()
+        # A timed wait: a signal the kernel hands to one of the server's threads runs its Python
+        # handler only when the main thread next wakes, and an untimed wait never does.
+        while not stop.wait(0.2):
+            pass
     finally:
         del server  # its destructor stops the HTTP threads and frees the model
