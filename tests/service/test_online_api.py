@@ -20,8 +20,9 @@ from online_support import span_count as _span_count  # noqa: E402
 from otlp_build import NOW_NS, chat_attributes, new_trace_id, request, span  # noqa: E402
 from service_support import make_api  # noqa: E402
 
+from assay.server.pages.i18n import say  # noqa: E402
 from assay.store import Database  # noqa: E402
-from assay.store.online_models import OnlineSpan  # noqa: E402
+from assay.store.online_models import OnlineJob, OnlineSpan  # noqa: E402
 
 
 def test_spans_are_graded_once_whatever_the_retries(api):
@@ -312,3 +313,51 @@ def test_an_online_slice_asks_its_judge_about_several_spans_at_once(tmp_path, ju
             assert judge_server.max_in_flight > 1  # one slot, one slice: its jobs were graded at once
     finally:
         resources.code_runner.close()
+
+
+def test_a_disabled_rule_grades_nothing_more(api):
+    """Switching a rule off drops its jobs still waiting (here a trace's quiet window of an hour),
+    a backfill of it is refused until it is on again, and a slice already taken stores nothing."""
+    rule = _rule(api, _evaluator(api), scope="trace", quietS=3600, filter="")
+    trace = new_trace_id()
+    assert _post(api, request(span(trace, b"\x31" * 8, "chat", chat_attributes("q", "Paris")))).status_code == 200
+    assert _jobs(api, rule["id"], "pending", expect=1) == 1  # the planner made it; due in an hour
+    off = api.call("PATCH", f"/online-rules/{rule['id']}", json={"enabled": False})
+    assert off.status_code == 200 and off.json()["data"]["enabled"] is False
+    assert _jobs(api, rule["id"], "pending") == 0
+    window = {"from": "2026-05-28T00:00:00Z", "to": "2026-05-30T00:00:00Z"}
+    refused = api.call("POST", f"/online-rules/{rule['id']}/backfill", json=window)
+    body = refused.json()
+    assert refused.status_code == 409 and "'chat answers' is disabled" in body["message"], refused.text
+    assert "已停用" in say("zh", body["messageCode"], body["messageArgs"], body["message"])
+    assert api.call("PATCH", f"/online-rules/{rule['id']}", json={"enabled": True}).status_code == 200
+    assert api.call("POST", f"/online-rules/{rule['id']}/backfill", json=window).json()["data"]["jobsAdded"] == 1
+    assert [r["status"] for r in _results(api, rule["id"], 1)] == ["passed"]  # backfilled traces are due at once
+
+
+def test_a_rule_switched_off_while_its_slice_is_graded_stores_nothing_of_it(api):
+    slow = api.call("POST", "/evaluators", json={"name": "slow", "type": "code", "config": {
+        "language": "python", "code": "import time\n\ndef evaluate(input, output, expected, metadata):\n"
+                                      "    time.sleep(3)\n    return {'passed': True}\n"}})
+    assert slow.status_code == 200, slow.text
+    rule = _rule(api, slow.json()["data"]["id"])
+    assert _post(api, request(span(new_trace_id(), b"\x41" * 8, "chat", chat_attributes("q", "a")))).status_code == 200
+    assert _jobs(api, rule["id"], "leased", expect=1) == 1  # a run slot is grading it
+    assert api.call("PATCH", f"/online-rules/{rule['id']}", json={"enabled": False}).status_code == 200
+    assert _jobs(api, rule["id"], "done", expect=1, timeout_s=30) == 1
+    assert _results(api, rule["id"], 1, timeout_s=0.5) == []
+
+
+def _jobs(api, rule_id: str, state: str, expect: int | None = None, timeout_s: float = 10.0) -> int:
+    """How many of the rule's jobs are in ``state``, waiting up to ``timeout_s`` for ``expect``."""
+    database = Database(api.database_url)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            with database.session() as session:
+                found = session.query(OnlineJob).filter_by(rule_id=rule_id, state=state).count()
+            if expect is None or found == expect or time.monotonic() > deadline:
+                return found
+            time.sleep(0.1)
+    finally:
+        database.dispose()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import and_, case, func, literal, select, type_coerce, update
+from sqlalchemy import CursorResult, and_, case, delete, func, literal, select, type_coerce, update
 from sqlalchemy.orm import Session
 
 from assay.store.clean import NulSafeJson
@@ -145,6 +145,13 @@ def enabled_rules(session: Session, user_id: str) -> list[OnlineRule]:
                                                          OnlineRule.enabled.is_(True))))
 
 
+def enabled_rule_ids(session: Session, rule_ids: Iterable[str]) -> set[str]:
+    """Those of ``rule_ids`` whose rules exist and are enabled."""
+    wanted = list(rule_ids)
+    return set(session.scalars(select(OnlineRule.id).where(OnlineRule.id.in_(wanted), OnlineRule.enabled.is_(True)))) \
+        if wanted else set()
+
+
 def rules_changed_at(session: Session) -> tuple[int, datetime | None]:
     """How many rules there are and when one last changed: a cache of them is stale when this moves."""
     count, latest = session.execute(select(func.count(), func.max(OnlineRule.updated_at))).one()
@@ -170,6 +177,14 @@ def add_jobs(session: Session, jobs: Sequence[dict[str, Any]]) -> int:
                  .on_conflict_do_nothing(index_elements=["rule_id", "target", "generation"])
                  .returning(OnlineJob.id))
     return len(session.connection().execute(statement, list(jobs)).all())
+
+
+def drop_pending_jobs(session: Session, rule_id: str) -> int:
+    """Delete the rule's jobs no slice has taken; returns how many."""
+    gone = cast(CursorResult[Any], session.execute(
+        delete(OnlineJob).where(OnlineJob.rule_id == rule_id, OnlineJob.state == JobState.PENDING.value)
+        .execution_options(synchronize_session=False)))
+    return int(gone.rowcount or 0)
 
 
 def push_back(session: Session, job_ids: Sequence[int], due_at: datetime, ready: bool) -> None:

@@ -46,6 +46,7 @@ BAD_SPLIT = Phrase("api.online_rule.split", "split: an attribute key without a d
 BAD_WINDOW = Phrase("api.online_rule.window", "from must be before to (and at most {days} days before it)")
 BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} is not START/END, two ISO 8601 "
                                               "times with START before END (or give split= to compare two values)")
+DISABLED = Phrase("api.online_rule.disabled", "online rule {name} is disabled: enable it to backfill")
 MAX_SUMMARY_DAYS = 400
 STATUSES = Literal["passed", "failed", "error", "pending", "not_applicable", "skipped"]
 When = Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset is given.")]
@@ -249,6 +250,8 @@ def _window(text: str, name: str) -> compare.Slice:
              summary="Grade spans already stored (what the rule graded already is skipped)")
 def backfill(rule_id: str, body: BackfillIn, session: SessionDep, service: ServiceDep, user: CurrentUser) -> Any:
     rule = _own_rule(session, rule_id, user)
+    if not rule.enabled:
+        raise ApiError(409, DISABLED(name=repr(rule.name)))
     start, stop = _utc(body.start), _utc(body.stop)
     assert start is not None and stop is not None
     if not start < stop:

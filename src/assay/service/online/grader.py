@@ -90,8 +90,8 @@ class OnlineGrader:
         def one(job: OnlineJob) -> list[dict[str, Any]] | None:
             if stopped():
                 return None
-            rule = rules.get(job.rule_id)
-            return self._grade(job, rule, evaluators, targets[job.id], spent, lock) if rule is not None else []
+            rule = rules.get(job.rule_id)  # deleted or disabled since the job was made: nothing to store
+            return self._grade(job, rule, evaluators, targets[job.id], spent, lock) if rule and rule.enabled else []
 
         waits = pool is not None and len(jobs) > 1 and any(
             traits.io_bound or traits.judge for traits in (self.grading.grader(e).traits for e in evaluators.values()))
@@ -100,6 +100,8 @@ class OnlineGrader:
             return False
         results = [row for rows_of_job in graded for row in rows_of_job or ()]
         with self.database.session() as session:
+            live = rows.enabled_rule_ids(session, {row["rule_id"] for row in results})
+            results = [row for row in results if row["rule_id"] in live]  # switched off while graded
             rows.insert_results(session, results)
             online_queue.finish(session, claim.id, [job.id for job in jobs])
         if self.exporter is not None and results:

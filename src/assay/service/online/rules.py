@@ -75,7 +75,11 @@ def create(session: Session, user_id: str, fields: RuleFields) -> OnlineRule:
 
 
 def update(session: Session, rule: OnlineRule, fields: RuleFields) -> OnlineRule:
+    """Save ``fields``; a rule switched off drops its jobs not yet taken (a slice already
+    leased grades none of its jobs: ``grader``), so a disabled rule grades nothing more."""
     check(session, fields)
+    if rule.enabled and not fields.enabled:
+        rows.drop_pending_jobs(session, rule.id)
     for name in RuleFields.__dataclass_fields__:
         setattr(rule, name, getattr(fields, name))
     rule.updated_at = utcnow()
