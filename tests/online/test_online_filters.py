@@ -20,7 +20,7 @@ class S:
     end_ns: int = 2_500_000_000
     attributes: dict[str, Any] = field(default_factory=lambda: {
         "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.usage.input_tokens": 120,
-        "tags": ["beta", "eu"], "gen_ai.input.messages": "[...]"})
+        "tags": ["beta", "eu"], "gen_ai.input.messages": "[...]", "user.id": 12345678901234567891})
     resource: dict[str, Any] = field(default_factory=lambda: {"service.name": "checkout-api"})
 
 
@@ -37,6 +37,9 @@ class S:
     ("gen_ai.input.messages", True),
     ('gen_ai.request.model > 3', False),  # a type mismatch is no match, never an error
     ("missing != null", False),
+    ("user.id == 12345678901234567891", True),  # a 20-digit id compared exactly, not as a float
+    ("user.id == 12345678901234567890", False),
+    ("gen_ai.usage.input_tokens == 1.2e2", True),
 ])
 def test_filters_select_spans(text, expected):
     assert parse(text)(S()) is expected
@@ -49,6 +52,7 @@ def test_filters_select_spans(text, expected):
     ("(a == 1", 8, "expected ')'"),
     ("a == 1 && b", 8, "expected a name, a value or an operator"),
     ("== 1", 1, "expected an attribute name"),
+    ("a > 1e400", 5, "expected a number below 1.8e308, found '1e400'"),
 ])
 def test_a_bad_filter_names_the_position(text, position, words):
     with pytest.raises(FilterError) as caught:

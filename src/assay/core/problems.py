@@ -18,6 +18,9 @@ from assay.core.messages import Phrase, Said
 AT = Phrase("problem.at", "{path}: {problem}")
 """A problem at a field path: ``config.timeout: Input should be ...``."""
 UNKNOWN_FIELD = Phrase("problem.extra_forbidden", "unknown field (not allowed here)")
+NUL_CHARACTER = Phrase("problem.nul", "may not contain the NUL character (\\u0000)")
+"""Text a person reads or rows are found by (names, ids, query parameters): a NUL is never meant
+there, and PostgreSQL cannot store or compare it."""
 
 _BY_TYPE = {phrase.code.removeprefix("problem."): phrase for phrase in (
     Phrase("problem.missing", "Field required"),

@@ -48,6 +48,8 @@ BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} i
                                               "times with START before END (or give split= to compare two values)")
 DISABLED = Phrase("api.online_rule.disabled", "online rule {name} is disabled: enable it to backfill")
 MAX_SUMMARY_DAYS = 400
+LARGEST_ID = 2**63 - 1
+"""A result id past every database's integer is no cursor (the drivers would refuse to send it)."""
 STATUSES = Literal["passed", "failed", "error", "pending", "not_applicable", "skipped"]
 When = Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset is given.")]
 
@@ -181,7 +183,7 @@ def rule_results(rule_id: str, session: SessionDep, user: CurrentUser,
                      "oldest (the default): in the order they were stored; newest: the latest first."))] = "oldest",
                  ) -> Any:
     rule = _rule(session, rule_id)
-    if cursor is not None and not cursor.isdigit():
+    if cursor is not None and not (cursor.isascii() and cursor.isdigit() and int(cursor) <= LARGEST_ID):
         raise ApiError(422, BAD_CURSOR(cursor=repr(cursor)))
     page = summary.results_page(session, rule.id, cursor=None if cursor is None else int(cursor), limit=limit + 1,
                                 status=status, start=_utc(start), stop=_utc(stop), newest_first=order == "newest")

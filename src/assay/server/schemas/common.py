@@ -10,6 +10,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from starlette.responses import Response
 
+from assay.core.problems import NUL_CHARACTER
+
 T = TypeVar("T")
 
 
@@ -23,7 +25,7 @@ class ApiModel(BaseModel):
 
 def _no_nul(value: str) -> str:
     if "\x00" in value:
-        raise ValueError("may not contain the NUL character (\\u0000)")
+        raise ValueError(NUL_CHARACTER())
     return value
 
 

@@ -15,6 +15,7 @@ regular expressions: a filter runs on every span and must stay cheap.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -187,9 +188,13 @@ class _Parser:
         token = self.peek()
         if token.kind == "number":
             self.take()
+            if "." not in token.text and "e" not in token.text.lower():
+                return int(token.text)  # exact: an id of 20 digits stays itself
             number = float(token.text)
-            return int(number) if number.is_integer() and "." not in token.text and "e" not in token.text.lower() \
-                else number
+            if not math.isfinite(number):
+                raise FilterError(EXPECTED(position=token.position, what="a number below 1.8e308",
+                                           found=repr(token.text)), token.position)
+            return number
         if token.kind == "string":
             self.take()
             return re.sub(r"\\(.)", r"\1", token.text[1:-1])

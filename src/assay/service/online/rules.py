@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from assay.core.errors import AssayError
 from assay.core.messages import Phrase
 from assay.service.online.filters import FilterError, parse
+from assay.service.online.otlp import MAX_TIME_NS
 from assay.service.online.schedule import LiveRule, plan, record_of
 from assay.store import online as rows
 from assay.store.models import Evaluator, utcnow
@@ -115,7 +116,7 @@ def backfill(session: Session, rule: OnlineRule, start: datetime, stop: datetime
     already is skipped (jobs are unique per rule, target and generation). Returns (spans read,
     jobs added). Spans are read a page at a time."""
     live = LiveRule.of(rule)
-    start_ns, stop_ns = int(start.timestamp() * 1e9), int(stop.timestamp() * 1e9)
+    start_ns, stop_ns = _span_time(start), _span_time(stop)
     after, read, added = 0, 0, 0
     now = utcnow()
     while True:
@@ -125,6 +126,12 @@ def backfill(session: Session, rule: OnlineRule, start: datetime, stop: datetime
         read += len(page)
         after = page[-1].id
         added += plan(session, [_backfilled(live)], [record_of(span) for span in page], now, late=False)
+
+
+def _span_time(moment: datetime) -> int:
+    """``moment`` in Unix nanoseconds, within the times a stored span may have (0 to 2^63 - 1:
+    the intake refuses others), so that a window from year 1 to 9999 reads every span."""
+    return min(max(int(moment.timestamp() * 1e9), 0), MAX_TIME_NS)
 
 
 def _backfilled(rule: LiveRule) -> LiveRule:
