@@ -69,3 +69,16 @@ def test_a_backfill_from_year_1_to_9999_reads_every_stored_span(api, graded):
     answer = api.call("POST", f"/online-rules/{graded['rule']}/backfill", json=window)
     assert answer.status_code == 200, answer.text
     assert answer.json()["data"] == {"spansRead": 1, "jobsAdded": 0}  # graded already: skipped
+
+
+@pytest.mark.parametrize("params", [
+    {"to": "0001-01-01T00:00:00Z"},  # the default day before it is before year 1
+    {"from": "2026-05-29T00:00:00Z", "to": "2026-05-28T00:00:00Z"},
+    {"from": "0001-01-01T00:00:00Z", "to": "9999-12-31T23:59:59Z"},
+])
+@pytest.mark.parametrize("what", ["summary", "compare"])
+def test_a_summary_window_out_of_order_or_range_is_a_422(api, graded, params, what):
+    extra = {"split": "gen_ai.request.model", "base": "gpt-4o", "new": "gpt-4o-mini"} if what == "compare" else {}
+    answer = api.call("GET", f"/online-rules/{graded['rule']}/{what}", params={**params, **extra})
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["messageCode"] == "api.online_rule.window"

@@ -202,10 +202,7 @@ def rule_summary(rule_id: str, session: SessionDep, user: CurrentUser,
                                                                                 "to split by.")] = None) -> Any:
     rule = _rule(session, rule_id)
     _check_split(split)
-    stop_at = _utc(stop) or datetime.now(UTC)
-    start_at = _utc(start) or stop_at - timedelta(days=1)
-    if not start_at < stop_at or stop_at - start_at > timedelta(days=MAX_SUMMARY_DAYS):
-        raise ApiError(422, BAD_WINDOW(days=MAX_SUMMARY_DAYS))
+    start_at, stop_at = _period(start, stop)
     return Envelope(data=summary.summary(session, rule, start=start_at, stop=stop_at, by=by, split=split))
 
 
@@ -224,8 +221,7 @@ def rule_compare(rule_id: str, session: SessionDep, user: CurrentUser,
     if split is None:
         parts = [_window(base, "base"), _window(new, "new")]
     else:
-        stop_at = _utc(stop) or datetime.now(UTC)
-        start_at = _utc(start) or stop_at - timedelta(days=1)
+        start_at, stop_at = _period(start, stop)
         parts = [compare.Slice(start_at, stop_at, split, base), compare.Slice(start_at, stop_at, split, new)]
     return Envelope(data=compare.compare(session, rule, parts[0], parts[1]))
 
@@ -234,6 +230,19 @@ def _check_split(split: str | None) -> None:
     """The database reads the attribute by a JSON path, in which SQLite cannot write a quote."""
     if split is not None and '"' in split:
         raise ApiError(422, BAD_SPLIT())
+
+
+def _period(start: datetime | None, stop: datetime | None) -> tuple[datetime, datetime]:
+    """``from`` and ``to`` of a summary (by default the day up to now, or up to ``to``): a 422
+    unless ``from`` comes first, at most ``MAX_SUMMARY_DAYS`` before ``to``."""
+    stop_at = _utc(stop) or datetime.now(UTC)
+    try:
+        start_at = _utc(start) or stop_at - timedelta(days=1)
+    except OverflowError:  # `to` in the first day of year 1
+        raise ApiError(422, BAD_WINDOW(days=MAX_SUMMARY_DAYS)) from None
+    if not start_at < stop_at or stop_at - start_at > timedelta(days=MAX_SUMMARY_DAYS):
+        raise ApiError(422, BAD_WINDOW(days=MAX_SUMMARY_DAYS))
+    return start_at, stop_at
 
 
 def _window(text: str, name: str) -> compare.Slice:
