@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import FastAPI
 from fastapi.routing import iter_route_contexts
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Mount, compile_path
@@ -29,7 +29,6 @@ import assay
 from assay.core.interfaces import Resources
 from assay.server import docs_site, errors
 from assay.server.admission import DatabaseAdmission
-from assay.server.deps import query_without_nul
 from assay.server.edge import Edge
 from assay.server.fast_test import FastTest
 from assay.server.limits import BodyLimit
@@ -103,7 +102,7 @@ def create_app(settings: Settings, *, resources: Resources | None = None, fast_t
     app.include_router(otlp.router)
     for module in (evaluators, evaluator_versions, datasets, tasks, runs, run_export, compare, tokens, users,
                    online_rules, traces):
-        app.include_router(module.router, prefix=API_PREFIX, dependencies=[Depends(query_without_nul)])
+        app.include_router(module.router, prefix=API_PREFIX)
     docs_site.install(app, Path(settings.manual_dir) if settings.manual_dir else docs_site.MANUAL_DIR)
     install_pages(app, API_PREFIX)
 

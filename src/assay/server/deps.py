@@ -12,9 +12,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
 from assay.core.messages import Phrase
-from assay.core.problems import NUL_CHARACTER
 from assay.server.auth import Principal
-from assay.server.errors import AT_PARAMETER, ApiError
+from assay.server.errors import ApiError
 from assay.server.service import Service
 
 _bearer = HTTPBearer(auto_error=False, description="An API token from `assay tokens create USER`.")
@@ -55,15 +54,6 @@ async def current_user(service: ServiceDep,
 
 
 CurrentUser = Annotated[Principal, Depends(current_user)]
-
-
-async def query_without_nul(request: Request) -> None:
-    """Every API route's query: a NUL in a parameter is a 422 naming it, before any route compares
-    it with stored text (PostgreSQL refuses a NUL in text, and would have it said as a database error)."""
-    for name, value in request.query_params.multi_items():
-        if "\x00" in name or "\x00" in value:
-            raise ApiError(422, AT_PARAMETER(where="query", path=name.replace("\x00", "\\u0000"),
-                                             problem=NUL_CHARACTER()))
 
 
 def _unauthorized(message: str) -> ApiError:

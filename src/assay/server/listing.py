@@ -14,6 +14,7 @@ from assay.core.messages import Phrase
 from assay.server.auth import Principal
 from assay.server.errors import ApiError, shown
 from assay.store import users
+from assay.store.clean import storable
 from assay.store.listing import Order, Window
 
 TOTAL_HEADER = "X-Total-Count"
@@ -52,7 +53,7 @@ def owner_of(session: Session, user: Principal, owner: str | None) -> str | None
     """The user id an ``owner`` query parameter names (``me``: the caller); None for none given."""
     if owner is None:
         return None
-    found = user.id if owner == "me" else users.user_id(session, owner)
+    found = user.id if owner == "me" else users.user_id(session, storable(owner))
     if found is None:
         raise ApiError(422, NO_OWNER(owner=shown(owner)))
     return found

@@ -13,6 +13,8 @@ from typing import Any, Literal, TypeVar
 from sqlalchemy import ColumnElement, Select, func, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from assay.store.clean import storable
+
 T = TypeVar("T")
 Order = Literal["asc", "desc"]
 
@@ -37,7 +39,7 @@ def _like(text: str) -> str:
 def search(query: Select[T], words: str | None,
            columns: Sequence[InstrumentedAttribute[Any]]) -> Select[T]:
     """Rows where every word appears (any case) in one of ``columns``."""
-    for word in (words or "").split()[:10]:
+    for word in storable(words or "").split()[:10]:  # compared as stored: a NUL is kept as U+FFFD
         pattern = _like(word.lower())
         query = query.where(or_(*(func.lower(c).like(pattern, escape="\\") for c in columns)))
     return query

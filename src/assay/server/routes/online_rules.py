@@ -42,7 +42,7 @@ router = APIRouter(prefix="/online-rules", tags=["online"], responses=ERROR_RESP
 NOT_YOURS = Phrase("api.online_rule.not_yours", "online rule {name} belongs to {owner}; only its creator or an "
                                                 "admin can change, delete or backfill it")
 BAD_CURSOR = Phrase("api.online_rule.cursor", "query parameter cursor: {cursor} is no cursor of this list")
-BAD_SPLIT = Phrase("api.online_rule.split", "split: an attribute key without a double quote (\")")
+BAD_SPLIT = Phrase("api.online_rule.split", "split: an attribute key without a double quote (\") or a NUL")
 BAD_WINDOW = Phrase("api.online_rule.window", "from must be before to (and at most {days} days before it)")
 BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} is not START/END, two ISO 8601 "
                                               "times with START before END (or give split= to compare two values)")
@@ -227,8 +227,9 @@ def rule_compare(rule_id: str, session: SessionDep, user: CurrentUser,
 
 
 def _check_split(split: str | None) -> None:
-    """The database reads the attribute by a JSON path, in which SQLite cannot write a quote."""
-    if split is not None and '"' in split:
+    """The database reads the attribute by a JSON path, in which SQLite can write neither a quote
+    nor a NUL (its JSON functions end the text there)."""
+    if split is not None and ('"' in split or "\x00" in split):
         raise ApiError(422, BAD_SPLIT())
 
 
