@@ -204,3 +204,55 @@ def test_a_rule_is_turned_off_and_deleted_on_its_page(page, live):
     page.wait_for_url("**/online")
     with live.api() as api:
         assert api.get(f"/online-rules/{rule['id']}").status_code == 404
+
+
+def test_a_rule_grades_stored_spans_from_its_page_once_and_only_while_on(page, live):
+    """The page speaks Chinese: its toast says how many of the window's stored spans it will grade."""
+    two_days_ago = time.time_ns() - 2 * 86400 * 10**9
+    spans = [span(new_trace_id(), (100 + i).to_bytes(8, "big"), "chat", chat_attributes(
+        "Capital of France?", "Paris" if i % 2 else "Lyon", model="backfill-model"), start_ns=two_days_ago + i)
+        for i in range(6)]
+    with live.api() as api:
+        evaluator = api.post("/evaluators", json={"name": "回填检查", "type": "preset", "config": {
+            "presetType": "regex", "params": {"pattern": "Paris"}}}).json()["data"]["id"]
+        fields = {"filter": 'gen_ai.request.model == "backfill-model"', "evaluators": [{"evaluatorId": evaluator}]}
+        # A rule that exists when the spans arrive grades them as they are planned; once it has,
+        # they are past planning, and a rule made now sees them only by a backfill.
+        arrived = api.post("/online-rules", json={"name": "到达时", **fields}).json()["data"]["id"]
+    answer = httpx.post(live.url + "/v1/traces", content=request(*spans).SerializeToString(), timeout=30,
+                        headers={"Authorization": f"Bearer {live.token}", "Content-Type": "application/x-protobuf"})
+    assert answer.status_code == 200, answer.text
+    with live.api() as api:
+        _graded(api, arrived, 6)
+        assert api.delete(f"/online-rules/{arrived}").status_code == 200
+        rule = api.post("/online-rules", json={"name": "回填", **fields}).json()["data"]
+    page.goto(live.url + f"/online/{rule['id']}")
+    wait_until(page, "document.querySelector('#backfill') !== null && !document.querySelector('#backfill').disabled")
+
+    def backfilled(jobs: int) -> None:
+        page.click("#backfill")
+        wait_until(page, "document.querySelector('#toasts .toast') !== null")
+        said = page.text_content("#toasts")
+        assert f"其中 {jobs} 个待评估" in said, said
+        page.evaluate("document.querySelector('#toasts').replaceChildren()")
+
+    page.select_option("#backfill-window", "day")
+    backfilled(0)  # the spans are two days old
+    page.select_option("#backfill-window", "week")
+    backfilled(6)
+    with live.api() as api:
+        _graded(api, rule["id"], 6)
+    backfilled(0)  # again: what the rule graded is skipped
+    page.uncheck("#rule-enabled")
+    wait_until(page, "document.querySelector('#backfill').disabled"
+                     " && !document.querySelector('#rule-enabled').disabled")
+    with live.api() as api:
+        results = api.get(f"/online-rules/{rule['id']}/results").json()["data"]["results"]
+        assert sorted(r["status"] for r in results) == ["failed"] * 3 + ["passed"] * 3
+
+
+def _graded(api, rule_id: str, count: int, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while len(api.get(f"/online-rules/{rule_id}/results").json()["data"]["results"]) < count:
+        assert time.monotonic() < deadline, f"rule {rule_id}: fewer than {count} results after {timeout_s} s"
+        time.sleep(0.2)

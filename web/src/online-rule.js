@@ -2,8 +2,9 @@
 // the last week or month by the day), each point's 95% interval drawn as a bar and the points'
 // as a band, one chart per model (gen_ai.request.model of the graded span), on a time axis;
 // then its results, newest first, filtered by verdict, a page at a time. Its creator (or an
-// admin) turns it on or off, edits (/online/{id}/edit) or deletes it; others read it under a
-// banner naming its owner.
+// admin) turns it on or off, grades the spans stored over the last day, week or month with it
+// (a backfill: what it graded already is skipped), edits (/online/{id}/edit) or deletes it;
+// others read it under a banner naming its owner.
 import { api, get } from './common/api.js';
 import { params, t } from './common/boot.js';
 import { trend } from './common/charts.js';
@@ -105,10 +106,40 @@ function results(rule) {
     h('label', { for: 'verdict', class: 'inline' }, t('online.verdict')), status), body, more);
 }
 
+// A backfill's windows: the stored spans that started in the last day, week or 30 days.
+const BACKFILL_DAYS = { day: 1, week: 7, month: 30 };
+
+// The rule over spans already stored; only a rule that is on backfills (the API says 409).
+function backfill(rule, isOn) {
+  const period = h('select', { id: 'backfill-window' },
+    Object.keys(BACKFILL_DAYS).map((key) => h('option', { value: key }, t(`online.backfill.${key}`))));
+  const go = h('button', { type: 'button', class: 'secondary', id: 'backfill', disabled: !isOn() }, t('online.backfill'));
+  go.addEventListener('click', async () => {
+    go.disabled = true;
+    const to = Date.now();
+    const from = to - BACKFILL_DAYS[period.value] * 86400e3;
+    try {
+      const done = await api('POST', `/api/v1/online-rules/${rule.id}/backfill`,
+        { from: new Date(from).toISOString(), to: new Date(to).toISOString() });
+      toast(t('online.backfilled', { jobs: done.jobsAdded, spans: done.spansRead }));
+    } catch (err) {
+      toast(t('common.error', { message: err.message }), 'error');
+    } finally {
+      go.disabled = !isOn();
+    }
+  });
+  const row = h('div', { class: 'actions rule-actions', id: 'backfill-row' },
+    h('label', { for: 'backfill-window', class: 'inline' }, t('online.backfillWindow')), period, go,
+    h('p', { class: 'hint' }, t('online.backfillHint')));
+  return { row, sync: () => { go.disabled = !isOn(); } };
+}
+
 function controls(rule) {
   const enabled = h('input', { type: 'checkbox', id: 'rule-enabled', checked: rule.enabled });
+  const stored = backfill(rule, () => enabled.checked && !enabled.disabled);
   enabled.addEventListener('change', async () => {
     enabled.disabled = true;
+    stored.sync();
     try {
       await api('PATCH', `/api/v1/online-rules/${rule.id}`, { enabled: enabled.checked });
       toast(t(enabled.checked ? 'online.turnedOn' : 'online.turnedOff'));
@@ -117,6 +148,7 @@ function controls(rule) {
       toast(t('common.error', { message: err.message }), 'error');
     } finally {
       enabled.disabled = false;
+      stored.sync();
     }
   });
   const remove = h('button', { type: 'button', class: 'danger', id: 'delete-rule', onclick: async () => {
@@ -129,9 +161,9 @@ function controls(rule) {
       toast(t('common.error', { message: err.message }), 'error');
     }
   } }, t('common.delete'));
-  return h('div', { class: 'actions' }, h('label', { class: 'inline', for: 'rule-enabled' }, enabled, ' ',
+  return [h('div', { class: 'actions rule-actions' }, h('label', { class: 'inline', for: 'rule-enabled' }, enabled, ' ',
     t('online.enabled')), h('a', { href: `/online/${rule.id}/edit`, class: 'button secondary', id: 'edit-rule' },
-    t('online.edit')), remove);
+    t('online.edit')), remove), stored.row];
 }
 
 function settings(rule) {
