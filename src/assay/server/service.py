@@ -7,6 +7,7 @@ through ``deps``."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,6 +31,8 @@ from assay.store.db import Database, PoolLimits
 from assay.store.outage import DatabaseHealth
 
 log = logging.getLogger("assay.server")
+SLOW_STOP_S = 1.0
+"""A stop that takes longer logs what each of its steps took."""
 BACKGROUND_THREADS = 5
 """Connections grading keeps besides one per run slot: the heartbeat, the change poller, the
 upload reaper, the online planner and ``/ready``; as many more may open at a peak (``/metrics``, an evaluator edit
@@ -112,18 +115,23 @@ class Service:
         are stored once, so nothing is lost or doubled); then the judge client, then the
         database pool. A sandbox the caller owns is left running: the workers then wait for
         the evaluations in flight."""
-        self.worker.halt()
         resources = self.grading.resources
         # The code runner is this service's wrapper (``fairness``): it closes the sandbox only if owned.
-        _close(resources.code_runner)
-        self.worker.close()
-        self.online.close()
-        self.changes.close()
-        self.reaper.close()
-        if self.owns_resources:
-            _close(resources.judge_client)
-        self.database.dispose()
-        self.background.dispose()
+        steps: list[tuple[str, Callable[[], object]]] = [
+            ("halt", self.worker.halt), ("sandbox", lambda: _close(resources.code_runner)),
+            ("run slots", self.worker.close), ("online", self.online.close), ("changes", self.changes.close),
+            ("reaper", self.reaper.close),
+            ("judge", lambda: _close(resources.judge_client) if self.owns_resources else None),
+            ("database", self.database.dispose), ("background", self.background.dispose)]
+        took = []
+        for name, step in steps:
+            began = time.perf_counter()
+            step()
+            took.append((name, time.perf_counter() - began))
+        total = sum(seconds for _name, seconds in took)
+        if total > SLOW_STOP_S:  # what held the stop up, for whoever waited on it
+            log.info("stopping took %.2f s: %s", total,
+                     ", ".join(f"{name} {seconds:.2f} s" for name, seconds in took if seconds >= 0.05))
 
     def problem(self) -> str | None:
         """Why this server cannot grade now (the database away, a background thread ended), or None."""
