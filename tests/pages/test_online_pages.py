@@ -85,6 +85,8 @@ def test_a_rule_made_on_the_page_grades_arriving_spans_and_shows_its_numbers(pag
             time.sleep(0.2)
     page.reload()
     wait_until(page, "document.querySelectorAll('#results tbody tr').length === 12")
+    # the numbers load on their own, beside the results: either may be drawn first
+    wait_until(page, "document.querySelectorAll('figure.chart-card').length === 2")
     charts = page.query_selector_all("figure.chart-card")
     assert sorted(c.get_attribute("data-value") for c in charts) == ["gpt-4o", "gpt-4o-mini"]
     assert page.query_selector_all("figure.chart-card svg .ci")  # intervals drawn, as bars and as a band

@@ -11,6 +11,7 @@ import os
 import time
 from pathlib import Path
 
+import pytest
 from test_sandbox_share import Live, _user_id, wait_for
 
 SLEEPER = ("import time\n\ndef evaluate(input, output, expected, metadata):\n"
@@ -33,6 +34,7 @@ def our_zygotes() -> list[int]:
     return found
 
 
+@pytest.mark.solo  # a bound on time: once 3.5 s beside the parallel suite, 0.2-0.6 s alone
 def test_a_stop_kills_the_evaluations_in_flight_and_the_next_start_grades_them_once(db_url, caplog):
     others = set(our_zygotes())  # a sandbox another test of this process keeps (a session's)
     live = Live(db_url)
