@@ -19,6 +19,8 @@ from assay.store.listing import Order, Window
 
 TOTAL_HEADER = "X-Total-Count"
 MAX_LIMIT = 500
+LARGEST_ID = 2**63 - 1
+"""A row id or key past every database's integer is no cursor (the drivers would refuse to send it)."""
 
 BAD_SORT = Phrase("api.list.sort", "query parameter sort: {sort} is not one of {keys}")
 NO_OWNER = Phrase("api.list.owner", "query parameter owner: no user named {owner}")

@@ -17,6 +17,7 @@ from assay.core.messages import Phrase, code_and_args
 from assay.server.auth import Principal
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import NOT_NULL, ApiError, not_found
+from assay.server.listing import LARGEST_ID
 from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.online import (
@@ -48,8 +49,6 @@ BAD_PERIOD = Phrase("api.online_rule.period", "query parameter {name}: {value} i
                                               "times with START before END (or give split= to compare two values)")
 DISABLED = Phrase("api.online_rule.disabled", "online rule {name} is disabled: enable it to backfill")
 MAX_SUMMARY_DAYS = 400
-LARGEST_ID = 2**63 - 1
-"""A result id past every database's integer is no cursor (the drivers would refuse to send it)."""
 STATUSES = Literal["passed", "failed", "error", "pending", "not_applicable", "skipped"]
 When = Annotated[datetime | None, Query(description="ISO 8601; UTC when no offset is given.")]
 

@@ -13,6 +13,7 @@ from assay.core.messages import Phrase
 from assay.core.result import Status
 from assay.server.deps import CurrentUser, ServiceDep, SessionDep
 from assay.server.errors import ApiError, not_found, shown
+from assay.server.listing import LARGEST_ID
 from assay.server.ownership import check_may_change, owner_name
 from assay.server.schemas.common import ERROR_RESPONSES, Envelope, iso
 from assay.server.schemas.tasks import PausedOut, ResultOut, ResultPage, RunOut
@@ -155,13 +156,9 @@ def _cursor_of(key: rows.ResultKey) -> str:
 
 def _cursor_key(cursor: str) -> rows.ResultKey:
     match = _CURSOR.fullmatch(cursor)
-    if match is None or max(int(match[1]), int(match[2])) > _LARGEST:
+    if match is None or max(int(match[1]), int(match[2])) > LARGEST_ID:
         raise ApiError(422, BAD_CURSOR(cursor=shown(cursor)))
     return int(match[1]), int(match[2])
-
-
-_LARGEST = 2**63 - 1
-"""A key past every database's integer is no cursor (the drivers would refuse to send it)."""
 
 
 _CURSOR = re.compile(r"(\d{1,19})\.(\d{1,19})", re.ASCII)

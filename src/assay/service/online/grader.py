@@ -78,8 +78,8 @@ class OnlineGrader:
         evaluator waits on I/O: a sandbox, a program, a judge), and written in another."""
         with self.database.session() as session:
             jobs = online_queue.jobs_of(session, claim.id)
-            rules = {r.id: r for r in session.scalars(select(OnlineRule).where(
-                OnlineRule.id.in_({job.rule_id for job in jobs})))} if jobs else {}
+            rules = {r.id: r for r in session.scalars(select(OnlineRule).where(  # deleted or disabled: left out
+                OnlineRule.id.in_({job.rule_id for job in jobs}), OnlineRule.enabled.is_(True)))} if jobs else {}
             wanted = {link["evaluatorId"] for rule in rules.values() for link in rule.evaluators}
             evaluators = {e.id: e for e in session.scalars(select(Evaluator).where(Evaluator.id.in_(wanted)))}
             spent = {rule.id: rows.judge_calls_since(session, rule.id, rows.start_of_day())
@@ -90,8 +90,8 @@ class OnlineGrader:
         def one(job: OnlineJob) -> list[dict[str, Any]] | None:
             if stopped():
                 return None
-            rule = rules.get(job.rule_id)  # deleted or disabled since the job was made: nothing to store
-            return self._grade(job, rule, evaluators, targets[job.id], spent, lock) if rule and rule.enabled else []
+            rule = rules.get(job.rule_id)  # None: deleted or disabled since the job was made, nothing to store
+            return self._grade(job, rule, evaluators, targets[job.id], spent, lock) if rule is not None else []
 
         waits = pool is not None and len(jobs) > 1 and any(
             traits.io_bound or traits.judge for traits in (self.grading.grader(e).traits for e in evaluators.values()))
